@@ -1,0 +1,9 @@
+#pragma once
+/// @file cclabel.hpp
+/// @brief Everything of the public host API.
+#include "cclabel/error.hpp"
+#include "cclabel/image_view.hpp"
+#include "cclabel/label.hpp"
+#include "cclabel/options.hpp"
+#include "cclabel/verify.hpp"
+#include "cclabel/version.hpp"

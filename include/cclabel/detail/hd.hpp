@@ -1,0 +1,8 @@
+#pragma once
+// CCL_HD marks code compiled for both host and device: the GPU kernels' per-thread logic is written
+// once, so that the CPU executor in the tests runs exactly what the GPU runs.
+#if defined(__CUDACC__)
+#define CCL_HD __host__ __device__ __forceinline__
+#else
+#define CCL_HD inline
+#endif

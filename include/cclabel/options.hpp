@@ -1,0 +1,36 @@
+#pragma once
+/// @file options.hpp
+/// @brief What a labelling call may be asked to do differently.
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace cclabel {
+
+/// Which implementation runs a call.
+enum class Backend : int {
+    Auto = 0,  ///< the GPU when one is present and the image is large enough to win, else the CPU
+    Cpu = 1,
+    Cuda = 2,
+};
+
+/// "auto", "cpu", "cuda" or "unknown".
+std::string_view backend_name(Backend b) noexcept;
+
+/// Options of a labelling call. Plain values, no hidden state: the same Options give the same
+/// labels on every backend and every thread count.
+struct Options {
+    /// 4 (edge neighbours) or 8 (edge and corner neighbours). Anything else is an Error.
+    int connectivity = 8;
+    /// A value whose pixels get label 0 and join nothing. One number per channel of the image's
+    /// format (RGB8: {r, g, b}; RGBA8: {r, g, b, a}; Gray8/Gray16/U32: {v}), each within the
+    /// channel's range; otherwise an Error. For Binary8 zero is always background, and only
+    /// {0} is accepted here.
+    std::optional<std::vector<std::uint64_t>> background;
+    Backend backend = Backend::Auto;
+    /// CPU threads; 0 means all cores. Labels never depend on it.
+    int threads = 0;
+};
+
+}  // namespace cclabel

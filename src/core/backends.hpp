@@ -1,0 +1,19 @@
+#pragma once
+// The seam between dispatch and the backends. The CUDA backend provides these when it is built;
+// src/core/no_cuda.cpp provides them otherwise.
+#include <cstdint>
+
+#include "core/request.hpp"
+
+namespace cclabel::detail {
+
+/// True when a CUDA device can be used by this build.
+bool cuda_device_present() noexcept;
+
+/// Labels a validated, non-empty request on the GPU (host memory in and out). Throws Error.
+std::uint32_t label_cuda_host(const Request& r, std::uint32_t* out);
+
+/// Smallest image (pixels) for which Backend::Auto picks the GPU.
+inline constexpr std::uint64_t kAutoCudaMinPixels = std::uint64_t(1) << 20;
+
+}  // namespace cclabel::detail

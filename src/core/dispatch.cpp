@@ -1,0 +1,39 @@
+// The host API: validate once, pick the backend, run it.
+#include <algorithm>
+
+#include "cclabel/error.hpp"
+#include "cclabel/label.hpp"
+#include "core/backends.hpp"
+#include "core/request.hpp"
+#include "cpu/label_cpu.hpp"
+
+namespace cclabel {
+
+bool cuda_available() noexcept { return detail::cuda_device_present(); }
+
+LabelResult label(const ImageView& image, std::uint32_t* out, const Options& options) {
+    const detail::Request r = detail::make_request(image, out, options);
+    Backend use = options.backend;
+    if (use == Backend::Auto)
+        use = r.pixels() >= detail::kAutoCudaMinPixels && detail::cuda_device_present() ? Backend::Cuda : Backend::Cpu;
+    if (use == Backend::Cuda && !detail::cuda_device_present())
+        return LabelResult{detail::label_cuda_host(r, out), use};  // throws with the reason
+    if (r.pixels() == 0) return LabelResult{0, use};
+    const std::uint32_t n = use == Backend::Cuda ? detail::label_cuda_host(r, out) : cpu::label(r, out);
+    return LabelResult{n, use};
+}
+
+Labels label(const ImageView& image, const Options& options) {
+    // Validate before allocating: a dummy non-null output pointer stands in for the buffer.
+    static std::uint32_t dummy;
+    validate(image, &dummy, options);
+    Labels l;
+    l.width = std::max<std::int64_t>(image.width, 0);
+    l.height = std::max<std::int64_t>(image.height, 0);
+    l.data.resize(image.pixels());
+    const LabelResult res = label(image, l.data.empty() ? &dummy : l.data.data(), options);
+    l.count = res.count;
+    return l;
+}
+
+}  // namespace cclabel

@@ -1,0 +1,13 @@
+// Linked when the library is built without the CUDA backend.
+#include "cclabel/error.hpp"
+#include "core/backends.hpp"
+
+namespace cclabel::detail {
+
+bool cuda_device_present() noexcept { return false; }
+
+std::uint32_t label_cuda_host(const Request&, std::uint32_t*) {
+    throw Error("backend cuda is not available: this build of cclabel has no CUDA backend");
+}
+
+}  // namespace cclabel::detail

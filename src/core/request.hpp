@@ -1,0 +1,29 @@
+#pragma once
+// A labelling call after validation: every argument checked, background resolved to a key.
+// Backends receive only this, so none of them re-validates or re-interprets Options.
+#include <cstdint>
+
+#include "cclabel/image_view.hpp"
+#include "cclabel/options.hpp"
+
+namespace cclabel::detail {
+
+struct Request {
+    const std::uint8_t* data = nullptr;
+    std::int64_t width = 0;
+    std::int64_t height = 0;
+    std::int64_t stride = 0;  ///< resolved: never 0 for a non-empty image
+    PixelFormat format = PixelFormat::Gray8;
+    int connectivity = 8;
+    bool has_background = false;  ///< Binary8 always has background key 0
+    std::uint32_t background_key = 0;
+    int threads = 1;  ///< resolved: ≥ 1
+
+    std::uint64_t pixels() const { return std::uint64_t(width) * std::uint64_t(height); }
+    const std::uint8_t* row(std::int64_t y) const { return data + y * stride; }
+};
+
+/// Validates and resolves a call; throws Error naming the first problem found.
+Request make_request(const ImageView& image, const std::uint32_t* out, const Options& options);
+
+}  // namespace cclabel::detail

@@ -1,0 +1,122 @@
+// The CPU labeller against the flood-fill reference: random pictures over every format, palette,
+// connectivity, background, thread count, size and row padding.
+#include <gtest/gtest.h>
+
+#include <tuple>
+
+#include "cclabel/cclabel.hpp"
+#include "reference/flood_fill.hpp"
+#include "support/test_image.hpp"
+
+namespace cclabel::test {
+namespace {
+
+constexpr PixelFormat kFormats[] = {PixelFormat::Binary8, PixelFormat::Gray8, PixelFormat::Gray16,
+                                    PixelFormat::U32,     PixelFormat::RGB8,  PixelFormat::RGBA8};
+
+void expect_matches_reference(const TestImage& img, int conn, std::optional<std::uint64_t> bg_index, int threads,
+                              const std::string& what) {
+    Options o;
+    o.connectivity = conn;
+    o.threads = threads;
+    o.backend = Backend::Cpu;
+    if (bg_index && img.format != PixelFormat::Binary8) o.background = background_channels(img.format, *bg_index);
+    std::vector<std::uint32_t> out(std::size_t(img.width * img.height) + 1, 0xDEADBEEF);
+    const LabelResult res = label(img.view(), out.data(), o);
+    std::uint32_t n_ref = 0;
+    const auto ref = flood_fill(img.values, img.width, img.height, conn,
+                                reference_background(img.format, bg_index), &n_ref);
+    ASSERT_EQ(res.count, n_ref) << what;
+    ASSERT_EQ(out.back(), 0xDEADBEEFu) << what << ": wrote past the output";
+    for (std::size_t i = 0; i < ref.size(); ++i)
+        ASSERT_EQ(out[i], ref[i]) << what << " at pixel (" << i % std::size_t(img.width) << ", "
+                                  << i / std::size_t(img.width) << ")";
+    const VerifyReport v = verify(img.view(), out.data(), o);
+    ASSERT_TRUE(v.ok) << what << ": " << v.message;
+}
+
+TEST(LabelCpu, RandomImagesAllFormatsPalettesConnectivitiesThreads) {
+    const std::pair<std::int64_t, std::int64_t> sizes[] = {{1, 1},  {1, 17}, {17, 1},  {31, 5}, {32, 7},
+                                                           {33, 9}, {63, 4}, {64, 11}, {65, 13}, {97, 41}};
+    const std::uint64_t palettes[] = {2, 3, 16, 256, 0};
+    std::uint32_t seed = 1;
+    for (PixelFormat f : kFormats)
+        for (auto [w, h] : sizes)
+            for (std::uint64_t pal : palettes)
+                for (int conn : {4, 8})
+                    for (int threads : {1, 2, 3, 7}) {
+                        const double density = (seed % 3) * 0.3;
+                        const auto vals = random_values(w, h, pal, density, seed++);
+                        const std::int64_t pad = seed % 4 == 0 ? 3 : 0;
+                        const auto img = make_image(w, h, f, vals, pad, seed % 3);
+                        for (auto bg : {std::optional<std::uint64_t>{}, std::optional<std::uint64_t>{0}}) {
+                            const std::string what = std::string(format_name(f)) + " " + std::to_string(w) + "x" +
+                                                     std::to_string(h) + " palette " + std::to_string(pal) +
+                                                     " conn " + std::to_string(conn) + " threads " +
+                                                     std::to_string(threads) + (bg ? " bg" : "") + " seed " +
+                                                     std::to_string(seed);
+                            expect_matches_reference(img, conn, bg, threads, what);
+                        }
+                    }
+}
+
+TEST(LabelCpu, WidthSweepAroundWarpMultiples) {
+    std::uint32_t seed = 100;
+    for (std::int64_t w = 1; w <= 70; ++w)
+        for (std::int64_t h : {1, 2, 3, 31, 33})
+            for (int conn : {4, 8}) {
+                const auto img = make_image(w, h, PixelFormat::Gray8, random_values(w, h, 3, 0.0, seed++));
+                expect_matches_reference(img, conn, std::nullopt, 3, "width sweep " + std::to_string(w) + "x" +
+                                                                         std::to_string(h));
+            }
+}
+
+TEST(LabelCpu, TallThinAndWideFlat) {
+    for (auto [w, h] : {std::pair<std::int64_t, std::int64_t>{1, 5000}, {5000, 1}, {2, 3001}, {3001, 2}})
+        for (int conn : {4, 8})
+            for (int threads : {1, 7}) {
+                const auto img = make_image(w, h, PixelFormat::RGB8, random_values(w, h, 3, 0.2, std::uint32_t(w + h)));
+                expect_matches_reference(img, conn, 0, threads, "thin " + std::to_string(w) + "x" + std::to_string(h));
+            }
+}
+
+TEST(LabelCpu, LabelsIdenticalForEveryThreadCount) {
+    const auto img = make_image(301, 257, PixelFormat::RGB8, random_values(301, 257, 4, 0.1, 7));
+    Options o;
+    o.threads = 1;
+    const Labels one = label(img.view(), o);
+    for (int t : {2, 3, 5, 7, 16, 64, 300}) {
+        o.threads = t;
+        const Labels many = label(img.view(), o);
+        ASSERT_EQ(many.count, one.count) << t;
+        ASSERT_EQ(many.data, one.data) << t;
+    }
+}
+
+TEST(LabelCpu, EmptyImagesGiveZeroRegions) {
+    for (auto [w, h] : {std::pair<std::int64_t, std::int64_t>{0, 0}, {0, 7}, {7, 0}}) {
+        std::uint32_t sentinel = 0x12345678;
+        const LabelResult r = label(make_view(nullptr, w, h, PixelFormat::RGB8), &sentinel);
+        EXPECT_EQ(r.count, 0u);
+        EXPECT_EQ(sentinel, 0x12345678u) << "an empty image must not write";
+        const Labels l = label(make_view(nullptr, w, h, PixelFormat::Gray8));
+        EXPECT_EQ(l.count, 0u);
+        EXPECT_TRUE(l.data.empty());
+    }
+}
+
+TEST(LabelCpu, SinglePixel) {
+    for (std::uint8_t v : {0, 255}) {
+        std::uint32_t out = 99;
+        EXPECT_EQ(label(make_view(&v, 1, 1, PixelFormat::Gray8), &out).count, 1u);
+        EXPECT_EQ(out, 1u);
+        Options o;
+        o.background = std::vector<std::uint64_t>{v};
+        EXPECT_EQ(label(make_view(&v, 1, 1, PixelFormat::Gray8), &out, o).count, 0u);
+        EXPECT_EQ(out, 0u);
+        EXPECT_EQ(label(make_view(&v, 1, 1, PixelFormat::Binary8), &out).count, v ? 1u : 0u);
+    }
+}
+
+}  // namespace
+}  // namespace cclabel::test
