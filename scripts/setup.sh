@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs what cclabel needs on a fresh Debian/Ubuntu machine, skipping what is already there.
+#   scripts/setup.sh          build dependencies (compiler, CMake, libpng, libtiff, CLI11)
+#   scripts/setup.sh --test   also GoogleTest, Google Benchmark, clang (fuzzing) and the Python peers
+set -euo pipefail
+
+want_test=0
+[[ "${1:-}" == "--test" ]] && want_test=1
+
+pkgs=(build-essential cmake libpng-dev libtiff-dev libcli11-dev)
+((want_test)) && pkgs+=(libgtest-dev libbenchmark-dev clang libclang-rt-dev python3-pip)
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ((want_test)); then
+  py_missing=()
+  python3 -c "import numpy" 2>/dev/null || py_missing+=(numpy)
+  python3 -c "import cc3d" 2>/dev/null || py_missing+=(connected-components-3d)
+  python3 -c "import cv2" 2>/dev/null || py_missing+=(opencv-python-headless)
+  python3 -c "import skimage" 2>/dev/null || py_missing+=(scikit-image)
+  python3 -c "import pytest" 2>/dev/null || py_missing+=(pytest)
+  if ((${#py_missing[@]})); then
+    echo "setup: pip installing ${py_missing[*]}"
+    python3 -m pip install -q "${py_missing[@]}" 2>/dev/null ||
+      python3 -m pip install -q --break-system-packages "${py_missing[@]}"
+  fi
+fi
