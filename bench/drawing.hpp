@@ -396,8 +396,8 @@ inline std::vector<Prim> build_sheet(double dpi, std::uint64_t seed) {
     sh.text(tb + 0.3, 22.3, "LEVEL 2", 0.22);
     sh.text(tb + 0.3, 23.5, "S-201", 0.5);
     sh.text(tb + 0.3, 25.0, "SCALE 1/4\" = 1'-0\"", 0.12);
-    sh.text(tb + 0.3, 26.3, "PROJECT 2026-" + random_word(rng, 3, digits), 0.14);
-    sh.text(tb + 0.3, 27.5, "DRAWN " + random_word(rng, 2, caps) + " CHECKED " + random_word(rng, 2, caps), 0.1);
+    sh.text(tb + 0.3, 26.3, std::string("PROJECT 2026-") + random_word(rng, 3, digits), 0.14);
+    sh.text(tb + 0.3, 27.5, std::string("DRAWN ") + random_word(rng, 2, caps) + " CHECKED " + random_word(rng, 2, caps), 0.1);
     // General notes: dense rows of small text, the busiest part of a real sheet.
     sh.text(tb + 0.3, 1.2, "GENERAL NOTES", 0.16);
     for (int i = 0; i < 60; ++i) {
@@ -516,7 +516,7 @@ inline std::vector<Prim> build_sheet(double dpi, std::uint64_t seed) {
         sh.circle(x, y, 0.22, medium);
         sh.line(x - 0.22, y, x + 0.22, y, thin);
         sh.text(x - 0.05, y - 0.17, random_word(rng, 1, digits), 0.12);
-        sh.text(x - 0.15, y + 0.05, "S" + random_word(rng, 1, digits), 0.1);
+        sh.text(x - 0.15, y + 0.05, std::string("S") + random_word(rng, 1, digits), 0.1);
     }
 
     // Red revision clouds with a delta tag, blue reviewer markups, a yellow highlighter.
@@ -534,7 +534,7 @@ inline std::vector<Prim> build_sheet(double dpi, std::uint64_t seed) {
         const double x = rng.uniform(gx0, gx1 - 2.0), y = rng.uniform(gy0, gy1 - 1.0);
         sh.circle(x, y, rng.uniform(0.3, 0.7), thick, kBlue);
         sh.line(x + 0.5, y + 0.3, x + 1.4, y + 0.9, medium, kBlue);
-        sh.text(x + 1.5, y + 0.8, "VERIFY " + random_word(rng, 3, caps), 0.14, kBlue, 0.25);
+        sh.text(x + 1.5, y + 0.8, std::string("VERIFY ") + random_word(rng, 3, caps), 0.14, kBlue, 0.25);
     }
     for (int k = 0; k < 4; ++k) {
         const double x = rng.uniform(tb + 0.2, W - 3.0), y = 1.55 + 0.29 * rng.below(60);
