@@ -1,0 +1,47 @@
+#pragma once
+// Shared by the readers and writers: error messages that name the file, size limits, and the
+// per-format entry points that read_image.cpp dispatches to.
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "cclabel/io.hpp"
+
+namespace cclabel::io::detail {
+
+/// The library's limit: every pixel must get a distinct uint32_t label.
+inline constexpr std::uint64_t kMaxPixels = 0xFFFFFFFFull;
+
+/// Throws Error("<path>: <reason>"), with the reason folded onto one line.
+[[noreturn]] void fail(const std::string& path, const std::string& reason);
+
+/// Throws unless width × height fits the library's limit (64-bit arithmetic, no wrap).
+void check_pixels(const std::string& path, std::uint64_t width, std::uint64_t height);
+
+/// Owns a FILE*; closes it on every path out of a reader.
+class File {
+public:
+    File(const std::string& path, const char* mode);
+    ~File();
+    File(const File&) = delete;
+    File& operator=(const File&) = delete;
+    std::FILE* get() const noexcept { return f_; }
+    /// Reads exactly n bytes or throws "truncated" naming what was being read.
+    void read_exact(void* dst, std::size_t n, const char* what);
+
+private:
+    std::string path_;
+    std::FILE* f_ = nullptr;
+};
+
+Image read_png(const std::string& path, std::uint64_t file_size);
+Image read_tiff(const std::string& path, std::uint64_t file_size);
+Image read_pnm(const std::string& path, std::uint64_t file_size);
+Image read_npy(const std::string& path, std::uint64_t file_size);
+
+void write_npy_labels(const std::string& path, const std::uint32_t* labels, std::int64_t width,
+                      std::int64_t height);
+void write_tiff_labels(const std::string& path, const std::uint32_t* labels, std::int64_t width,
+                       std::int64_t height);
+
+}  // namespace cclabel::io::detail

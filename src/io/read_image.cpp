@@ -1,0 +1,59 @@
+// The public entry points: pick the reader by the file's first bytes (never by its extension), and
+// the label writer by the output's extension.
+#include <cstring>
+#include <filesystem>
+#include <new>
+
+#include "cclabel/error.hpp"
+#include "io/io_common.hpp"
+
+namespace cclabel::io {
+
+using detail::fail;
+
+Image read_image(const std::string& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    if (ec || !fs::exists(st)) fail(path, "no such file");
+    if (fs::is_directory(st)) fail(path, "is a directory, not an image");
+    if (!fs::is_regular_file(st)) fail(path, "not a regular file");
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (ec) fail(path, "cannot read the file size: " + ec.message());
+    if (size == 0) fail(path, "empty file");
+
+    unsigned char magic[8] = {};
+    std::size_t got = 0;
+    {
+        detail::File f(path, "rb");
+        got = std::fread(magic, 1, sizeof magic, f.get());
+    }
+    try {
+        static const unsigned char png[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+        if (got >= 8 && std::memcmp(magic, png, 8) == 0) return detail::read_png(path, size);
+        if (got >= 4 && ((magic[0] == 'I' && magic[1] == 'I' && (magic[2] == 42 || magic[2] == 43) && magic[3] == 0) ||
+                         (magic[0] == 'M' && magic[1] == 'M' && magic[2] == 0 && (magic[3] == 42 || magic[3] == 43)))) {
+            return detail::read_tiff(path, size);
+        }
+        if (got >= 6 && std::memcmp(magic, "\x93NUMPY", 6) == 0) return detail::read_npy(path, size);
+        if (got >= 2 && magic[0] == 'P' && magic[1] >= '1' && magic[1] <= '6') return detail::read_pnm(path, size);
+    } catch (const std::bad_alloc&) {
+        fail(path, "out of memory");
+    } catch (const std::length_error&) {
+        fail(path, "image too large for this machine");
+    }
+    fail(path, "unrecognised file format (not PNG, TIFF, PPM/PGM/PBM or NumPy .npy)");
+}
+
+void write_labels(const std::string& path, const std::uint32_t* labels, std::int64_t width, std::int64_t height) {
+    if (width < 0 || height < 0) fail(path, "negative image size");
+    detail::check_pixels(path, std::uint64_t(width), std::uint64_t(height));
+    if (labels == nullptr && width * height != 0) fail(path, "null label image");
+    std::string ext = std::filesystem::path(path).extension().string();
+    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (ext == ".npy") return detail::write_npy_labels(path, labels, width, height);
+    if (ext == ".tif" || ext == ".tiff") return detail::write_tiff_labels(path, labels, width, height);
+    fail(path, "unknown label file extension '" + ext + "' (use .tif, .tiff or .npy)");
+}
+
+}  // namespace cclabel::io

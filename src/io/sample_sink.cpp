@@ -1,0 +1,109 @@
+#include "io/sample_sink.hpp"
+
+#include <cstring>
+#include <new>
+
+#include "io/io_common.hpp"
+
+namespace cclabel::io::detail {
+namespace {
+
+std::uint64_t load(const std::uint8_t* p, int bytes) {
+    switch (bytes) {
+        case 1: return p[0];
+        case 2: { std::uint16_t v; std::memcpy(&v, p, 2); return v; }
+        case 4: { std::uint32_t v; std::memcpy(&v, p, 4); return v; }
+        default: { std::uint64_t v; std::memcpy(&v, p, 8); return v; }
+    }
+}
+
+}  // namespace
+
+SampleSink::SampleSink(const std::string& path, std::int64_t width, std::int64_t height, int spp,
+                       int sample_bytes, bool binary)
+    : path_(path), spp_(spp), bytes_(sample_bytes) {
+    if (width < 0 || height < 0) fail(path, "negative image size");
+    check_pixels(path, std::uint64_t(width), std::uint64_t(height));
+    img_.width = width;
+    img_.height = height;
+    const int bits = spp * sample_bytes * 8;
+    if (binary) {
+        img_.format = PixelFormat::Binary8;
+    } else if (spp == 1 && sample_bytes == 1) {
+        img_.format = PixelFormat::Gray8;
+    } else if (spp == 1 && sample_bytes == 2) {
+        img_.format = PixelFormat::Gray16;
+    } else if (spp == 1 && sample_bytes == 4) {
+        img_.format = PixelFormat::U32;
+    } else if (spp == 3 && sample_bytes == 1) {
+        img_.format = PixelFormat::RGB8;
+    } else if (spp == 4 && sample_bytes == 1) {
+        img_.format = PixelFormat::RGBA8;
+    } else if (spp == 2 && sample_bytes == 1) {
+        img_.format = PixelFormat::RGBA8;
+        mode_ = Mode::GrayAlpha8;
+    } else if (spp == 2 && sample_bytes == 2) {
+        img_.format = PixelFormat::U32;
+        mode_ = Mode::GrayAlpha16;
+    } else if (spp >= 1 && spp <= 4 && bits <= 64) {
+        img_.format = PixelFormat::U32;
+        mode_ = Mode::Index;
+    } else {
+        fail(path, "unsupported pixel layout: " + std::to_string(spp) + " samples of " +
+                       std::to_string(sample_bytes * 8) + " bits");
+    }
+    in_row_ = std::size_t(width) * std::size_t(spp) * std::size_t(sample_bytes);
+    out_row_ = std::size_t(width) * std::size_t(bytes_per_pixel(img_.format));
+    const std::uint64_t total = std::uint64_t(out_row_) * std::uint64_t(height);
+    if (total > img_.pixels.max_size()) fail(path, "image too large for this machine");
+    try {
+        // Only address space: the pages are touched as rows arrive.
+        img_.pixels.reserve(std::size_t(total));
+    } catch (const std::bad_alloc&) {
+        fail(path, "out of memory for " + std::to_string(total) + " bytes of pixels");
+    }
+}
+
+void SampleSink::add_rows(const std::uint8_t* src, std::int64_t n) {
+    if (n <= 0) return;
+    if (n > img_.height - rows_) fail(path_, "internal error: more rows than the image has");
+    const std::size_t old = img_.pixels.size();
+    img_.pixels.resize(old + std::size_t(n) * out_row_);
+    std::uint8_t* dst = img_.pixels.data() + old;
+    const std::size_t px = std::size_t(n) * std::size_t(img_.width);
+    switch (mode_) {
+        case Mode::Copy: std::memcpy(dst, src, px * std::size_t(bytes_per_pixel(img_.format))); break;
+        case Mode::GrayAlpha8:
+            for (std::size_t i = 0; i < px; ++i) {
+                dst[4 * i] = dst[4 * i + 1] = dst[4 * i + 2] = src[2 * i];
+                dst[4 * i + 3] = src[2 * i + 1];
+            }
+            break;
+        case Mode::GrayAlpha16:
+            for (std::size_t i = 0; i < px; ++i) {
+                const std::uint32_t v = std::uint32_t(load(src + 4 * i, 2)) | std::uint32_t(load(src + 4 * i + 2, 2)) << 16;
+                std::memcpy(dst + 4 * i, &v, 4);
+            }
+            break;
+        case Mode::Index: {
+            const std::size_t step = std::size_t(spp_) * std::size_t(bytes_);
+            for (std::size_t i = 0; i < px; ++i) {
+                std::uint64_t key = 0;
+                for (int s = 0; s < spp_; ++s) key |= load(src + i * step + std::size_t(s * bytes_), bytes_) << (s * bytes_ * 8);
+                const std::uint32_t id = index_(key);
+                std::memcpy(dst + 4 * i, &id, 4);
+            }
+            break;
+        }
+    }
+    rows_ += n;
+}
+
+Image SampleSink::finish(std::string description) {
+    if (rows_ != img_.height) fail(path_, "truncated image data");
+    if (mode_ == Mode::Index) description += ", " + std::to_string(index_.size()) + " colours indexed as u32";
+    img_.description = std::move(description);
+    return std::move(img_);
+}
+
+}  // namespace cclabel::io::detail

@@ -1,0 +1,43 @@
+#pragma once
+// Every reader decodes rows of interleaved samples (native-endian, 1, 2, 4 or 8 bytes each) and
+// hands them here; this one place decides the library format and fills the Image, row by row, so
+// that memory is only touched as fast as the file really delivers pixels (a tiny file that claims
+// a huge size fails on its first missing row, not after a huge zero-fill).
+#include <cstdint>
+#include <string>
+
+#include "cclabel/io.hpp"
+#include "io/colour_index.hpp"
+
+namespace cclabel::io::detail {
+
+class SampleSink {
+public:
+    /// @p spp samples of @p sample_bytes each per pixel. With @p binary, one byte per pixel is
+    /// stored as Binary8.
+    SampleSink(const std::string& path, std::int64_t width, std::int64_t height, int spp, int sample_bytes,
+               bool binary = false);
+
+    PixelFormat format() const noexcept { return img_.format; }
+    /// Bytes of one input row (width × spp × sample_bytes).
+    std::size_t in_row_bytes() const noexcept { return in_row_; }
+    std::int64_t rows_done() const noexcept { return rows_; }
+
+    /// Appends @p n packed input rows.
+    void add_rows(const std::uint8_t* src, std::int64_t n);
+
+    /// The finished picture; throws unless every row arrived.
+    Image finish(std::string description);
+
+private:
+    enum class Mode { Copy, GrayAlpha8, GrayAlpha16, Index };
+    std::string path_;
+    Image img_;
+    Mode mode_ = Mode::Copy;
+    int spp_ = 1, bytes_ = 1;
+    std::size_t in_row_ = 0, out_row_ = 0;
+    std::int64_t rows_ = 0;
+    ColourIndex index_;
+};
+
+}  // namespace cclabel::io::detail
