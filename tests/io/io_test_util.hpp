@@ -197,11 +197,12 @@ inline void write_tiff(const std::string& path, const TiffSpec& s, const std::ve
                 for (std::uint32_t ty = 0; ty < s.height; ty += s.tile_h) {
                     for (std::uint32_t tx = 0; tx < s.width; tx += s.tile_w) {
                         std::vector<std::uint8_t> tile(std::size_t(TIFFTileSize(tif)), 0);
-                        const std::size_t px_bytes = (s.separate ? 1 : s.spp) * bytes;
+                        // Tile widths are multiples of 16, so sub-byte tiles start on a byte.
+                        const std::size_t px_bits = std::size_t(s.separate ? 1 : s.spp) * s.bps;
                         for (std::uint32_t r = 0; r < s.tile_h && ty + r < s.height; ++r) {
                             const auto row = plane_row(p, ty + r);
                             const std::size_t cols = std::min<std::uint32_t>(s.tile_w, s.width - tx);
-                            std::memcpy(tile.data() + r * tile_row, row.data() + tx * px_bytes, cols * px_bytes);
+                            std::memcpy(tile.data() + r * tile_row, row.data() + tx * px_bits / 8, (cols * px_bits + 7) / 8);
                         }
                         ASSERT_GE(TIFFWriteTile(tif, tile.data(), tx, ty, 0, std::uint16_t(p)), 0);
                     }
