@@ -1,0 +1,41 @@
+// libFuzzer target over the image readers (PNG, TIFF, PPM/PGM/PBM, .npy): any input must either
+// decode or throw cclabel::Error naming the file; crashes, sanitizer reports and other exceptions
+// are bugs. read_image takes a path, so each input goes through one scratch file per process.
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "cclabel/error.hpp"
+#include "cclabel/io.hpp"
+
+namespace {
+
+const std::string& scratch() {
+    static const std::string path = [] {
+        const char* dir = std::getenv("TMPDIR");
+        return std::string(dir != nullptr ? dir : "/tmp") + "/fuzz_decode_" + std::to_string(::getpid()) + ".bin";
+    }();
+    return path;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const std::string& path = scratch();
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (f == nullptr) std::abort();
+    if (size != 0 && std::fwrite(data, 1, size, f) != size) std::abort();
+    std::fclose(f);
+    try {
+        const cclabel::io::Image img = cclabel::io::read_image(path);
+        const std::size_t expect = std::size_t(img.width) * std::size_t(img.height) *
+                                   std::size_t(cclabel::bytes_per_pixel(img.format));
+        if (img.pixels.size() != expect) std::abort();
+    } catch (const cclabel::Error& e) {
+        if (std::string(e.what()).rfind(path + ": ", 0) != 0) std::abort();
+    }
+    return 0;
+}
