@@ -1,0 +1,52 @@
+#pragma once
+/// @file cuda_tuning.hpp
+/// @brief The CUDA backend's algorithm switches and launch shape. Plain host types (no CUDA
+/// headers) so that the CPU executor of the kernels and the benchmark can name them.
+#include <cstdint>
+
+namespace cclabel::cuda {
+
+/// Each idea of the CUDA labeller as a switch. All default on; turning one off never changes the
+/// labels, only the time (the benchmark measures each one off in turn).
+struct Switches {
+    /// Connect joins the row above (up-left, up, up-right) before the left neighbour, so a pixel
+    /// attaches to a row that is mostly joined already instead of chaining along its own row.
+    bool up_before_left = true;
+    /// Start finds each warp's same-valued runs with one __ballot_sync: a pixel points at the first
+    /// pixel of its run within the warp, and only a run's first lane joins left.
+    bool warp_runs = true;
+    /// Connect skips joins that another pixel already makes (8-conn: a pixel whose left neighbour
+    /// has its value needs at most the up-right join; 4-conn: the up join is skipped when the left
+    /// and up-left neighbours have its value).
+    bool skip_joins = true;
+    /// find() halves paths while walking, with the same atomicMin as the joins.
+    bool path_halving = true;
+    /// Background pixels get label 0 in Start and take part in nothing after. Off: they are
+    /// labelled like any value and their region is mapped to 0 at the end.
+    bool background_in_start = true;
+    /// Start and Connect run as one kernel over tiles taken in raster order; a tile joins its
+    /// neighbours once their Start is published. Off: two kernels, the picture read twice.
+    bool fuse_start_connect = true;
+};
+
+/// Launch geometry. tile_w × tile_h pixels per block of Start/Connect, one thread a pixel; a warp
+/// is warp_w consecutive pixels of one row. On the GPU warp_w is 32 and tile_w a multiple of 32,
+/// tile_w × tile_h ≤ 1024; number_tile is the pixels per block (and per count) of Number, a multiple
+/// of 32 on the GPU. The CPU executor of the kernels takes any small values (e.g. 4 × 2, warp 4).
+struct LaunchShape {
+    std::uint32_t tile_w = 32;
+    std::uint32_t tile_h = 8;
+    std::uint32_t warp_w = 32;
+    std::uint32_t number_tile = 256;
+};
+
+/// Everything that tunes a call without changing its labels.
+struct Tuning {
+    Switches switches{};
+    LaunchShape shape{};
+    /// Test hook: use the numbering for images of 2^31 pixels or more (a root bitmask of one bit a
+    /// pixel) also on small images, so that it is tested without a 9 GB picture.
+    bool force_wide_numbering = false;
+};
+
+}  // namespace cclabel::cuda

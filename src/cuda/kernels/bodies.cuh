@@ -1,0 +1,362 @@
+#pragma once
+// The per-thread programs of the CUDA labeller, written once for the GPU kernels and for the CPU
+// executor in tests/emu. Every load, store and atomic on shared arrays, every warp vote and every
+// block barrier goes through an `Ops` object: on the GPU a thin layer over atomicMin, __ballot_sync
+// and __syncthreads (src/cuda/label_cuda.cu); in the tests a fiber scheduler that may switch
+// threads at each of them and checks invariants. The kernels differ from what CI runs only in how
+// they are launched.
+//
+// The algorithm: union-find on the label buffer itself (Komura 2015; Playne & Hawick 2018), with
+// min-linking so a region's root is its first pixel in raster order (Wu, Otoo & Suzuki 2009), and
+// then numbering roots 1..N in raster order by a prefix sum over per-tile root counts.
+//   Start    every pixel points at the first pixel of its same-valued run inside its warp, found
+//            with one ballot (HA4, Hennequin et al. 2018); background pixels get their final 0.
+//            Run starts that are roots are counted per Number tile.
+//   Connect  each pixel joins its earlier same-valued neighbours, the row above first (cuCIM's
+//            order), skipping joins another pixel makes (a scan-mask argument); union by atomicMin
+//            with retry (Playne & Hawick), path halving by the same atomicMin. A root hung under
+//            another is uncounted exactly once (the atomicMin that saw it still a root).
+//   Number   counts are scanned (CUB); each Number tile numbers its roots by a block scan and
+//            every other pixel walks to the first numbered ancestor.
+//
+// Parent encoding. Below 2^31 pixels ("flag path") a parent pointer p is stored as p | 2^31 and a
+// final label without the flag, so Number can overwrite pixels while others still walk through
+// them: an unflagged value met on a walk is already the region's number. Values only ever
+// decrease (index | flag > smaller index | flag > any label), which the executor asserts. From
+// 2^31 pixels on ("wide path") there is no spare bit: Collapse writes every pixel's root and
+// marks roots in a bitmask (1 bit a pixel), and Number ranks a root by popcount within its tile.
+#include <cstdint>
+
+#include "cclabel/detail/cuda_tuning.hpp"
+#include "cclabel/detail/hd.hpp"
+#include "cclabel/detail/pixel_traits.hpp"
+#include "cuda/kernels/bits.cuh"
+
+namespace cclabel::cuda::detail {
+
+inline constexpr std::uint32_t kFlag = 0x80000000u;
+inline constexpr std::uint32_t kWideBackground = 0xFFFFFFFFu;  // never an index: W·H ≤ 2^32 − 1
+
+/// Everything a program needs; plain values, copied to the device as a kernel argument.
+struct Params {
+    const std::uint8_t* img = nullptr;
+    std::int64_t stride = 0;
+    std::uint32_t width = 0, height = 0;
+    std::uint64_t pixels = 0;
+    std::uint32_t* labels = nullptr;   ///< parents, then labels
+    std::uint32_t* counts = nullptr;   ///< roots per Number tile; scanned in place before Number
+    std::uint32_t* done = nullptr;     ///< per Start/Connect tile: its Start is published
+    std::uint32_t* tickets = nullptr;  ///< [0] Start/Connect tiles, [1] Number tiles
+    std::uint32_t* mask = nullptr;     ///< wide path: root bits
+    std::uint32_t tile_w = 32, tile_h = 8, warp_w = 32, number_tile = 256;
+    std::uint32_t tiles_x = 0;
+    std::uint32_t flag = kFlag;         ///< kFlag on the flag path, 0 on the wide path
+    std::uint32_t background = 0;       ///< the label-buffer value of a background pixel before Number
+    bool has_background = false;
+    std::uint32_t background_key = 0;
+    int connectivity = 8;
+    Switches sw{};
+};
+
+template <PixelFormat F>
+CCL_HD std::uint32_t key_at(const Params& g, std::uint32_t x, std::uint32_t y) {
+    return cclabel::detail::PixelTraits<F>::key(g.img + std::int64_t(y) * g.stride +
+                                                std::int64_t(x) * cclabel::detail::PixelTraits<F>::kBytes);
+}
+
+CCL_HD std::uint32_t index_of(const Params& g, std::uint32_t x, std::uint32_t y) {
+    return std::uint32_t(std::uint64_t(y) * g.width + x);  // < 2^32 by validation
+}
+
+/// Root of @p p, halving the path on the way when the switch is on. Every hop goes to a smaller
+/// index, so a walk has at most `pixels` hops.
+template <class Ops>
+CCL_HD std::uint32_t find_root(Ops& ops, const Params& g, std::uint32_t p) {
+    const std::uint32_t f = g.flag;
+    for (std::uint64_t it = 0;; ++it) {
+        ops.bound(it, g.pixels + 1, "find_root");
+        const std::uint32_t q = ops.ld(&g.labels[p]) & ~f;
+        if (q == p) return p;
+        if (g.sw.path_halving) {
+            // A stale grandparent is still an ancestor, and atomicMin never undoes a lower parent
+            // that another thread just wrote (a plain store could: TESTING F3).
+            const std::uint32_t r = ops.ld(&g.labels[q]) & ~f;
+            if (r != q) ops.amin(&g.labels[p], r | f);
+            p = r;
+        } else {
+            p = q;
+        }
+    }
+}
+
+/// One fewer root in @p root's Number tile.
+template <class Ops>
+CCL_HD void uncount_root(Ops& ops, const Params& g, std::uint32_t root) {
+    ops.aadd(&g.counts[root / g.number_tile], 0xFFFFFFFFu);
+}
+
+/// Joins the sets of pixels @p a and @p b: the larger root is hung under the smaller with atomicMin;
+/// when that root had meanwhile got a parent, retry from that parent (Playne & Hawick 2018). a + b
+/// decreases at every retry, which bounds the loop.
+template <class Ops>
+CCL_HD void unite(Ops& ops, const Params& g, std::uint32_t a, std::uint32_t b, bool counted) {
+    for (std::uint64_t it = 0;; ++it) {
+        ops.bound(it, 2 * g.pixels + 2, "unite");
+        a = find_root(ops, g, a);
+        b = find_root(ops, g, b);
+        if (a == b) return;
+        if (a > b) {
+            const std::uint32_t t = a;
+            a = b;
+            b = t;
+        }
+        const std::uint32_t old = ops.amin(&g.labels[b], a | g.flag);
+        if (old == (b | g.flag)) {
+            if (counted) uncount_root(ops, g, b);
+            return;
+        }
+        b = old & ~g.flag;
+    }
+}
+
+/// Where a thread of a Start/Connect tile sits.
+struct TilePos {
+    std::uint32_t x0 = 0, y0 = 0;  ///< the tile's first pixel
+    std::uint32_t x = 0, y = 0;    ///< this thread's pixel
+    std::uint32_t lane = 0;        ///< position in its warp (x - warp's first x)
+    std::uint32_t active = 0;      ///< lanes of this warp inside the picture (the mask of its votes)
+    bool inside = false;
+};
+
+CCL_HD TilePos tile_pos(const Params& g, std::uint64_t tile, std::uint32_t tid) {
+    TilePos t;
+    t.x0 = std::uint32_t(tile % g.tiles_x) * g.tile_w;
+    t.y0 = std::uint32_t(tile / g.tiles_x) * g.tile_h;
+    const std::uint32_t tx = tid % g.tile_w, ty = tid / g.tile_w;
+    t.lane = tx % g.warp_w;
+    const std::uint64_t x = std::uint64_t(t.x0) + tx, y = std::uint64_t(t.y0) + ty;
+    t.inside = x < g.width && y < g.height;
+    t.x = std::uint32_t(x);
+    t.y = std::uint32_t(y);
+    const std::uint64_t wx0 = x - t.lane;
+    t.active = wx0 < g.width ? std::uint32_t(g.width - wx0 < g.warp_w ? g.width - wx0 : g.warp_w) : 0;
+    return t;
+}
+
+/// Start for one pixel: parent = first pixel of its run within the warp (or itself), background
+/// = its final 0; the warp's lane 0 counts the warp's root run starts per Number tile.
+template <PixelFormat F, class Ops>
+CCL_HD void start_pixel(Ops& ops, const Params& g, const TilePos& t) {
+    const std::uint32_t c = key_at<F>(g, t.x, t.y);
+    const std::uint32_t i = index_of(g, t.x, t.y);
+    const std::uint32_t active_mask = mask_below(t.active);
+    const bool bg_value = g.has_background && c == g.background_key;
+    std::uint32_t parent = i;
+    if (g.sw.warp_runs) {
+        const bool same_left = t.lane > 0 && key_at<F>(g, t.x - 1, t.y) == c;
+        // Lanes outside the mask may vote anything; lane 0 always starts a run.
+        const std::uint32_t starts = (ops.ballot(active_mask, !same_left) & active_mask) | 1u;
+        parent = i - (t.lane - highest_bit(starts & mask_upto(t.lane)));
+    }
+    if (bg_value && g.sw.background_in_start)
+        ops.st(&g.labels[i], g.background);
+    else
+        ops.st(&g.labels[i], parent | g.flag);
+    // Background-valued roots are never numbered, whichever switch marks them.
+    std::uint32_t roots = ops.ballot(active_mask, parent == i && !bg_value) & active_mask;
+    if (t.lane == 0) {
+        const std::uint32_t i0 = i;
+        while (roots != 0) {
+            const std::uint32_t l = ffs32(roots) - 1;
+            const std::uint32_t tile = (i0 + l) / g.number_tile;
+            const std::uint64_t end = std::uint64_t(tile + 1) * g.number_tile - i0;  // first lane past the tile
+            const std::uint32_t in_tile = roots & mask_below(end < 32 ? std::uint32_t(end) : 32u);
+            ops.aadd(&g.counts[tile], popc32(in_tile));
+            roots &= ~in_tile;
+        }
+    }
+}
+
+/// Connect for one pixel. Neighbours before it in raster order (8-conn: up-left, up, up-right,
+/// left; 4-conn: up, left):
+///     UL U UR
+///     L  *
+/// Skipping (switch skip_joins): with 8-conn, if L has the pixel's value then L already joined
+/// everything of UL and U, and U covers UR when U has the value too, so only UR may be needed
+/// (when U differs); if L differs, U covers UL and UR, else UL and UR are each needed. With
+/// 4-conn, L and U of the same value are already joined when UL has it too (L–UL–U).
+/// The UR join of a tile's right column below the tile's top row reaches into the tile on the
+/// right, which the fused kernel may not have started: the pixel it reaches (first column of the
+/// next tile, one row up) makes it instead, as a join with its down-left neighbour.
+template <PixelFormat F, class Ops>
+CCL_HD void connect_pixel(Ops& ops, const Params& g, const TilePos& t) {
+    const std::uint32_t x = t.x, y = t.y;
+    const std::uint32_t c = key_at<F>(g, x, y);
+    const bool bg_value = g.has_background && c == g.background_key;
+    if (bg_value && g.sw.background_in_start) return;
+    const bool counted = !bg_value;
+    const std::uint32_t i = index_of(g, x, y);
+    const bool skip = g.sw.skip_joins;
+    const bool sL = x > 0 && key_at<F>(g, x - 1, y) == c;
+    bool sU = false, sUL = false, sUR = false;
+    if (y > 0) {
+        sU = key_at<F>(g, x, y - 1) == c;
+        sUL = x > 0 && key_at<F>(g, x - 1, y - 1) == c;
+        sUR = g.connectivity == 8 && x + 1 < g.width && key_at<F>(g, x + 1, y - 1) == c;
+    }
+    const bool jL = sL && !(g.sw.warp_runs && t.lane > 0);  // lanes past 0 share their left's run
+    bool jU = false, jUL = false, jUR = false;
+    if (g.connectivity == 8) {
+        if (skip) {
+            jU = !sL && sU;
+            jUL = !sL && !sU && sUL;
+            jUR = sUR && !sU;
+        } else {
+            jU = sU;
+            jUL = sUL;
+            jUR = sUR;
+        }
+        if (x + 1 == t.x0 + g.tile_w && y > t.y0) jUR = false;  // made by the pixel it reaches
+    } else {
+        jU = skip ? sU && !(sL && sUL) : sU;
+    }
+    // The down-left join made for the tile on the left (see above).
+    bool jDL = false;
+    if (g.connectivity == 8 && x == t.x0 && x > 0 && std::uint64_t(y) + 1 < g.height &&
+        std::uint64_t(y) + 1 < std::uint64_t(t.y0) + g.tile_h)
+        jDL = key_at<F>(g, x - 1, y + 1) == c && (!skip || key_at<F>(g, x - 1, y) != c);
+
+    if (jL && !g.sw.up_before_left) unite(ops, g, i, i - 1, counted);
+    if (jU) unite(ops, g, i, i - g.width, counted);
+    if (jUL) unite(ops, g, i, i - g.width - 1, counted);
+    if (jUR) unite(ops, g, i, i - g.width + 1, counted);
+    if (jL && g.sw.up_before_left) unite(ops, g, i, i - 1, counted);
+    if (jDL) unite(ops, g, i, i + g.width - 1, counted);
+}
+
+/// What a Start/Connect block does. mode 0: the fused kernel, tiles in ticket order (raster order
+/// of tiles); a tile publishes its Start, then waits for the Start of the four tiles its joins
+/// reach (left, up-left, up, up-right: all earlier tickets, held by running blocks, so the wait
+/// ends). mode 1: Start only; mode 2: Connect only (tile = @p block).
+template <PixelFormat F, class Ops>
+CCL_HD void start_connect_program(Ops& ops, const Params& g, std::uint32_t tid, std::uint64_t block, int mode) {
+    std::uint64_t tile = block;
+    if (mode == 0) tile = ops.block_ticket(&g.tickets[0], tid);
+    const TilePos t = tile_pos(g, tile, tid);
+    if (mode != 2 && t.inside) start_pixel<F>(ops, g, t);
+    if (mode == 0) {
+        ops.fence();
+        ops.sync();
+        if (tid == 0) {
+            ops.st_release(&g.done[tile], 1);
+            const std::uint64_t tx = tile % g.tiles_x, ty = tile / g.tiles_x;
+            std::uint64_t wait[4];
+            int n = 0;
+            if (tx > 0) wait[n++] = tile - 1;
+            if (ty > 0) {
+                if (tx > 0) wait[n++] = tile - g.tiles_x - 1;
+                wait[n++] = tile - g.tiles_x;
+                if (tx + 1 < g.tiles_x) wait[n++] = tile - g.tiles_x + 1;
+            }
+            for (int k = 0; k < n; ++k)
+                for (std::uint64_t it = 0; ops.ld_acquire(&g.done[wait[k]]) == 0; ++it) {
+                    ops.bound(it, std::uint64_t(1) << 40, "tile wait");
+                    ops.pause();
+                }
+        }
+        ops.sync();
+    }
+    if (mode != 1 && t.inside) connect_pixel<F>(ops, g, t);
+}
+
+/// Number on the flag path, one block a Number tile taken in ticket order (so every earlier tile is
+/// held by a running block). Roots get offset + rank + 1; every other pixel walks up until it meets
+/// an unflagged value, which is its region's label. A walk can only wait for a root of an earlier
+/// tile, which that tile writes before it waits for anything.
+template <PixelFormat F, class Ops>
+CCL_HD void number_program(Ops& ops, const Params& g, std::uint32_t tid) {
+    const std::uint64_t tile = ops.block_ticket(&g.tickets[1], tid);
+    const std::uint64_t i64 = tile * g.number_tile + tid;
+    const bool inside = i64 < g.pixels;
+    const std::uint32_t i = std::uint32_t(i64);
+    const std::uint32_t v = inside ? ops.ld(&g.labels[i]) : 0u;
+    const bool is_root = inside && v == (i | kFlag);
+    // With background_in_start off the background's region is built like any other; its root takes
+    // label 0 and everything that walks to it follows.
+    const bool bg_root = is_root && g.has_background && !g.sw.background_in_start &&
+                         key_at<F>(g, i % g.width, i / g.width) == g.background_key;
+    const bool numbered = is_root && !bg_root;
+    std::uint32_t total = 0;
+    const std::uint32_t rank = ops.block_exclusive_sum(numbered ? 1u : 0u, total);
+    if (numbered) ops.st(&g.labels[i], g.counts[tile] + rank + 1);
+    if (bg_root) ops.st(&g.labels[i], 0);
+    ops.check_tile_total(tid, total, g.counts[tile + 1] - g.counts[tile]);
+    ops.sync();
+    if (inside && (v & kFlag) && !is_root) {
+        std::uint32_t p = v & ~kFlag;
+        std::uint32_t label = 0;
+        for (std::uint64_t it = 0;; ++it) {
+            ops.bound(it, std::uint64_t(1) << 40, "number walk");
+            const std::uint32_t w = ops.ld(&g.labels[p]);
+            if ((w & kFlag) == 0) {
+                label = w;
+                break;
+            }
+            const std::uint32_t q = w & ~kFlag;
+            if (q == p)
+                ops.pause();  // a root of an earlier tile, not numbered yet
+            else
+                p = q;
+        }
+        ops.st(&g.labels[i], label);
+    }
+}
+
+/// Collapse on the wide path: every pixel points at its root; roots set their bit in the mask.
+template <PixelFormat F, class Ops>
+CCL_HD void collapse_wide_program(Ops& ops, const Params& g, std::uint32_t tid, std::uint64_t block) {
+    const std::uint64_t i64 = block * g.number_tile + tid;
+    if (i64 >= g.pixels) return;
+    const std::uint32_t i = std::uint32_t(i64);
+    const std::uint32_t v = ops.ld(&g.labels[i]);
+    if (v == g.background && g.sw.background_in_start && g.has_background) return;
+    const std::uint32_t r = find_root(ops, g, v & ~g.flag);
+    if (r == i) {
+        const bool bg_root = g.has_background && !g.sw.background_in_start &&
+                             key_at<F>(g, i % g.width, i / g.width) == g.background_key;
+        if (!bg_root) ops.aor(&g.mask[i / 32], 1u << (i % 32));
+    } else
+        ops.amin(&g.labels[i], r | g.flag);
+}
+
+/// Number on the wide path: a root's rank is the number of root bits before it in its tile.
+template <PixelFormat F, class Ops>
+CCL_HD void number_wide_program(Ops& ops, const Params& g, std::uint32_t tid, std::uint64_t block) {
+    const std::uint64_t i64 = block * g.number_tile + tid;
+    if (i64 >= g.pixels) return;
+    const std::uint32_t i = std::uint32_t(i64);
+    const std::uint32_t v = ops.ld(&g.labels[i]);
+    if (v == g.background && g.sw.background_in_start && g.has_background) {
+        ops.st(&g.labels[i], 0);
+        return;
+    }
+    const std::uint32_t r = v & ~g.flag;
+    if (g.has_background && !g.sw.background_in_start &&
+        key_at<F>(g, r % g.width, r / g.width) == g.background_key) {
+        ops.st(&g.labels[i], 0);
+        return;
+    }
+    const std::uint64_t tile = r / g.number_tile;
+    const std::uint64_t first = tile * g.number_tile;
+    std::uint32_t rank = 0;
+    for (std::uint64_t w = first / 32; w <= std::uint64_t(r) / 32; ++w) {
+        std::uint32_t bits = ops.ld(&g.mask[w]);
+        const std::uint64_t base = w * 32;
+        if (base < first) bits &= ~mask_below(std::uint32_t(first - base));
+        if (base + 32 > r) bits &= mask_below(std::uint32_t(r - base));
+        rank += popc32(bits);
+    }
+    ops.st(&g.labels[i], g.counts[tile] + rank + 1);
+}
+
+}  // namespace cclabel::cuda::detail

@@ -1,0 +1,101 @@
+#pragma once
+// The launch planner: every size, grid and workspace offset of a CUDA labelling call, computed on
+// the host in 64-bit arithmetic from the picture's size and the launch shape. Pure, so CI tests it
+// at sizes up to 2^32 − 1 pixels and at the grid limits without a GPU.
+#include <cstdint>
+#include <string>
+
+#include "cclabel/detail/cuda_tuning.hpp"
+
+namespace cclabel::cuda::detail {
+
+inline constexpr std::uint64_t kMaxGridX = 0x7FFFFFFFull;  // gridDim.x limit (compute capability ≥ 3.0)
+inline constexpr std::uint64_t kWorkspaceAlign = 256;
+/// Below this many pixels every index fits in 31 bits, so parent pointers carry a flag bit and
+/// numbering needs no memory beyond the per-tile counts.
+inline constexpr std::uint64_t kFlagPathLimit = std::uint64_t(1) << 31;
+
+struct LaunchPlan {
+    std::uint64_t pixels = 0;
+    std::uint32_t width = 0, height = 0;
+    LaunchShape shape{};
+    std::uint64_t tiles_x = 0, tiles_y = 0, tiles = 0;  ///< Start/Connect tiles
+    std::uint32_t tile_threads = 0;
+    std::uint64_t number_tiles = 0;  ///< Number blocks, one count each
+    bool wide = false;               ///< numbering through the root bitmask (≥ 2^31 pixels or forced)
+    // Workspace layout (bytes from the workspace start). [zero_begin, zero_end) is cleared per call.
+    std::uint64_t off_counts = 0;   ///< number_tiles + 1 uint32 (scanned in place; the last is N)
+    std::uint64_t off_done = 0;     ///< tiles uint32: Start of a tile is published
+    std::uint64_t off_tickets = 0;  ///< 4 uint32: tile tickets of the ordered kernels
+    std::uint64_t off_mask = 0;     ///< wide only: ceil(pixels / 32) uint32 root bits
+    std::uint64_t mask_words = 0;
+    std::uint64_t zero_end = 0;
+    std::uint64_t off_scan_temp = 0;  ///< CUB's temporary storage
+    std::uint64_t scan_temp_bytes = 0;
+    std::uint64_t workspace_bytes = 0;
+    std::string error;  ///< non-empty when the call cannot be launched (says why)
+};
+
+inline std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
+
+/// Checks @p s: a human-readable reason when it cannot run on a GPU, else "". @p for_gpu also
+/// demands the warp width of real hardware.
+inline std::string check_shape(const LaunchShape& s, bool for_gpu) {
+    if (s.warp_w == 0 || s.warp_w > 32) return "warp_w must be 1..32";
+    if (s.tile_w == 0 || s.tile_h == 0 || s.tile_w % s.warp_w != 0) return "tile_w must be a positive multiple of warp_w";
+    if (std::uint64_t(s.tile_w) * s.tile_h > 1024) return "tile_w * tile_h must be at most 1024";
+    if (s.number_tile == 0 || s.number_tile > 1024) return "number_tile must be 1..1024";
+    if (for_gpu) {
+        if (s.warp_w != 32) return "warp_w must be 32 on the GPU";
+        if (s.number_tile % 32 != 0) return "number_tile must be a multiple of 32 on the GPU";
+    }
+    return {};
+}
+
+/// Plans a call on a width × height picture (already validated: W·H ≤ 2^32 − 1). @p scan_temp_bytes
+/// is what CUB asked for to scan number_tiles + 1 counts (the caller queries it; 0 in host tests).
+inline LaunchPlan plan_launch(std::uint64_t width, std::uint64_t height, const LaunchShape& shape, bool force_wide,
+                              std::uint64_t scan_temp_bytes, bool for_gpu = true) {
+    LaunchPlan p;
+    p.shape = shape;
+    p.error = check_shape(shape, for_gpu);
+    if (!p.error.empty()) return p;
+    if (width > 0xFFFFFFFFull || height > 0xFFFFFFFFull || (width && height > 0xFFFFFFFFull / width)) {
+        p.error = "more than 2^32 - 1 pixels";
+        return p;
+    }
+    p.width = std::uint32_t(width);
+    p.height = std::uint32_t(height);
+    p.pixels = width * height;
+    if (p.pixels == 0) return p;
+    p.tiles_x = (width + shape.tile_w - 1) / shape.tile_w;
+    p.tiles_y = (height + shape.tile_h - 1) / shape.tile_h;
+    p.tiles = p.tiles_x * p.tiles_y;
+    p.tile_threads = shape.tile_w * shape.tile_h;
+    p.number_tiles = (p.pixels + shape.number_tile - 1) / shape.number_tile;
+    p.wide = force_wide || p.pixels >= kFlagPathLimit;
+    if (p.tiles > kMaxGridX || p.number_tiles > kMaxGridX) {
+        p.error = "too many tiles for one grid";
+        return p;
+    }
+    std::uint64_t o = 0;
+    p.off_counts = o;
+    o = align_up(o + 4 * (p.number_tiles + 1), kWorkspaceAlign);
+    p.off_done = o;
+    o = align_up(o + 4 * p.tiles, kWorkspaceAlign);
+    p.off_tickets = o;
+    o = align_up(o + 16, kWorkspaceAlign);
+    if (p.wide) {
+        p.mask_words = (p.pixels + 31) / 32;
+        p.off_mask = o;
+        o = align_up(o + 4 * p.mask_words, kWorkspaceAlign);
+    }
+    p.zero_end = o;
+    p.off_scan_temp = o;
+    p.scan_temp_bytes = scan_temp_bytes;
+    o = align_up(o + scan_temp_bytes, kWorkspaceAlign);
+    p.workspace_bytes = o;
+    return p;
+}
+
+}  // namespace cclabel::cuda::detail

@@ -1,0 +1,100 @@
+#pragma once
+// The whole CUDA labelling pipeline of src/cuda/label_cuda.cu, run by the CPU executor: the same
+// programs, the same launch order and workspace plan, only launched as fibers. The in-place scan
+// of the counts, which CUB does on the GPU, is a host loop here.
+#include <cstdint>
+#include <vector>
+
+#include "cclabel/detail/pixel_traits.hpp"
+#include "core/request.hpp"
+#include "cuda/kernels/bodies.cuh"
+#include "cuda/launch.hpp"
+#include "emu/executor.hpp"
+
+namespace cclabel::emu {
+
+struct EmuRun {
+    std::uint32_t count = 0;
+    std::uint64_t steps = 0;
+};
+
+/// Labels a validated request into @p out with the emulated kernels.
+inline EmuRun emu_label(const cclabel::detail::Request& r, std::uint32_t* out, const cuda::Tuning& tuning,
+                        std::uint64_t seed) {
+    using namespace cclabel::cuda::detail;
+    const LaunchPlan plan = plan_launch(std::uint64_t(r.width), std::uint64_t(r.height), tuning.shape,
+                                        tuning.force_wide_numbering, 0, /*for_gpu=*/false);
+    if (!plan.error.empty()) throw std::runtime_error(plan.error);
+    EmuRun run;
+    if (plan.pixels == 0) return run;
+    std::vector<std::uint32_t> counts(plan.number_tiles + 1, 0), done(plan.tiles, 0), tickets(4, 0),
+        mask(plan.wide ? plan.mask_words : 1, 0);
+    for (std::uint64_t i = 0; i < plan.pixels; ++i) out[i] = 0xFFFFFFFFu;  // poison, and the "never increases" start
+
+    Params g;
+    g.img = r.data;
+    g.stride = r.stride;
+    g.width = plan.width;
+    g.height = plan.height;
+    g.pixels = plan.pixels;
+    g.labels = out;
+    g.counts = counts.data();
+    g.done = done.data();
+    g.tickets = tickets.data();
+    g.mask = mask.data();
+    g.tile_w = tuning.shape.tile_w;
+    g.tile_h = tuning.shape.tile_h;
+    g.warp_w = tuning.shape.warp_w;
+    g.number_tile = tuning.shape.number_tile;
+    g.tiles_x = std::uint32_t(plan.tiles_x);
+    g.flag = plan.wide ? 0u : kFlag;
+    g.background = plan.wide ? kWideBackground : 0u;
+    g.has_background = r.has_background;
+    g.background_key = r.background_key;
+    g.connectivity = r.connectivity;
+    g.sw = tuning.switches;
+
+    Executor ex(seed);
+    ex.set_regions({{out, plan.pixels, "labels"},
+                    {counts.data(), counts.size(), "counts"},
+                    {done.data(), done.size(), "done"},
+                    {tickets.data(), tickets.size(), "tickets"},
+                    {mask.data(), mask.size(), "mask"}});
+    ex.set_parents(out, plan.pixels, g.flag, g.background);
+    const std::uint32_t ww = tuning.shape.warp_w;
+    cclabel::detail::dispatch_format(r.format, [&]<PixelFormat F>() {
+        ex.set_phase(Phase::Parents);
+        if (tuning.switches.fuse_start_connect) {
+            ex.launch(plan.tiles, plan.tile_threads, ww,
+                      [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) { start_connect_program<F>(ops, g, tid, b, 0); });
+        } else {
+            ex.launch(plan.tiles, plan.tile_threads, ww,
+                      [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) { start_connect_program<F>(ops, g, tid, b, 1); });
+            ex.launch(plan.tiles, plan.tile_threads, ww,
+                      [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) { start_connect_program<F>(ops, g, tid, b, 2); });
+        }
+        std::uint32_t sum = 0;  // CUB's in-place exclusive sum on the GPU
+        for (auto& c : counts) {
+            const std::uint32_t v = c;
+            c = sum;
+            sum += v;
+        }
+        if (!plan.wide) {
+            ex.set_phase(Phase::NumberFlag);
+            ex.launch(plan.number_tiles, tuning.shape.number_tile, ww,
+                      [&](EmuOps& ops, std::uint32_t tid, std::uint64_t) { number_program<F>(ops, g, tid); });
+        } else {
+            ex.launch(plan.number_tiles, tuning.shape.number_tile, ww,
+                      [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) { collapse_wide_program<F>(ops, g, tid, b); });
+            ex.set_phase(Phase::NumberWide);
+            ex.launch(plan.number_tiles, tuning.shape.number_tile, ww,
+                      [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) { number_wide_program<F>(ops, g, tid, b); });
+        }
+        return 0;
+    });
+    run.count = counts[plan.number_tiles];
+    run.steps = ex.steps();
+    return run;
+}
+
+}  // namespace cclabel::emu

@@ -1,0 +1,249 @@
+// The CUDA labeller's per-thread programs, run by the CPU executor (fibers, a seeded scheduler
+// that switches at every memory operation) and compared label for label with the CPU labeller,
+// and certified by verify(). Plus the bit helpers at their edge values and the launch planner at
+// its limits. Runs in CI, where there is no GPU.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <string>
+
+#include "cclabel/cclabel.hpp"
+#include "core/request.hpp"
+#include "cuda/kernels/bits.cuh"
+#include "cuda/launch.hpp"
+#include "emu/emu_label.hpp"
+#include "support/adversarial.hpp"
+#include "support/test_image.hpp"
+
+namespace cclabel::test {
+namespace {
+
+using cuda::LaunchShape;
+using cuda::Tuning;
+namespace cd = cclabel::cuda::detail;
+
+constexpr PixelFormat kFormats[] = {PixelFormat::Binary8, PixelFormat::Gray8, PixelFormat::Gray16,
+                                    PixelFormat::U32,     PixelFormat::RGB8,  PixelFormat::RGBA8};
+
+// ---- the bit helpers: the same table runs on the GPU in tests/cuda ------------------------------
+
+TEST(EmuBits, EdgeValues) {
+    EXPECT_EQ(cd::clz32(0), 32u);
+    EXPECT_EQ(cd::clz32(1), 31u);
+    EXPECT_EQ(cd::clz32(0x80000000u), 0u);
+    EXPECT_EQ(cd::clz32(0xFFFFFFFFu), 0u);
+    EXPECT_EQ(cd::ffs32(0), 0u);
+    EXPECT_EQ(cd::ffs32(1), 1u);
+    EXPECT_EQ(cd::ffs32(0x80000000u), 32u);
+    EXPECT_EQ(cd::ffs32(0xFFFFFFFFu), 1u);
+    EXPECT_EQ(cd::popc32(0), 0u);
+    EXPECT_EQ(cd::popc32(0xFFFFFFFFu), 32u);
+    EXPECT_EQ(cd::mask_below(0), 0u);
+    EXPECT_EQ(cd::mask_below(1), 1u);
+    EXPECT_EQ(cd::mask_below(31), 0x7FFFFFFFu);
+    EXPECT_EQ(cd::mask_below(32), 0xFFFFFFFFu);
+    EXPECT_EQ(cd::mask_upto(0), 1u);
+    EXPECT_EQ(cd::mask_upto(30), 0x7FFFFFFFu);
+    EXPECT_EQ(cd::mask_upto(31), 0xFFFFFFFFu);
+    EXPECT_EQ(cd::highest_bit(1), 0u);
+    EXPECT_EQ(cd::highest_bit(0x80000001u), 31u);
+}
+
+// ---- the launch planner -------------------------------------------------------------------------
+
+TEST(EmuPlan, CoversThePictureAndRespectsLimits) {
+    const LaunchShape s{};
+    for (auto [w, h] : std::array<std::pair<std::uint64_t, std::uint64_t>, 9>{
+             {{1, 1}, {31, 7}, {32, 8}, {33, 9}, {33600, 24000}, {65535, 65537}, {0xFFFFFFFFull, 1}, {1, 0xFFFFFFFFull},
+              {46341, 46341}}}) {
+        const auto p = cd::plan_launch(w, h, s, false, 1000);
+        ASSERT_TRUE(p.error.empty()) << w << "x" << h << ": " << p.error;
+        EXPECT_EQ(p.pixels, w * h);
+        EXPECT_GE(p.tiles_x * s.tile_w, w);
+        EXPECT_LT((p.tiles_x - 1) * s.tile_w, w);
+        EXPECT_GE(p.tiles_y * s.tile_h, h);
+        EXPECT_GE(p.number_tiles * s.number_tile, p.pixels);
+        EXPECT_LE(p.tiles, cd::kMaxGridX);
+        EXPECT_LE(p.number_tiles, cd::kMaxGridX);
+        EXPECT_EQ(p.wide, p.pixels >= (std::uint64_t(1) << 31));
+        EXPECT_GE(p.workspace_bytes, p.off_scan_temp + 1000);
+        EXPECT_EQ(p.off_scan_temp % cd::kWorkspaceAlign, 0u);
+        if (p.wide) {
+            EXPECT_GE(p.mask_words * 32, p.pixels);
+        }
+        // Memory beyond the labels: counts + done flags + tickets (+ the wide path's root bits).
+        const double per_mpx = double(p.workspace_bytes - 1000) / (double(p.pixels) / 1e6);
+        if (!p.wide && p.pixels > 1000000) {
+            EXPECT_LT(per_mpx, 40000.0) << w << "x" << h;
+        }
+    }
+    // 806 Mpx: the flag path, and 2^31 - 1 is the last flag-path size.
+    EXPECT_FALSE(cd::plan_launch(33600, 24000, s, false, 0).wide);
+    EXPECT_FALSE(cd::plan_launch(0x7FFFFFFFull, 1, s, false, 0).wide);
+    EXPECT_TRUE(cd::plan_launch(0x80000000ull, 1, s, false, 0).wide);
+    // More than 2^32 - 1 pixels is refused (65536 x 65536 wraps to 0 in 32 bits).
+    EXPECT_FALSE(cd::plan_launch(65536, 65536, s, false, 0).error.empty());
+    EXPECT_FALSE(cd::plan_launch(65536, 65537, s, false, 0).error.empty());
+    EXPECT_TRUE(cd::plan_launch(65535, 65537, s, false, 0).error.empty());
+    // Empty pictures plan nothing.
+    EXPECT_EQ(cd::plan_launch(0, 5, s, false, 0).tiles, 0u);
+    // Shapes the GPU cannot run.
+    EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{48, 8, 32, 256}, false, 0).error.empty());
+    EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{64, 32, 32, 256}, false, 0).error.empty());
+    EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{4, 2, 4, 8}, false, 0).error.empty());
+    EXPECT_TRUE(cd::plan_launch(10, 10, LaunchShape{4, 2, 4, 8}, false, 0, false).error.empty());
+}
+
+// ---- the emulated pipeline against the CPU labeller ----------------------------------------------
+
+struct Variant {
+    const char* name;
+    Tuning tuning;
+};
+
+std::vector<Variant> variants() {
+    std::vector<Variant> v;
+    auto shape = [](std::uint32_t tw, std::uint32_t th, std::uint32_t ww, std::uint32_t nt) {
+        return LaunchShape{tw, th, ww, nt};
+    };
+    Tuning t;
+    t.shape = shape(4, 2, 4, 8);
+    v.push_back({"all on, 4x2 warp 4", t});
+    t.shape = shape(8, 3, 4, 5);
+    v.push_back({"all on, 8x3 warp 4, number 5", t});
+    t.shape = shape(32, 2, 32, 32);
+    v.push_back({"all on, 32x2 warp 32", t});
+    const LaunchShape small = shape(4, 2, 4, 8);
+    for (int k = 0; k < 6; ++k) {
+        Tuning o;
+        o.shape = small;
+        const char* n = "";
+        switch (k) {
+            case 0: o.switches.up_before_left = false; n = "up_before_left off"; break;
+            case 1: o.switches.warp_runs = false; n = "warp_runs off"; break;
+            case 2: o.switches.skip_joins = false; n = "skip_joins off"; break;
+            case 3: o.switches.path_halving = false; n = "path_halving off"; break;
+            case 4: o.switches.background_in_start = false; n = "background_in_start off"; break;
+            case 5: o.switches.fuse_start_connect = false; n = "fuse_start_connect off"; break;
+        }
+        v.push_back({n, o});
+    }
+    Tuning w;
+    w.shape = small;
+    w.force_wide_numbering = true;
+    v.push_back({"wide numbering", w});
+    w.switches.background_in_start = false;
+    v.push_back({"wide numbering, background_in_start off", w});
+    return v;
+}
+
+void expect_emu_matches_cpu(const TestImage& img, int conn, std::optional<std::uint64_t> bg, const Variant& var,
+                            std::uint64_t seed, const std::string& what) {
+    Options o;
+    o.connectivity = conn;
+    o.backend = Backend::Cpu;
+    if (bg && img.format != PixelFormat::Binary8) o.background = background_channels(img.format, *bg);
+    const std::size_t n = std::size_t(img.width * img.height);
+    std::vector<std::uint32_t> want(n + 1, 0xDEADBEEF), got(n + 1, 0xDEADBEEF);
+    const LabelResult cpu = label(img.view(), want.data(), o);
+    const auto r = cclabel::detail::make_request(img.view(), got.data(), o);
+    emu::EmuRun run;
+    try {
+        run = emu::emu_label(r, got.data(), var.tuning, seed);
+    } catch (const std::exception& e) {
+        FAIL() << what << " [" << var.name << "]: " << e.what();
+    }
+    ASSERT_EQ(run.count, cpu.count) << what << " [" << var.name << "] seed " << seed;
+    ASSERT_EQ(got[n], 0xDEADBEEFu) << what << ": wrote past the output";
+    for (std::size_t i = 0; i < n; ++i)
+        ASSERT_EQ(got[i], want[i]) << what << " [" << var.name << "] seed " << seed << " at (" << i % std::size_t(img.width)
+                                   << ", " << i / std::size_t(img.width) << ")";
+    const VerifyReport v = verify(img.view(), got.data(), o);
+    ASSERT_TRUE(v.ok) << what << ": " << v.message;
+}
+
+TEST(Emu, RandomImagesEveryVariant) {
+    const std::pair<std::int64_t, std::int64_t> sizes[] = {{1, 1}, {1, 9}, {9, 1}, {5, 3}, {17, 9}, {13, 7}, {33, 5}};
+    std::uint32_t seed = 1;
+    for (const Variant& var : variants())
+        for (auto [w, h] : sizes)
+            for (int conn : {4, 8})
+                for (std::uint64_t pal : {2u, 3u, 0u}) {
+                    const PixelFormat f = kFormats[seed % 6];
+                    const auto vals = random_values(w, h, pal, (seed % 3) * 0.3, seed);
+                    const auto img = make_image(w, h, f, vals, seed % 2 ? 3 : 0, seed % 4);
+                    const std::optional<std::uint64_t> bg =
+                        seed % 2 ? std::optional<std::uint64_t>{0} : std::optional<std::uint64_t>{};
+                    expect_emu_matches_cpu(img, conn, bg, var, seed,
+                                           std::string(format_name(f)) + " " + std::to_string(w) + "x" +
+                                               std::to_string(h) + " pal " + std::to_string(pal) + " conn " +
+                                               std::to_string(conn) + (bg ? " bg" : ""));
+                    ++seed;
+                }
+}
+
+TEST(Emu, AdversarialSmall) {
+    std::vector<Case> cs;
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx)
+            if (dx || dy) cs.push_back(neighbour_probe(dx, dy));
+    for (std::int64_t w : {3, 5, 9}) cs.push_back(wrap_probe(w, 1));
+    cs.push_back(runs_across_rows(9));
+    cs.push_back(checkerboard(9, 7));
+    cs.push_back(max_labels(7, 5));
+    cs.push_back(x_crossings(4, false));
+    cs.push_back(x_crossings(4, true));
+    cs.push_back(staircase(13, 9, false));
+    cs.push_back(staircase(13, 9, true));
+    cs.push_back(tile_corners(4, 2, 4));
+    cs.push_back(skip_join_traps(24, 9, 0));
+    cs.push_back(skip_join_traps(24, 9, 1));
+    cs.push_back(spiral(17, 15));
+    cs.push_back(comb(21, 9, 0));
+    cs.push_back(comb(13, 17, 1));
+    cs.push_back(late_merge());
+    cs.push_back(uniform(19, 11, 1));
+    cs.push_back(uniform_plus_one(19, 11, 0));
+    cs.push_back(uniform_plus_one(19, 11, 19 * 11 - 1));
+    cs.push_back(percolation(24, 20, 0.5927, 3));
+    cs.push_back(seam_lines(4, 2));
+    cs.push_back(run_boundaries(4));
+    cs.push_back(stripes_on_seams(17, 13, 3));
+    cs.push_back(rings(17));
+    const auto vars = variants();
+    std::uint64_t seed = 100;
+    for (const Case& c : cs) {
+        if (c.width * c.height > 2000) continue;  // keeps the suite fast; the GPU tests take the big ones
+        for (const Variant& var : vars)
+            for (int conn : {4, 8}) {
+                const PixelFormat f = c.binary && seed % 3 == 0 ? PixelFormat::Binary8 : kFormats[1 + seed % 5];
+                const auto img = make_image(c.width, c.height, f, c.v, seed % 2, seed % 3);
+                const std::optional<std::uint64_t> bg =
+                    seed % 3 == 1 ? std::optional<std::uint64_t>{0} : std::optional<std::uint64_t>{};
+                expect_emu_matches_cpu(img, conn, bg, var, seed, c.name + " conn " + std::to_string(conn));
+                ++seed;
+            }
+    }
+}
+
+// Many schedules of one contended picture: every pixel joins one region (A24), checkerboard (A11).
+TEST(Emu, ManySchedulesOfContendedPictures) {
+    Variant var = variants()[0];
+    for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+        const auto u = make_image(12, 8, PixelFormat::Gray8, uniform(12, 8, 7).v);
+        expect_emu_matches_cpu(u, seed % 2 ? 8 : 4, std::nullopt, var, seed, "uniform 12x8");
+        const auto p = make_image(11, 9, PixelFormat::RGB8, percolation(11, 9, 0.5927, std::uint32_t(seed)).v);
+        expect_emu_matches_cpu(p, 8, std::nullopt, var, seed * 7, "percolation 11x9");
+    }
+}
+
+TEST(Emu, EmptyPictureLaunchesNothing) {
+    Options o;
+    const auto img = make_image(0, 0, PixelFormat::Gray8, {});
+    std::uint32_t dummy = 0;
+    const auto r = cclabel::detail::make_request(img.view(), &dummy, o);
+    EXPECT_EQ(emu::emu_label(r, &dummy, Tuning{}, 1).count, 0u);
+}
+
+}  // namespace
+}  // namespace cclabel::test
