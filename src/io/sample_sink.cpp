@@ -67,6 +67,10 @@ SampleSink::SampleSink(const std::string& path, std::int64_t width, std::int64_t
 void SampleSink::add_rows(const std::uint8_t* src, std::int64_t n) {
     if (n <= 0) return;
     if (n > img_.height - rows_) fail(path_, "internal error: more rows than the image has");
+    if (img_.width == 0) {  // zero-width rows (a (H, 0) .npy) carry no bytes, and data() may be null
+        rows_ += n;
+        return;
+    }
     const std::size_t old = img_.pixels.size();
     img_.pixels.resize(old + std::size_t(n) * out_row_);
     std::uint8_t* dst = img_.pixels.data() + old;

@@ -20,6 +20,7 @@ struct Layout {
     int bps = 8;          // bits per sample in the file
     int sample_bytes = 1; // bytes per unpacked sample
     bool separate = false;
+    bool integer = true;  // unsigned or void samples (not signed, not float)
     std::uint16_t photometric = PHOTOMETRIC_MINISBLACK;
 };
 
@@ -97,7 +98,8 @@ public:
     const std::uint8_t* fix(std::uint8_t* rows, std::size_t n) {
         const bool gray = l_.photometric == PHOTOMETRIC_MINISBLACK || l_.photometric == PHOTOMETRIC_MINISWHITE;
         if (gray && l_.bps <= 16) {
-            const bool invert = l_.photometric == PHOTOMETRIC_MINISWHITE;
+            // Float and signed samples have no "white" to flip against: they are kept bitwise.
+            const bool invert = l_.photometric == PHOTOMETRIC_MINISWHITE && l_.integer;
             const std::size_t samples = n * std::size_t(l_.spp);
             if (l_.bps < 8) {
                 const unsigned max = (1u << l_.bps) - 1;
@@ -167,6 +169,7 @@ Image read_tiff(const std::string& path, std::uint64_t /*file_size*/) {
     l.spp = spp;
     l.bps = bps;
     l.separate = planar == PLANARCONFIG_SEPARATE;
+    l.integer = format == SAMPLEFORMAT_UINT || format == SAMPLEFORMAT_VOID;
 
     if (!TIFFIsCODECConfigured(compression)) {
         const TIFFCodec* codec = TIFFFindCODEC(compression);
