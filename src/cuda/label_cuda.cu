@@ -1,0 +1,412 @@
+// The CUDA backend: kernels over the shared per-thread programs (kernels/bodies.cuh, where the
+// algorithm and its papers are described), the device API (include/cclabel/cuda.hpp) and the host
+// API's CUDA path (pinned staging, chunked copies).
+//
+// One call enqueues, on one stream: a memset of the workspace counters; Start+Connect (one
+// kernel, tiles in ticket order) or Start and Connect; CUB's in-place exclusive sum over the
+// per-tile root counts; Number (one kernel, ticket order), or on the wide path Collapse and Number;
+// and a 4-byte copy of N. Nothing is allocated and the host never waits.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstring>
+#include <cub/device/device_scan.cuh>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cclabel/cuda.hpp"
+#include "cclabel/error.hpp"
+#include "core/backends.hpp"
+#include "core/request.hpp"
+#include "cuda/kernels/bodies.cuh"
+#include "cuda/launch.hpp"
+
+namespace cclabel::cuda::detail {
+namespace {
+
+[[noreturn]] void throw_cuda(cudaError_t e, const char* what) {
+    throw Error(std::string("CUDA error in ") + what + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+}
+void check(cudaError_t e, const char* what) {
+    if (e != cudaSuccess) throw_cuda(e, what);
+}
+#define CCL_CUDA(call) ::cclabel::cuda::detail::check((call), #call)
+#define CCL_LAUNCHED(name) ::cclabel::cuda::detail::check(cudaGetLastError(), "launch of " name)
+
+/// The Ops of bodies.cuh on the GPU. Shared-array loads are relaxed atomics at device scope, so
+/// spin loops re-read memory and concurrent atomicMin writes are not data races.
+struct DeviceOps {
+    std::uint32_t* smem;  // ≥ 33 words
+    std::uint32_t tid, nthreads;
+
+    __device__ std::uint32_t ld(const std::uint32_t* p) {
+        std::uint32_t v;
+        asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+        return v;
+    }
+    __device__ std::uint32_t ld_acquire(const std::uint32_t* p) {
+        std::uint32_t v;
+        asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+        return v;
+    }
+    __device__ void st(std::uint32_t* p, std::uint32_t v) {
+        asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+    }
+    __device__ void st_release(std::uint32_t* p, std::uint32_t v) {
+        asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+    }
+    __device__ std::uint32_t amin(std::uint32_t* p, std::uint32_t v) { return atomicMin(p, v); }
+    __device__ std::uint32_t aadd(std::uint32_t* p, std::uint32_t v) { return atomicAdd(p, v); }
+    __device__ std::uint32_t aor(std::uint32_t* p, std::uint32_t v) { return atomicOr(p, v); }
+    __device__ void fence() { __threadfence(); }
+    __device__ void pause() { __nanosleep(100); }
+    __device__ void bound(std::uint64_t, std::uint64_t, const char*) {}
+    __device__ std::uint32_t ballot(std::uint32_t mask, bool pred) { return __ballot_sync(mask, pred); }
+    __device__ void sync() { __syncthreads(); }
+    __device__ void check_tile_total(std::uint32_t, std::uint32_t, std::uint32_t) {}
+    __device__ std::uint32_t block_ticket(std::uint32_t* counter, std::uint32_t t) {
+        if (t == 0) smem[32] = atomicAdd(counter, 1u);
+        __syncthreads();
+        const std::uint32_t v = smem[32];
+        __syncthreads();
+        return v;
+    }
+    // Needs every thread of the block, and a block of whole warps.
+    __device__ std::uint32_t block_exclusive_sum(std::uint32_t v, std::uint32_t& total) {
+        const std::uint32_t lane = tid & 31u, warp = tid >> 5, warps = (nthreads + 31u) >> 5;
+        std::uint32_t x = v;
+        for (std::uint32_t o = 1; o < 32; o <<= 1) {
+            const std::uint32_t y = __shfl_up_sync(0xFFFFFFFFu, x, o);
+            if (lane >= o) x += y;
+        }
+        if (lane == 31) smem[warp] = x;
+        __syncthreads();
+        if (warp == 0) {
+            std::uint32_t s = lane < warps ? smem[lane] : 0u;
+            for (std::uint32_t o = 1; o < 32; o <<= 1) {
+                const std::uint32_t y = __shfl_up_sync(0xFFFFFFFFu, s, o);
+                if (lane >= o) s += y;
+            }
+            smem[lane] = s;
+        }
+        __syncthreads();
+        const std::uint32_t before = (warp > 0 ? smem[warp - 1] : 0u) + x - v;
+        total = smem[warps - 1];
+        __syncthreads();
+        return before;
+    }
+};
+
+template <PixelFormat F>
+__global__ void __launch_bounds__(1024) start_connect_kernel(Params g, int mode) {
+    __shared__ std::uint32_t smem[40];
+    DeviceOps ops{smem, threadIdx.x, blockDim.x};
+    start_connect_program<F>(ops, g, threadIdx.x, blockIdx.x, mode);
+}
+
+template <PixelFormat F>
+__global__ void __launch_bounds__(1024) number_kernel(Params g) {
+    __shared__ std::uint32_t smem[40];
+    DeviceOps ops{smem, threadIdx.x, blockDim.x};
+    number_program<F>(ops, g, threadIdx.x);
+}
+
+template <PixelFormat F>
+__global__ void __launch_bounds__(1024) collapse_wide_kernel(Params g) {
+    __shared__ std::uint32_t smem[40];
+    DeviceOps ops{smem, threadIdx.x, blockDim.x};
+    collapse_wide_program<F>(ops, g, threadIdx.x, blockIdx.x);
+}
+
+template <PixelFormat F>
+__global__ void __launch_bounds__(1024) number_wide_kernel(Params g) {
+    __shared__ std::uint32_t smem[40];
+    DeviceOps ops{smem, threadIdx.x, blockDim.x};
+    number_wide_program<F>(ops, g, threadIdx.x, blockIdx.x);
+}
+
+void record(cudaEvent_t e, cudaStream_t s, const char* what) {
+    if (e) check(cudaEventRecord(e, s), what);
+}
+
+std::size_t scan_temp_bytes(std::uint64_t items, cudaStream_t stream) {
+    std::size_t bytes = 0;
+    CCL_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, bytes, static_cast<std::uint32_t*>(nullptr),
+                                           static_cast<std::uint32_t*>(nullptr), items, stream));
+    return bytes;
+}
+
+}  // namespace
+}  // namespace cclabel::cuda::detail
+
+namespace cclabel::cuda {
+
+void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView& image, std::uint32_t* labels,
+                  std::uint32_t* count, const Options& options, cudaStream_t stream, const Tuning& tuning,
+                  const StageEvents* events) {
+    using namespace detail;
+    const cclabel::detail::Request r = cclabel::detail::make_request(image, labels, options);
+    if (!count) throw Error("label_device: the count pointer is null");
+    const std::uint64_t pixels = r.pixels();
+    const std::uint64_t number_tiles =
+        tuning.shape.number_tile ? (pixels + tuning.shape.number_tile - 1) / tuning.shape.number_tile : 0;
+    const LaunchPlan plan = plan_launch(std::uint64_t(r.width), std::uint64_t(r.height), tuning.shape,
+                                        tuning.force_wide_numbering,
+                                        pixels ? scan_temp_bytes(number_tiles + 1, stream) : 0);
+    if (!plan.error.empty()) throw Error("label_device: " + plan.error);
+    const std::size_t need = std::size_t(std::max<std::uint64_t>(plan.workspace_bytes, kWorkspaceAlign));
+    if (!workspace) {
+        workspace_bytes = need;
+        return;
+    }
+    if (workspace_bytes < need)
+        throw Error("label_device: workspace of " + std::to_string(workspace_bytes) + " bytes, " +
+                    std::to_string(need) + " needed");
+    if (pixels == 0) {
+        CCL_CUDA(cudaMemsetAsync(count, 0, sizeof(std::uint32_t), stream));
+        return;
+    }
+    auto* ws = static_cast<std::uint8_t*>(workspace);
+    Params g;
+    g.img = r.data;
+    g.stride = r.stride;
+    g.width = plan.width;
+    g.height = plan.height;
+    g.pixels = pixels;
+    g.labels = labels;
+    g.counts = reinterpret_cast<std::uint32_t*>(ws + plan.off_counts);
+    g.done = reinterpret_cast<std::uint32_t*>(ws + plan.off_done);
+    g.tickets = reinterpret_cast<std::uint32_t*>(ws + plan.off_tickets);
+    g.mask = plan.wide ? reinterpret_cast<std::uint32_t*>(ws + plan.off_mask) : nullptr;
+    g.tile_w = tuning.shape.tile_w;
+    g.tile_h = tuning.shape.tile_h;
+    g.warp_w = tuning.shape.warp_w;
+    g.number_tile = tuning.shape.number_tile;
+    g.tiles_x = std::uint32_t(plan.tiles_x);
+    g.flag = plan.wide ? 0u : kFlag;
+    g.background = plan.wide ? kWideBackground : 0u;
+    g.has_background = r.has_background;
+    g.background_key = r.background_key;
+    g.connectivity = r.connectivity;
+    g.sw = tuning.switches;
+
+    CCL_CUDA(cudaMemsetAsync(ws, 0, plan.zero_end, stream));
+    if (events) record(events->after_clear, stream, "cudaEventRecord(after_clear)");
+    const unsigned tiles = unsigned(plan.tiles), ntiles = unsigned(plan.number_tiles);
+    cclabel::detail::dispatch_format(r.format, [&]<PixelFormat F>() {
+        if (tuning.switches.fuse_start_connect) {
+            start_connect_kernel<F><<<tiles, plan.tile_threads, 0, stream>>>(g, 0);
+            CCL_LAUNCHED("start_connect_kernel (fused)");
+            if (events) record(events->after_start, stream, "cudaEventRecord(after_start)");
+            if (events) record(events->after_connect, stream, "cudaEventRecord(after_connect)");
+        } else {
+            start_connect_kernel<F><<<tiles, plan.tile_threads, 0, stream>>>(g, 1);
+            CCL_LAUNCHED("start_connect_kernel (Start)");
+            if (events) record(events->after_start, stream, "cudaEventRecord(after_start)");
+            start_connect_kernel<F><<<tiles, plan.tile_threads, 0, stream>>>(g, 2);
+            CCL_LAUNCHED("start_connect_kernel (Connect)");
+            if (events) record(events->after_connect, stream, "cudaEventRecord(after_connect)");
+        }
+        std::size_t temp = plan.scan_temp_bytes;
+        CCL_CUDA(cub::DeviceScan::ExclusiveSum(ws + plan.off_scan_temp, temp, g.counts, g.counts,
+                                               plan.number_tiles + 1, stream));
+        if (events) record(events->after_scan, stream, "cudaEventRecord(after_scan)");
+        if (!plan.wide) {
+            number_kernel<F><<<ntiles, g.number_tile, 0, stream>>>(g);
+            CCL_LAUNCHED("number_kernel");
+        } else {
+            collapse_wide_kernel<F><<<ntiles, g.number_tile, 0, stream>>>(g);
+            CCL_LAUNCHED("collapse_wide_kernel");
+            number_wide_kernel<F><<<ntiles, g.number_tile, 0, stream>>>(g);
+            CCL_LAUNCHED("number_wide_kernel");
+        }
+        if (events) record(events->after_number, stream, "cudaEventRecord(after_number)");
+        return 0;
+    });
+    CCL_CUDA(cudaMemcpyAsync(count, g.counts + plan.number_tiles, sizeof(std::uint32_t), cudaMemcpyDeviceToDevice,
+                             stream));
+}
+
+namespace {
+
+std::string mem_info() {
+    std::size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) return "";
+    return " (" + std::to_string(free_b) + " of " + std::to_string(total_b) + " bytes free)";
+}
+
+struct DeviceBuffer {
+    void* p = nullptr;
+    DeviceBuffer(std::size_t bytes, const char* what) {
+        const cudaError_t e = cudaMalloc(&p, std::max<std::size_t>(bytes, 1));
+        if (e != cudaSuccess) {
+            cudaGetLastError();  // clear the (non-sticky) allocation error
+            throw Error(std::string("cudaMalloc of ") + std::to_string(bytes) + " bytes for " + what + " failed: " +
+                        cudaGetErrorString(e) + mem_info());
+        }
+    }
+    ~DeviceBuffer() { cudaFree(p); }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+};
+
+struct PinnedBuffer {
+    void* p = nullptr;
+    PinnedBuffer(std::size_t bytes, const char* what) {
+        const cudaError_t e = cudaHostAlloc(&p, std::max<std::size_t>(bytes, 1), cudaHostAllocDefault);
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            throw Error(std::string("cudaHostAlloc of ") + std::to_string(bytes) + " bytes for " + what +
+                        " failed: " + cudaGetErrorString(e));
+        }
+    }
+    ~PinnedBuffer() { cudaFreeHost(p); }
+    PinnedBuffer(const PinnedBuffer&) = delete;
+    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+};
+
+struct Stream {
+    cudaStream_t s = nullptr;
+    Stream() { CCL_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+    ~Stream() { cudaStreamDestroy(s); }
+};
+
+struct Event {
+    cudaEvent_t e = nullptr;
+    Event() { CCL_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming)); }
+    ~Event() { cudaEventDestroy(e); }
+};
+
+constexpr std::size_t kStagingBytes = std::size_t(32) << 20;  // per staging buffer; two alternate
+
+}  // namespace
+
+std::uint32_t label_host(const ImageView& image, std::uint32_t* out, const Options& options, const Tuning& tuning) {
+    const cclabel::detail::Request r = cclabel::detail::make_request(image, out, options);
+    if (!cclabel::detail::cuda_device_present()) throw Error("backend cuda: no CUDA device is present");
+    const std::uint64_t pixels = r.pixels();
+    if (pixels == 0) return 0;
+    const std::size_t row_bytes = std::size_t(r.width) * std::size_t(bytes_per_pixel(r.format));
+    const std::size_t image_bytes = row_bytes * std::size_t(r.height);
+    const std::size_t label_bytes = std::size_t(pixels) * sizeof(std::uint32_t);
+
+    Stream stream;
+    ImageView d_view{nullptr, r.width, r.height, std::int64_t(row_bytes), r.format};
+    std::size_t ws_bytes = 0;
+    DeviceBuffer d_image(image_bytes, "the picture");
+    d_view.data = d_image.p;
+    DeviceBuffer d_labels(label_bytes, "the labels");
+    DeviceBuffer d_count(sizeof(std::uint32_t), "the count");
+    label_device(nullptr, ws_bytes, d_view, static_cast<std::uint32_t*>(d_labels.p), nullptr, options, stream.s,
+                 tuning);
+    DeviceBuffer d_ws(ws_bytes, "the workspace");
+
+    // Copies go through two pinned buffers in turn: the CPU fills one while the DMA engine moves
+    // the other, so pageable memory costs one host memcpy that overlaps the transfer.
+    const std::size_t stage = std::min(kStagingBytes, std::max(image_bytes, label_bytes));
+    PinnedBuffer pin0(stage, "staging"), pin1(stage, "staging");
+    void* pins[2] = {pin0.p, pin1.p};
+    Event ev[2];
+    bool busy[2] = {false, false};
+
+    // Upload, whole rows per chunk (a row longer than a chunk goes in pieces).
+    {
+        const std::size_t rows_per_chunk = std::max<std::size_t>(1, stage / std::max<std::size_t>(row_bytes, 1));
+        int k = 0;
+        for (std::int64_t y = 0; y < r.height;) {
+            if (busy[k]) CCL_CUDA(cudaEventSynchronize(ev[k].e));
+            auto* dst_dev = static_cast<std::uint8_t*>(d_image.p) + std::size_t(y) * row_bytes;
+            if (row_bytes <= stage) {
+                const std::size_t rows = std::min<std::size_t>(rows_per_chunk, std::size_t(r.height - y));
+                for (std::size_t j = 0; j < rows; ++j)
+                    std::memcpy(static_cast<std::uint8_t*>(pins[k]) + j * row_bytes, r.row(y + std::int64_t(j)),
+                                row_bytes);
+                CCL_CUDA(cudaMemcpyAsync(dst_dev, pins[k], rows * row_bytes, cudaMemcpyHostToDevice, stream.s));
+                y += std::int64_t(rows);
+            } else {
+                for (std::size_t off = 0; off < row_bytes; off += stage) {
+                    if (busy[k]) CCL_CUDA(cudaEventSynchronize(ev[k].e));
+                    const std::size_t n = std::min(stage, row_bytes - off);
+                    std::memcpy(pins[k], r.row(y) + off, n);
+                    CCL_CUDA(cudaMemcpyAsync(dst_dev + off, pins[k], n, cudaMemcpyHostToDevice, stream.s));
+                    CCL_CUDA(cudaEventRecord(ev[k].e, stream.s));
+                    busy[k] = true;
+                    k ^= 1;
+                }
+                ++y;
+                continue;
+            }
+            CCL_CUDA(cudaEventRecord(ev[k].e, stream.s));
+            busy[k] = true;
+            k ^= 1;
+        }
+    }
+
+    label_device(d_ws.p, ws_bytes, d_view, static_cast<std::uint32_t*>(d_labels.p),
+                 static_cast<std::uint32_t*>(d_count.p), options, stream.s, tuning);
+
+    // Download: the DMA engine fills one buffer while the CPU empties the other.
+    std::uint32_t n = 0;
+    {
+        CCL_CUDA(cudaMemcpyAsync(&n, d_count.p, sizeof n, cudaMemcpyDeviceToHost, stream.s));
+        const std::size_t chunk = stage / sizeof(std::uint32_t) * sizeof(std::uint32_t);
+        std::size_t pending_off[2] = {0, 0}, pending_len[2] = {0, 0};
+        int k = 0;
+        auto drain = [&](int b) {
+            CCL_CUDA(cudaEventSynchronize(ev[b].e));
+            std::memcpy(reinterpret_cast<std::uint8_t*>(out) + pending_off[b], pins[b], pending_len[b]);
+            pending_len[b] = 0;
+        };
+        for (std::size_t off = 0; off < label_bytes; off += chunk) {
+            if (pending_len[k]) drain(k);
+            const std::size_t len = std::min(chunk, label_bytes - off);
+            CCL_CUDA(cudaMemcpyAsync(pins[k], static_cast<std::uint8_t*>(d_labels.p) + off, len, cudaMemcpyDeviceToHost,
+                                     stream.s));
+            CCL_CUDA(cudaEventRecord(ev[k].e, stream.s));
+            pending_off[k] = off;
+            pending_len[k] = len;
+            k ^= 1;
+        }
+        for (int b : {k, k ^ 1})
+            if (pending_len[b]) drain(b);
+        CCL_CUDA(cudaStreamSynchronize(stream.s));
+    }
+    return n;
+}
+
+}  // namespace cclabel::cuda
+
+namespace cclabel::detail {
+
+bool cuda_device_present() noexcept {
+    int n = 0;
+    const cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    return n > 0;
+}
+
+std::uint32_t label_cuda_host(const Request& r, std::uint32_t* out) {
+    if (!cuda_device_present()) throw Error("backend cuda: no CUDA device is present");
+    const ImageView view{r.data, r.width, r.height, r.stride, r.format};
+    Options o;
+    o.connectivity = r.connectivity;
+    // The request carries the background as a key already; the device API takes Options, so pass
+    // the key back as channels of the format.
+    if (r.has_background && r.format != PixelFormat::Binary8) {
+        const std::uint32_t k = r.background_key;
+        switch (r.format) {
+            case PixelFormat::RGB8: o.background = std::vector<std::uint64_t>{k & 0xFF, (k >> 8) & 0xFF, (k >> 16) & 0xFF}; break;
+            case PixelFormat::RGBA8:
+                o.background = std::vector<std::uint64_t>{k & 0xFF, (k >> 8) & 0xFF, (k >> 16) & 0xFF, k >> 24};
+                break;
+            default: o.background = std::vector<std::uint64_t>{k}; break;
+        }
+    }
+    return cuda::label_host(view, out, o);
+}
+
+}  // namespace cclabel::detail
