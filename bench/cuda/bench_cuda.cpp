@@ -1,0 +1,228 @@
+// GPU benchmark of the CUDA labeller on the synthetic construction sheet (bench/drawing.hpp), with
+// the picture already on the GPU: median time per call (CUDA events), as a multiple of the
+// bandwidth floor (read the picture once + write the labels once at 4.2 TB/s), throughput, time of
+// each stage, extra device memory; every switch off in turn and several launch shapes; and the host
+// API with copies included. Labels are checked against the CPU backend at every size.
+//
+//   bench_cuda [--dpi 50,100,...] [--reps N] [--variants DPI] [--no-check]
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cclabel/cclabel.hpp"
+#include "cclabel/cuda.hpp"
+#include "drawing.hpp"
+
+namespace {
+
+void ck(cudaError_t e, const char* what) {
+    if (e != cudaSuccess) {
+        std::fprintf(stderr, "CUDA error in %s: %s\n", what, cudaGetErrorString(e));
+        std::exit(2);
+    }
+}
+
+constexpr double kBandwidth = 4.2e12;  // bytes/s: the H200's device-to-device copy rate measured here
+
+struct Timing {
+    double total_ms = 0, clear_ms = 0, start_ms = 0, connect_ms = 0, scan_ms = 0, number_ms = 0;
+    std::uint32_t count = 0;
+    std::size_t workspace = 0;
+};
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+struct Gpu {
+    void* img = nullptr;
+    std::uint32_t* labels = nullptr;
+    std::uint32_t* count = nullptr;
+    cclabel::ImageView view;
+};
+
+Timing time_device(const Gpu& g, const cclabel::Options& o, const cclabel::cuda::Tuning& t, int reps) {
+    Timing r;
+    std::size_t bytes = 0;
+    cclabel::cuda::label_device(nullptr, bytes, g.view, g.labels, g.count, o, nullptr, t);
+    void* ws = nullptr;
+    ck(cudaMalloc(&ws, bytes), "cudaMalloc(workspace)");
+    r.workspace = bytes;
+    cudaEvent_t ev[6];
+    for (auto& e : ev) ck(cudaEventCreate(&e), "cudaEventCreate");
+    cclabel::cuda::StageEvents se{ev[1], ev[2], ev[3], ev[4], ev[5]};
+    std::vector<double> tot, cl, st, co, sc, nu;
+    for (int k = 0; k < reps + 2; ++k) {
+        ck(cudaEventRecord(ev[0], nullptr), "cudaEventRecord");
+        cclabel::cuda::label_device(ws, bytes, g.view, g.labels, g.count, o, nullptr, t, &se);
+        ck(cudaEventSynchronize(ev[5]), "cudaEventSynchronize");
+        if (k < 2) continue;  // warm-up
+        float ms[5];
+        for (int s = 0; s < 5; ++s) ck(cudaEventElapsedTime(&ms[s], ev[s], ev[s + 1]), "cudaEventElapsedTime");
+        float all = 0;
+        ck(cudaEventElapsedTime(&all, ev[0], ev[5]), "cudaEventElapsedTime");
+        tot.push_back(all);
+        cl.push_back(ms[0]);
+        st.push_back(ms[1]);
+        co.push_back(ms[2]);
+        sc.push_back(ms[3]);
+        nu.push_back(ms[4]);
+    }
+    ck(cudaMemcpy(&r.count, g.count, 4, cudaMemcpyDeviceToHost), "cudaMemcpy(count)");
+    r.total_ms = median(tot);
+    r.clear_ms = median(cl);
+    r.start_ms = median(st);
+    r.connect_ms = median(co);
+    r.scan_ms = median(sc);
+    r.number_ms = median(nu);
+    for (auto& e : ev) cudaEventDestroy(e);
+    cudaFree(ws);
+    return r;
+}
+
+bool check_labels(const Gpu& g, const cclabel::bench::Drawing& d, const cclabel::Options& o0, std::uint32_t gpu_count) {
+    const std::size_t n = std::size_t(d.width * d.height);
+    std::vector<std::uint32_t> got(n), want(n);
+    ck(cudaMemcpy(got.data(), g.labels, n * 4, cudaMemcpyDeviceToHost), "cudaMemcpy(labels)");
+    cclabel::Options o = o0;
+    o.backend = cclabel::Backend::Cpu;
+    const auto cpu = cclabel::label(cclabel::make_view(d.rgb.data(), d.width, d.height, cclabel::PixelFormat::RGB8),
+                                    want.data(), o);
+    return cpu.count == gpu_count && std::memcmp(got.data(), want.data(), n * 4) == 0;
+}
+
+std::vector<int> parse_list(const char* s) {
+    std::vector<int> v;
+    for (const char* p = s; *p;) {
+        v.push_back(std::atoi(p));
+        while (*p && *p != ',') ++p;
+        if (*p == ',') ++p;
+    }
+    return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::vector<int> dpis = {50, 100, 200, 300, 400, 600, 800};
+    int reps = 10, variants_dpi = 800;
+    bool check = true;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--dpi" && i + 1 < argc) dpis = parse_list(argv[++i]);
+        else if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
+        else if (a == "--variants" && i + 1 < argc) variants_dpi = std::atoi(argv[++i]);
+        else if (a == "--no-check") check = false;
+        else {
+            std::fprintf(stderr, "usage: bench_cuda [--dpi 50,100] [--reps N] [--variants DPI|0] [--no-check]\n");
+            return 2;
+        }
+    }
+    cudaDeviceProp prop{};
+    ck(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+    std::printf("# GPU: %s, %d SMs, %.0f GB; reps %d (median)\n", prop.name, prop.multiProcessorCount,
+                double(prop.totalGlobalMem) / 1e9, reps);
+    std::printf("%-5s %-9s %-8s %9s %8s %7s %9s | %7s %7s %7s %7s %7s | %9s %6s %9s %s\n", "dpi", "size", "paper",
+                "N", "ms", "xfloor", "Gpx/s", "clear", "start", "connect", "scan", "number", "extra MB", "KB/Mpx",
+                "host ms", "check");
+    auto run_variants = [&](const cclabel::bench::Drawing& d, const Gpu& g) {
+        std::printf("\n# variants at %d dpi (%lldx%lld), paper labelled / paper as background, ms\n", variants_dpi,
+                    (long long)d.width, (long long)d.height);
+        struct V {
+            const char* name;
+            cclabel::cuda::Tuning t;
+        };
+        std::vector<V> vs;
+        vs.push_back({"all on (32x8, number 256)", {}});
+        auto sw = [&](const char* n, auto f) {
+            cclabel::cuda::Tuning t;
+            f(t.switches);
+            vs.push_back({n, t});
+        };
+        sw("up_before_left off", [](auto& s) { s.up_before_left = false; });
+        sw("warp_runs off", [](auto& s) { s.warp_runs = false; });
+        sw("skip_joins off", [](auto& s) { s.skip_joins = false; });
+        sw("path_halving off", [](auto& s) { s.path_halving = false; });
+        sw("background_in_start off", [](auto& s) { s.background_in_start = false; });
+        sw("fuse_start_connect off", [](auto& s) { s.fuse_start_connect = false; });
+        sw("warp_runs+skip_joins off", [](auto& s) { s.warp_runs = false; s.skip_joins = false; });
+        for (auto sh : {cclabel::cuda::LaunchShape{64, 4, 32, 256}, cclabel::cuda::LaunchShape{32, 16, 32, 256},
+                        cclabel::cuda::LaunchShape{128, 2, 32, 256}, cclabel::cuda::LaunchShape{32, 8, 32, 512},
+                        cclabel::cuda::LaunchShape{32, 8, 32, 1024}, cclabel::cuda::LaunchShape{32, 4, 32, 128}}) {
+            cclabel::cuda::Tuning t;
+            t.shape = sh;
+            static std::vector<std::string> names;
+            names.push_back("shape " + std::to_string(sh.tile_w) + "x" + std::to_string(sh.tile_h) + ", number " +
+                            std::to_string(sh.number_tile));
+            vs.push_back({names.back().c_str(), t});
+        }
+        cclabel::cuda::Tuning wide;
+        wide.force_wide_numbering = true;
+        vs.push_back({"wide numbering (root bitmask)", wide});
+        for (const auto& v : vs) {
+            double ms[2];
+            bool ok = true;
+            for (int bg = 0; bg < 2; ++bg) {
+                cclabel::Options o;
+                if (bg) o.background = std::vector<std::uint64_t>{255, 255, 255};
+                const Timing r = time_device(g, o, v.t, std::max(3, reps / 2));
+                ms[bg] = r.total_ms;
+                if (check && bg == 1) ok = check_labels(g, d, o, r.count);
+            }
+            std::printf("%-34s %8.3f %8.3f  %s\n", v.name, ms[0], ms[1], check ? (ok ? "ok" : "MISMATCH") : "-");
+            std::fflush(stdout);
+        }
+    };
+    for (int dpi : dpis) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const cclabel::bench::Drawing d = cclabel::bench::make_drawing(dpi);
+        const double gen_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const std::size_t n = std::size_t(d.width * d.height);
+        Gpu g;
+        ck(cudaMalloc(&g.img, d.rgb.size()), "cudaMalloc(picture)");
+        ck(cudaMalloc(reinterpret_cast<void**>(&g.labels), n * 4), "cudaMalloc(labels)");
+        ck(cudaMalloc(reinterpret_cast<void**>(&g.count), 4), "cudaMalloc(count)");
+        ck(cudaMemcpy(g.img, d.rgb.data(), d.rgb.size(), cudaMemcpyHostToDevice), "cudaMemcpy(picture)");
+        g.view = cclabel::make_view(g.img, d.width, d.height, cclabel::PixelFormat::RGB8);
+        const double floor_ms = double(n) * 7.0 / kBandwidth * 1e3;
+        for (int bg = 0; bg < 2; ++bg) {
+            cclabel::Options o;
+            if (bg) o.background = std::vector<std::uint64_t>{255, 255, 255};
+            const Timing r = time_device(g, o, {}, reps);
+            bool ok = true;
+            if (check) ok = check_labels(g, d, o, r.count);
+            // Host API: picture in pageable host memory, labels back to host memory, all included.
+            std::vector<std::uint32_t> out(n);
+            std::vector<double> host;
+            cclabel::Options oh = o;
+            oh.backend = cclabel::Backend::Cuda;
+            for (int k = 0; k < 3; ++k) {
+                const auto h0 = std::chrono::steady_clock::now();
+                cclabel::label(cclabel::make_view(d.rgb.data(), d.width, d.height, cclabel::PixelFormat::RGB8),
+                               out.data(), oh);
+                host.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - h0).count());
+            }
+            char size[32];
+            std::snprintf(size, sizeof size, "%lldx%lld", (long long)d.width, (long long)d.height);
+            std::printf("%-5d %-9s %-8s %9u %8.3f %7.2f %9.2f | %7.3f %7.3f %7.3f %7.3f %7.3f | %9.1f %6.1f %9.1f %s\n",
+                        dpi, size, bg ? "bg" : "labelled", r.count, r.total_ms, r.total_ms / floor_ms,
+                        double(n) / (r.total_ms * 1e-3) / 1e9, r.clear_ms, r.start_ms, r.connect_ms, r.scan_ms,
+                        r.number_ms, double(r.workspace) / 1e6, double(r.workspace) / 1e3 / (double(n) / 1e6),
+                        median(host), check ? (ok ? "ok" : "MISMATCH") : "-");
+            std::fflush(stdout);
+        }
+        std::printf("#   (generated in %.1f s; floor %.3f ms)\n", gen_s, floor_ms);
+        if (dpi == variants_dpi) run_variants(d, g);
+        cudaFree(g.img);
+        cudaFree(g.labels);
+        cudaFree(g.count);
+    }
+    return 0;
+}
