@@ -38,7 +38,7 @@ fi
 
 if has test; then
   t0=$SECONDS
-  CCLABEL_GPU_HUGE=1 timeout 300 ./$B/tests/cuda/cclabel_cuda_tests >"$OUT/gpu_tests.log" 2>&1
+  CCLABEL_GPU_HUGE=1 timeout ${TEST_TIMEOUT:-300} ./$B/tests/cuda/cclabel_cuda_tests >"$OUT/gpu_tests.log" 2>&1
   rc=$?
   log "gpu tests rc=$rc in $((SECONDS - t0)) s: $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/gpu_tests.log" | tr '\n' ' ')"
   grep -E "FAILED|Failure" "$OUT/gpu_tests.log" | head -20
