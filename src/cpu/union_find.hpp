@@ -1,6 +1,7 @@
 #pragma once
-// Sequential union-find over run indices with min-linking and path halving. Each band of the CPU
-// labeller owns one of these over its own runs; the seam merge then works on the whole table.
+// Sequential union-find over provisional labels with min-linking and path halving. Provisional
+// labels are handed out in raster order of the run that opened them, so hanging the larger root
+// under the smaller leaves every region rooted at the label of its first pixel's run.
 #include <cstdint>
 
 namespace cclabel::cpu {
@@ -15,33 +16,16 @@ inline std::uint32_t find_root(std::uint32_t* parent, std::uint32_t i) {
     return i;
 }
 
-/// Joins the sets of @p a and @p b; the larger root is hung under the smaller.
-inline void unite(std::uint32_t* parent, std::uint32_t a, std::uint32_t b) {
+/// Joins the sets of @p a and @p b; the larger root is hung under the smaller. Returns the root.
+inline std::uint32_t unite(std::uint32_t* parent, std::uint32_t a, std::uint32_t b) {
     a = find_root(parent, a);
     b = find_root(parent, b);
-    if (a < b)
+    if (a < b) {
         parent[b] = a;
-    else if (b < a)
-        parent[a] = b;
-}
-
-/// Unites every run of the current row with the same-keyed runs of the previous row that touch it.
-/// Runs [pb, pe) are the previous row and [cb, ce) the current one; both in increasing x. Indices are
-/// shifted by @p prev_base / @p cur_base into @p parent's index space.
-template <int Conn>
-void merge_rows(std::uint32_t* parent, const std::uint32_t* ps, const std::uint32_t* pe_x, const std::uint32_t* pk,
-                std::uint32_t pn, std::uint32_t prev_base, const std::uint32_t* cs, const std::uint32_t* ce_x,
-                const std::uint32_t* ck, std::uint32_t cn, std::uint32_t cur_base) {
-    // With 8-connectivity a run touches the runs above it that reach one pixel past either end.
-    constexpr std::int64_t kReach = Conn == 8 ? 1 : 0;
-    std::uint32_t j = 0;
-    for (std::uint32_t i = 0; i < cn; ++i) {
-        const std::int64_t lo = std::int64_t(cs[i]) - kReach;
-        const std::int64_t hi = std::int64_t(ce_x[i]) + kReach;
-        while (j < pn && std::int64_t(pe_x[j]) < lo) ++j;
-        for (std::uint32_t k = j; k < pn && std::int64_t(ps[k]) <= hi; ++k)
-            if (pk[k] == ck[i]) unite(parent, prev_base + k, cur_base + i);
+        return a;
     }
+    parent[a] = b;
+    return b;
 }
 
 }  // namespace cclabel::cpu
