@@ -147,7 +147,6 @@ void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView
                   const StageEvents* events) {
     using namespace detail;
     const cclabel::detail::Request r = cclabel::detail::make_request(image, labels, options);
-    if (!count) throw Error("label_device: the count pointer is null");
     const std::uint64_t pixels = r.pixels();
     const std::uint64_t number_tiles =
         tuning.shape.number_tile ? (pixels + tuning.shape.number_tile - 1) / tuning.shape.number_tile : 0;
@@ -160,6 +159,7 @@ void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView
         workspace_bytes = need;
         return;
     }
+    if (!count) throw Error("label_device: the count pointer is null");
     if (workspace_bytes < need)
         throw Error("label_device: workspace of " + std::to_string(workspace_bytes) + " bytes, " +
                     std::to_string(need) + " needed");
