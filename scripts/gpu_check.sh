@@ -53,7 +53,7 @@ fi
 if has sanitize; then
   # Small and medium cases only: the tools slow kernels 10-100x. racecheck sees shared memory only,
   # so the global union-find races rest on the emulator, repetition and the determinism test.
-  filter='Cuda.BitHelpers*:Cuda.EmptyAndTiny:Cuda.BackToBack*:Cuda.TwoStreams*:Cuda.DeviceApiErrors'
+  filter='Cuda.RandomImages*:Cuda.BitHelpers*:Cuda.EmptyAndTiny:Cuda.BackToBack*:Cuda.TwoStreams*:Cuda.DeviceApiErrors'
   for tool in memcheck initcheck synccheck racecheck; do
     t0=$SECONDS
     extra=""; [ $tool = memcheck ] && extra="--leak-check full"

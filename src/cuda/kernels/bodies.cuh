@@ -184,7 +184,8 @@ CCL_HD void start_pixel(Ops& ops, const Params& g, const TilePos& t) {
 /// Skipping (switch skip_joins): with 8-conn, if L has the pixel's value then L already joined
 /// everything of UL and U, and U covers UR when U has the value too, so only UR may be needed
 /// (when U differs); if L differs, U covers UL and UR, else UL and UR are each needed. With
-/// 4-conn, L and U of the same value are already joined when UL has it too (L–UL–U).
+/// 4-conn, L and U of the same value are already joined when UL has it too (L–UL–U). The same
+/// argument lets a run start with L, UL and U of its value join U instead of L.
 /// The UR join of a tile's right column below the tile's top row reaches into the tile on the
 /// right, which the fused kernel may not have started: the pixel it reaches (first column of the
 /// next tile, one row up) makes it instead, as a join with its down-left neighbour.
@@ -204,7 +205,7 @@ CCL_HD void connect_pixel(Ops& ops, const Params& g, const TilePos& t) {
         sUL = x > 0 && key_at<F>(g, x - 1, y - 1) == c;
         sUR = g.connectivity == 8 && x + 1 < g.width && key_at<F>(g, x + 1, y - 1) == c;
     }
-    const bool jL = sL && !(g.sw.warp_runs && t.lane > 0);  // lanes past 0 share their left's run
+    bool jL = sL && !(g.sw.warp_runs && t.lane > 0);  // lanes past 0 share their left's run
     bool jU = false, jUL = false, jUR = false;
     if (g.connectivity == 8) {
         if (skip) {
@@ -219,6 +220,16 @@ CCL_HD void connect_pixel(Ops& ops, const Params& g, const TilePos& t) {
         if (x + 1 == t.x0 + g.tile_w && y > t.y0) jUR = false;  // made by the pixel it reaches
     } else {
         jU = skip ? sU && !(sL && sUL) : sU;
+    }
+    // A run start whose L, UL and U all have its value is joined to L through UL–U already, so
+    // it joins U instead of L. Joining L would chain every row's warp runs one after another (a
+    // 33,600-pixel row of paper is a chain of 1,050 roots); joining U hangs each run under the
+    // root of the run above, so paper forms short trees (the row-above-first order of cuCIM).
+    if (skip && jL && sU && sUL) {
+        jL = false;
+        jU = true;
+        jUL = false;
+        jUR = false;
     }
     // The down-left join made for the tile on the left (see above).
     bool jDL = false;
