@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
             cclabel::cuda::Tuning t;
         };
         std::vector<V> vs;
-        vs.push_back({"all on (32x8, number 256)", {}});
+        vs.push_back({"defaults (32x8, number 1024 by 4, unfused)", {}});
         auto sw = [&](const char* n, auto f) {
             cclabel::cuda::Tuning t;
             f(t.switches);
@@ -151,16 +151,16 @@ int main(int argc, char** argv) {
         sw("skip_joins off", [](auto& s) { s.skip_joins = false; });
         sw("path_halving off", [](auto& s) { s.path_halving = false; });
         sw("background_in_start off", [](auto& s) { s.background_in_start = false; });
-        sw("fuse_start_connect off", [](auto& s) { s.fuse_start_connect = false; });
+        sw("fuse_start_connect on", [](auto& s) { s.fuse_start_connect = true; });
         sw("warp_runs+skip_joins off", [](auto& s) { s.warp_runs = false; s.skip_joins = false; });
-        for (auto sh : {cclabel::cuda::LaunchShape{64, 4, 32, 256}, cclabel::cuda::LaunchShape{32, 16, 32, 256},
-                        cclabel::cuda::LaunchShape{128, 2, 32, 256}, cclabel::cuda::LaunchShape{32, 8, 32, 512},
-                        cclabel::cuda::LaunchShape{32, 8, 32, 1024}, cclabel::cuda::LaunchShape{32, 4, 32, 128}}) {
+        for (auto sh : {cclabel::cuda::LaunchShape{64, 4, 32, 1024, 4}, cclabel::cuda::LaunchShape{128, 2, 32, 1024, 4},
+                        cclabel::cuda::LaunchShape{32, 16, 32, 1024, 4}, cclabel::cuda::LaunchShape{32, 8, 32, 256, 1},
+                        cclabel::cuda::LaunchShape{32, 8, 32, 512, 2}, cclabel::cuda::LaunchShape{32, 8, 32, 2048, 4}}) {
             cclabel::cuda::Tuning t;
             t.shape = sh;
             static std::vector<std::string> names;
             names.push_back("shape " + std::to_string(sh.tile_w) + "x" + std::to_string(sh.tile_h) + ", number " +
-                            std::to_string(sh.number_tile));
+                            std::to_string(sh.number_tile) + " by " + std::to_string(sh.number_ppt));
             vs.push_back({names.back().c_str(), t});
         }
         cclabel::cuda::Tuning wide;

@@ -65,6 +65,23 @@ struct DeviceOps {
     __device__ std::uint32_t ballot(std::uint32_t mask, bool pred) { return __ballot_sync(mask, pred); }
     __device__ void sync() { __syncthreads(); }
     __device__ void check_tile_total(std::uint32_t, std::uint32_t, std::uint32_t) {}
+    // A thread's own consecutive pixels: nobody else writes them during Number, so plain (and,
+    // when aligned, 16-byte) accesses.
+    __device__ void ld_own(const std::uint32_t* p, std::uint32_t n, std::uint32_t* v) {
+        if (n == 4 && (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0) {
+            const uint4 q = *reinterpret_cast<const uint4*>(p);
+            v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+        } else {
+            for (std::uint32_t j = 0; j < n; ++j) v[j] = p[j];
+        }
+    }
+    __device__ void st_own(std::uint32_t* p, std::uint32_t n, const std::uint32_t* v) {
+        if (n == 4 && (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0) {
+            *reinterpret_cast<uint4*>(p) = make_uint4(v[0], v[1], v[2], v[3]);
+        } else {
+            for (std::uint32_t j = 0; j < n; ++j) p[j] = v[j];
+        }
+    }
     __device__ std::uint32_t block_ticket(std::uint32_t* counter, std::uint32_t t) {
         if (t == 0) smem[32] = atomicAdd(counter, 1u);
         __syncthreads();
@@ -183,6 +200,7 @@ void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView
     g.tile_h = tuning.shape.tile_h;
     g.warp_w = tuning.shape.warp_w;
     g.number_tile = tuning.shape.number_tile;
+    g.number_ppt = tuning.shape.number_ppt;
     g.tiles_x = std::uint32_t(plan.tiles_x);
     g.flag = plan.wide ? 0u : kFlag;
     g.background = plan.wide ? kWideBackground : 0u;
@@ -213,12 +231,12 @@ void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView
                                                plan.number_tiles + 1, stream));
         if (events) record(events->after_scan, stream, "cudaEventRecord(after_scan)");
         if (!plan.wide) {
-            number_kernel<F><<<ntiles, g.number_tile, 0, stream>>>(g);
+            number_kernel<F><<<ntiles, plan.number_threads, 0, stream>>>(g);
             CCL_LAUNCHED("number_kernel");
         } else {
-            collapse_wide_kernel<F><<<ntiles, g.number_tile, 0, stream>>>(g);
+            collapse_wide_kernel<F><<<ntiles, plan.number_threads, 0, stream>>>(g);
             CCL_LAUNCHED("collapse_wide_kernel");
-            number_wide_kernel<F><<<ntiles, g.number_tile, 0, stream>>>(g);
+            number_wide_kernel<F><<<ntiles, plan.number_threads, 0, stream>>>(g);
             CCL_LAUNCHED("number_wide_kernel");
         }
         if (events) record(events->after_number, stream, "cudaEventRecord(after_number)");

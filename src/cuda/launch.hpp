@@ -22,6 +22,7 @@ struct LaunchPlan {
     std::uint64_t tiles_x = 0, tiles_y = 0, tiles = 0;  ///< Start/Connect tiles
     std::uint32_t tile_threads = 0;
     std::uint64_t number_tiles = 0;  ///< Number blocks, one count each
+    std::uint32_t number_threads = 0;
     bool wide = false;               ///< numbering through the root bitmask (≥ 2^31 pixels or forced)
     // Workspace layout (bytes from the workspace start). [zero_begin, zero_end) is cleared per call.
     std::uint64_t off_counts = 0;   ///< number_tiles + 1 uint32 (scanned in place; the last is N)
@@ -44,10 +45,12 @@ inline std::string check_shape(const LaunchShape& s, bool for_gpu) {
     if (s.warp_w == 0 || s.warp_w > 32) return "warp_w must be 1..32";
     if (s.tile_w == 0 || s.tile_h == 0 || s.tile_w % s.warp_w != 0) return "tile_w must be a positive multiple of warp_w";
     if (std::uint64_t(s.tile_w) * s.tile_h > 1024) return "tile_w * tile_h must be at most 1024";
-    if (s.number_tile == 0 || s.number_tile > 1024) return "number_tile must be 1..1024";
+    if (s.number_ppt == 0 || s.number_ppt > 4) return "number_ppt must be 1..4";
+    if (s.number_tile == 0 || s.number_tile % s.number_ppt != 0 || s.number_tile / s.number_ppt > 1024)
+        return "number_tile must be a multiple of number_ppt, at most 1024 threads";
     if (for_gpu) {
         if (s.warp_w != 32) return "warp_w must be 32 on the GPU";
-        if (s.number_tile % 32 != 0) return "number_tile must be a multiple of 32 on the GPU";
+        if ((s.number_tile / s.number_ppt) % 32 != 0) return "number_tile / number_ppt must be a multiple of 32 on the GPU";
     }
     return {};
 }
@@ -73,6 +76,7 @@ inline LaunchPlan plan_launch(std::uint64_t width, std::uint64_t height, const L
     p.tiles = p.tiles_x * p.tiles_y;
     p.tile_threads = shape.tile_w * shape.tile_h;
     p.number_tiles = (p.pixels + shape.number_tile - 1) / shape.number_tile;
+    p.number_threads = shape.number_tile / shape.number_ppt;
     p.wide = force_wide || p.pixels >= kFlagPathLimit;
     if (p.tiles > kMaxGridX || p.number_tiles > kMaxGridX) {
         p.error = "too many tiles for one grid";

@@ -25,7 +25,7 @@ namespace {
 constexpr PixelFormat kFormats[] = {PixelFormat::Binary8, PixelFormat::Gray8, PixelFormat::Gray16,
                                     PixelFormat::U32,     PixelFormat::RGB8,  PixelFormat::RGBA8};
 
-const cuda::LaunchShape kShapes[] = {{32, 8, 32, 256}, {64, 4, 32, 128}};
+const cuda::LaunchShape kShapes[] = {{32, 8, 32, 1024, 4}, {64, 4, 32, 128, 1}};
 
 Options options_for(const TestImage& img, int conn, std::optional<std::uint64_t> bg) {
     Options o;
@@ -86,7 +86,7 @@ TEST(Cuda, RandomImagesEveryFormatShapeAndSwitch) {
             case 2: t.switches.skip_joins = false; n = "skip_joins off"; break;
             case 3: t.switches.path_halving = false; n = "path_halving off"; break;
             case 4: t.switches.background_in_start = false; n = "background_in_start off"; break;
-            case 5: t.switches.fuse_start_connect = false; n = "fuse_start_connect off"; break;
+            case 5: t.switches.fuse_start_connect = true; n = "fuse_start_connect on"; break;
             case 6: t.force_wide_numbering = true; n = "wide numbering"; break;
         }
         tunings.push_back({n, t});

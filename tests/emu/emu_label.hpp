@@ -46,6 +46,7 @@ inline EmuRun emu_label(const cclabel::detail::Request& r, std::uint32_t* out, c
     g.tile_h = tuning.shape.tile_h;
     g.warp_w = tuning.shape.warp_w;
     g.number_tile = tuning.shape.number_tile;
+    g.number_ppt = tuning.shape.number_ppt;
     g.tiles_x = std::uint32_t(plan.tiles_x);
     g.flag = plan.wide ? 0u : kFlag;
     g.background = plan.wide ? kWideBackground : 0u;
@@ -81,13 +82,13 @@ inline EmuRun emu_label(const cclabel::detail::Request& r, std::uint32_t* out, c
         }
         if (!plan.wide) {
             ex.set_phase(Phase::NumberFlag);
-            ex.launch(plan.number_tiles, tuning.shape.number_tile, ww,
+            ex.launch(plan.number_tiles, plan.number_threads, ww,
                       [&](EmuOps& ops, std::uint32_t tid, std::uint64_t) { number_program<F>(ops, g, tid); });
         } else {
-            ex.launch(plan.number_tiles, tuning.shape.number_tile, ww,
+            ex.launch(plan.number_tiles, plan.number_threads, ww,
                       [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) { collapse_wide_program<F>(ops, g, tid, b); });
             ex.set_phase(Phase::NumberWide);
-            ex.launch(plan.number_tiles, tuning.shape.number_tile, ww,
+            ex.launch(plan.number_tiles, plan.number_threads, ww,
                       [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) { number_wide_program<F>(ops, g, tid, b); });
         }
         return 0;

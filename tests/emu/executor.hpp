@@ -69,6 +69,12 @@ public:
     std::uint32_t block_ticket(std::uint32_t* counter, std::uint32_t tid);
     std::uint32_t block_exclusive_sum(std::uint32_t v, std::uint32_t& total);
     void check_tile_total(std::uint32_t tid, std::uint32_t got, std::uint32_t expected);
+    void ld_own(const std::uint32_t* p, std::uint32_t n, std::uint32_t* v) {
+        for (std::uint32_t j = 0; j < n; ++j) v[j] = ld(p + j);
+    }
+    void st_own(std::uint32_t* p, std::uint32_t n, const std::uint32_t* v) {
+        for (std::uint32_t j = 0; j < n; ++j) st(p + j, v[j]);
+    }
 
 private:
     Executor* ex_;

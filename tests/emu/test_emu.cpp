@@ -88,10 +88,12 @@ TEST(EmuPlan, CoversThePictureAndRespectsLimits) {
     // Empty pictures plan nothing.
     EXPECT_EQ(cd::plan_launch(0, 5, s, false, 0).tiles, 0u);
     // Shapes the GPU cannot run.
-    EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{48, 8, 32, 256}, false, 0).error.empty());
-    EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{64, 32, 32, 256}, false, 0).error.empty());
-    EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{4, 2, 4, 8}, false, 0).error.empty());
-    EXPECT_TRUE(cd::plan_launch(10, 10, LaunchShape{4, 2, 4, 8}, false, 0, false).error.empty());
+    EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{48, 8, 32, 1024, 4}, false, 0).error.empty());
+    EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{64, 32, 32, 1024, 4}, false, 0).error.empty());
+    EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{32, 8, 32, 1000, 4}, false, 0).error.empty());
+    EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{32, 8, 32, 1024, 3}, false, 0).error.empty());
+    EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{4, 2, 4, 8, 2}, false, 0).error.empty());
+    EXPECT_TRUE(cd::plan_launch(10, 10, LaunchShape{4, 2, 4, 8, 2}, false, 0, false).error.empty());
 }
 
 // ---- the emulated pipeline against the CPU labeller ----------------------------------------------
@@ -103,17 +105,22 @@ struct Variant {
 
 std::vector<Variant> variants() {
     std::vector<Variant> v;
-    auto shape = [](std::uint32_t tw, std::uint32_t th, std::uint32_t ww, std::uint32_t nt) {
-        return LaunchShape{tw, th, ww, nt};
+    auto shape = [](std::uint32_t tw, std::uint32_t th, std::uint32_t ww, std::uint32_t nt, std::uint32_t ppt) {
+        return LaunchShape{tw, th, ww, nt, ppt};
     };
     Tuning t;
-    t.shape = shape(4, 2, 4, 8);
-    v.push_back({"all on, 4x2 warp 4", t});
-    t.shape = shape(8, 3, 4, 5);
+    t.shape = shape(4, 2, 4, 8, 2);
+    v.push_back({"all on, 4x2 warp 4, number 8 (2 a thread)", t});
+    t.shape = shape(8, 3, 4, 5, 1);
     v.push_back({"all on, 8x3 warp 4, number 5", t});
-    t.shape = shape(32, 2, 32, 32);
+    t.shape = shape(4, 3, 4, 12, 4);
+    v.push_back({"all on, 4x3 warp 4, number 12 (4 a thread)", t});
+    t.switches.fuse_start_connect = true;
+    v.push_back({"fused Start+Connect, 4x3", t});
+    t.switches.fuse_start_connect = false;
+    t.shape = shape(32, 2, 32, 32, 4);
     v.push_back({"all on, 32x2 warp 32", t});
-    const LaunchShape small = shape(4, 2, 4, 8);
+    const LaunchShape small = shape(4, 2, 4, 8, 2);
     for (int k = 0; k < 6; ++k) {
         Tuning o;
         o.shape = small;
@@ -124,7 +131,7 @@ std::vector<Variant> variants() {
             case 2: o.switches.skip_joins = false; n = "skip_joins off"; break;
             case 3: o.switches.path_halving = false; n = "path_halving off"; break;
             case 4: o.switches.background_in_start = false; n = "background_in_start off"; break;
-            case 5: o.switches.fuse_start_connect = false; n = "fuse_start_connect off"; break;
+            case 5: o.switches.fuse_start_connect = true; n = "fuse_start_connect on"; break;
         }
         v.push_back({n, o});
     }

@@ -25,19 +25,22 @@ struct Switches {
     /// labelled like any value and their region is mapped to 0 at the end.
     bool background_in_start = true;
     /// Start and Connect run as one kernel over tiles taken in raster order; a tile joins its
-    /// neighbours once their Start is published. Off: two kernels, the picture read twice.
-    bool fuse_start_connect = true;
+    /// neighbours once their Start is published. Off (the default: faster on the H200, see
+    /// bench/RESULTS.md): two kernels, the picture read twice.
+    bool fuse_start_connect = false;
 };
 
 /// Launch geometry. tile_w × tile_h pixels per block of Start/Connect, one thread a pixel; a warp
 /// is warp_w consecutive pixels of one row. On the GPU warp_w is 32 and tile_w a multiple of 32,
-/// tile_w × tile_h ≤ 1024; number_tile is the pixels per block (and per count) of Number, a multiple
-/// of 32 on the GPU. The CPU executor of the kernels takes any small values (e.g. 4 × 2, warp 4).
+/// tile_w × tile_h ≤ 1024. number_tile is the pixels per block (and per root count) of Number, each
+/// thread taking number_ppt (1, 2 or 4) consecutive pixels; on the GPU number_tile / number_ppt is a
+/// multiple of 32. The CPU executor of the kernels takes any small values (e.g. 4 × 2, warp 4).
 struct LaunchShape {
     std::uint32_t tile_w = 32;
     std::uint32_t tile_h = 8;
     std::uint32_t warp_w = 32;
-    std::uint32_t number_tile = 256;
+    std::uint32_t number_tile = 1024;
+    std::uint32_t number_ppt = 4;
 };
 
 /// Everything that tunes a call without changing its labels.

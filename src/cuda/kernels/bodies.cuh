@@ -48,7 +48,8 @@ struct Params {
     std::uint32_t* done = nullptr;     ///< per Start/Connect tile: its Start is published
     std::uint32_t* tickets = nullptr;  ///< [0] Start/Connect tiles, [1] Number tiles
     std::uint32_t* mask = nullptr;     ///< wide path: root bits
-    std::uint32_t tile_w = 32, tile_h = 8, warp_w = 32, number_tile = 256;
+    std::uint32_t tile_w = 32, tile_h = 8, warp_w = 32, number_tile = 1024;
+    std::uint32_t number_ppt = 4;  ///< Number: pixels per thread (consecutive); threads = number_tile / number_ppt
     std::uint32_t tiles_x = 0;
     std::uint32_t flag = kFlag;         ///< kFlag on the flag path, 0 on the wide path
     std::uint32_t background = 0;       ///< the label-buffer value of a background pixel before Number
@@ -281,36 +282,54 @@ CCL_HD void start_connect_program(Ops& ops, const Params& g, std::uint32_t tid, 
 }
 
 /// Number on the flag path, one block a Number tile taken in ticket order (so every earlier tile is
-/// held by a running block). Roots get offset + rank + 1; every other pixel walks up until it meets
-/// an unflagged value, which is its region's label. A walk can only wait for a root of an earlier
+/// held by a running block). Each thread owns number_ppt consecutive pixels (one 16-byte load and
+/// store when aligned). Roots get offset + rank + 1; every other pixel walks up until it meets an
+/// unflagged value, which is its region's label. A walk can only wait for a root of an earlier
 /// tile, which that tile writes before it waits for anything.
 template <PixelFormat F, class Ops>
 CCL_HD void number_program(Ops& ops, const Params& g, std::uint32_t tid) {
+    constexpr std::uint32_t kMaxPpt = 4;
+    const std::uint32_t ppt = g.number_ppt;
     const std::uint64_t tile = ops.block_ticket(&g.tickets[1], tid);
-    const std::uint64_t i64 = tile * g.number_tile + tid;
-    const bool inside = i64 < g.pixels;
-    const std::uint32_t i = std::uint32_t(i64);
-    const std::uint32_t v = inside ? ops.ld(&g.labels[i]) : 0u;
-    const bool is_root = inside && v == (i | kFlag);
-    // With background_in_start off the background's region is built like any other; its root takes
-    // label 0 and everything that walks to it follows.
-    const bool bg_root = is_root && g.has_background && !g.sw.background_in_start &&
-                         key_at<F>(g, i % g.width, i / g.width) == g.background_key;
-    const bool numbered = is_root && !bg_root;
+    const std::uint64_t base = tile * g.number_tile + std::uint64_t(tid) * ppt;
+    const std::uint32_t n = base >= g.pixels ? 0u : std::uint32_t(g.pixels - base < ppt ? g.pixels - base : ppt);
+    std::uint32_t v[kMaxPpt] = {0, 0, 0, 0}, out[kMaxPpt] = {0, 0, 0, 0};
+    if (n) ops.ld_own(&g.labels[base], n, v);
+    std::uint32_t root_bits = 0, numbered = 0;
+    for (std::uint32_t j = 0; j < n; ++j) {
+        const std::uint32_t i = std::uint32_t(base + j);
+        out[j] = v[j];
+        if (v[j] != (i | kFlag)) continue;
+        root_bits |= 1u << j;
+        // With background_in_start off the background's region is built like any other; its root
+        // takes label 0 and everything that walks to it follows.
+        const bool bg_root = g.has_background && !g.sw.background_in_start &&
+                             key_at<F>(g, i % g.width, i / g.width) == g.background_key;
+        if (bg_root) {
+            out[j] = 0;
+            ops.st(&g.labels[i], 0);
+        } else {
+            ++numbered;
+        }
+    }
     std::uint32_t total = 0;
-    const std::uint32_t rank = ops.block_exclusive_sum(numbered ? 1u : 0u, total);
-    if (numbered) ops.st(&g.labels[i], g.counts[tile] + rank + 1);
-    if (bg_root) ops.st(&g.labels[i], 0);
+    std::uint32_t rank = ops.block_exclusive_sum(numbered, total);
+    for (std::uint32_t j = 0; j < n; ++j)
+        if ((root_bits >> j & 1u) && out[j] != 0) {
+            out[j] = g.counts[tile] + (rank++) + 1;
+            ops.st(&g.labels[base + j], out[j]);
+        }
     ops.check_tile_total(tid, total, g.counts[tile + 1] - g.counts[tile]);
     ops.sync();
-    if (inside && (v & kFlag) && !is_root) {
-        std::uint32_t p = v & ~kFlag;
-        std::uint32_t label = 0;
+    bool changed = root_bits != 0;
+    for (std::uint32_t j = 0; j < n; ++j) {
+        if (!(v[j] & kFlag) || (root_bits >> j & 1u)) continue;
+        std::uint32_t p = v[j] & ~kFlag;
         for (std::uint64_t it = 0;; ++it) {
             ops.bound(it, std::uint64_t(1) << 40, "number walk");
             const std::uint32_t w = ops.ld(&g.labels[p]);
             if ((w & kFlag) == 0) {
-                label = w;
+                out[j] = w;
                 break;
             }
             const std::uint32_t q = w & ~kFlag;
@@ -319,14 +338,15 @@ CCL_HD void number_program(Ops& ops, const Params& g, std::uint32_t tid) {
             else
                 p = q;
         }
-        ops.st(&g.labels[i], label);
+        changed = true;
     }
+    // Background pixels already hold 0: a thread of only background writes nothing.
+    if (changed) ops.st_own(&g.labels[base], n, out);
 }
 
 /// Collapse on the wide path: every pixel points at its root; roots set their bit in the mask.
 template <PixelFormat F, class Ops>
-CCL_HD void collapse_wide_program(Ops& ops, const Params& g, std::uint32_t tid, std::uint64_t block) {
-    const std::uint64_t i64 = block * g.number_tile + tid;
+CCL_HD void collapse_wide_pixel(Ops& ops, const Params& g, std::uint64_t i64) {
     if (i64 >= g.pixels) return;
     const std::uint32_t i = std::uint32_t(i64);
     const std::uint32_t v = ops.ld(&g.labels[i]);
@@ -340,10 +360,16 @@ CCL_HD void collapse_wide_program(Ops& ops, const Params& g, std::uint32_t tid, 
         ops.amin(&g.labels[i], r | g.flag);
 }
 
+template <PixelFormat F, class Ops>
+CCL_HD void collapse_wide_program(Ops& ops, const Params& g, std::uint32_t tid, std::uint64_t block) {
+    const std::uint32_t threads = g.number_tile / g.number_ppt;
+    for (std::uint32_t j = 0; j < g.number_ppt; ++j)
+        collapse_wide_pixel<F>(ops, g, block * g.number_tile + tid + std::uint64_t(j) * threads);
+}
+
 /// Number on the wide path: a root's rank is the number of root bits before it in its tile.
 template <PixelFormat F, class Ops>
-CCL_HD void number_wide_program(Ops& ops, const Params& g, std::uint32_t tid, std::uint64_t block) {
-    const std::uint64_t i64 = block * g.number_tile + tid;
+CCL_HD void number_wide_pixel(Ops& ops, const Params& g, std::uint64_t i64) {
     if (i64 >= g.pixels) return;
     const std::uint32_t i = std::uint32_t(i64);
     const std::uint32_t v = ops.ld(&g.labels[i]);
@@ -368,6 +394,13 @@ CCL_HD void number_wide_program(Ops& ops, const Params& g, std::uint32_t tid, st
         rank += popc32(bits);
     }
     ops.st(&g.labels[i], g.counts[tile] + rank + 1);
+}
+
+template <PixelFormat F, class Ops>
+CCL_HD void number_wide_program(Ops& ops, const Params& g, std::uint32_t tid, std::uint64_t block) {
+    const std::uint32_t threads = g.number_tile / g.number_ppt;
+    for (std::uint32_t j = 0; j < g.number_ppt; ++j)
+        number_wide_pixel<F>(ops, g, block * g.number_tile + tid + std::uint64_t(j) * threads);
 }
 
 }  // namespace cclabel::cuda::detail
