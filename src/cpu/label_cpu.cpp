@@ -1,202 +1,171 @@
-// The CPU labeller: a run-based two-pass labeller over horizontal bands, one band per thread.
+// The CPU labeller: a two-pass scan-mask labeller over horizontal bands, one band per thread, whose
+// union-find lives in the output itself.
 //
-//   1. Each band walks its rows. A row is cut into runs of one key; a run takes the provisional
-//      label of the first touching same-keyed pixel in the row above (4- or 8-touching), unites
-//      with every other distinct label it touches there, or opens a new label if it touches none.
-//      Labels are written straight into the output, so the row above is read back from there, and
-//      the only other memory is the union-find over labels (few compared with pixels).
-//   2. Each band renames its labels into one global space (band b's follow band b-1's, so raster
-//      order is kept); one thread then merges the seams between bands (last row of band b-1, first
-//      row of band b). Every band keeps its own table: nothing is copied into a global one.
-//   3. Each band resolves the roots of its labels and counts them; a prefix over the counts gives
-//      each band its first final label, so regions are numbered 1..N in raster order of their
-//      first pixel (a region's smallest label is its first run's, and min-linking keeps it root).
-//   4. Each band rewrites its pixels through a table from provisional to final label.
-// Bands never share a write and every choice depends on the picture only, so the labels are the
-// same for every thread count (the stripe scheme of OpenCV's parallel SAUF, with runs).
+//   1. Scan. Each band walks its rows. For every pixel a 5-bit code says which earlier neighbours
+//      have its key (computed a row at a time, so the comparisons vectorise); the code gives the
+//      pixel's provisional label (a neighbour's, or a fresh one) and the rare union the scan mask
+//      leaves (neighbour_code.hpp). A fresh label is the pixel's own index + 1, so label l "lives"
+//      at pixel l - 1, whose own entry is l: the label image doubles as the union-find forest
+//      (out[l - 1] is l's parent) and the labeller needs no memory beyond the output. Unions hang
+//      the larger root under the smaller, so every set stays rooted at its first pixel.
+//   2. Seams. One thread unites the labels that touch across each band seam (last row of band b-1,
+//      first row of band b), and points every root it hung under another band's straight at the
+//      final root.
+//   3. Number. Walking its pixels in raster order, a band gives each root (out[i] == i + 1) the next
+//      number and every other pixel the number already written at its parent's pixel, which comes
+//      earlier. With several bands, the bands count their roots first and a prefix over the counts
+//      says where each band's numbers start.
+// Bands never share a write outside the seam step and every choice depends on the picture only,
+// so the labels are the same for every thread count.
 #include "cpu/label_cpu.hpp"
 
 #include <algorithm>
 #include <barrier>
-#include <memory>
-#include <new>
-#include <string>
 #include <thread>
 #include <vector>
 
-#include "cclabel/error.hpp"
-
+#include "cpu/neighbour_code.hpp"
 #include "cpu/row_keys.hpp"
-#include "cpu/union_find.hpp"
+#include "cpu/simd.hpp"
 
 namespace cclabel::cpu {
 namespace {
 
-// Arrays of labels are sized for the worst case (every pixel its own label) but left uninitialised,
-// so the pages the labeller never reaches are never touched.
-std::unique_ptr<std::uint32_t[]> label_table(std::uint64_t n) {
-    try {
-        return std::unique_ptr<std::uint32_t[]>(new std::uint32_t[n]);
-    } catch (const std::bad_alloc&) {
-        throw Error("out of memory: the CPU labeller could not allocate " + std::to_string(n * 4) +
-                    " bytes for its label table");
+/// The union-find over labels stored in the label image: the parent of label l is out[l - 1].
+struct Forest {
+    std::uint32_t* out;
+
+    std::uint32_t parent(std::uint32_t l) const { return out[l - 1]; }
+    /// Root of @p l, halving the path on the way.
+    std::uint32_t find(std::uint32_t l) const {
+        while (out[l - 1] != l) {
+            const std::uint32_t g = out[out[l - 1] - 1];
+            out[l - 1] = g;
+            l = g;
+        }
+        return l;
     }
-}
+    /// Root of @p l without writing.
+    std::uint32_t find_readonly(std::uint32_t l) const {
+        while (out[l - 1] != l) l = out[l - 1];
+        return l;
+    }
+    void unite(std::uint32_t a, std::uint32_t b) const {
+        a = find(a);
+        b = find(b);
+        if (a < b) out[b - 1] = a;
+        else if (b < a) out[a - 1] = b;
+    }
+};
 
 struct Band {
     std::int64_t y0 = 0, y1 = 0;
-    /// parent[l] for the band's provisional labels l = 1..n: local labels during the scan, global
-    /// indices (see base) after it; [0] stands for the background.
-    std::unique_ptr<std::uint32_t[]> parent;
-    std::unique_ptr<std::uint32_t[]> root;  ///< per label: its root's global index, or for roots the final label
-    std::uint32_t n = 0;
-    std::uint32_t base = 0;  ///< global index of local label 1
+    std::uint64_t begin = 0, end = 0;  ///< pixel indices
     std::uint32_t roots = 0;
-    std::uint32_t first_label = 0;  ///< final label of the band's first root, minus one
+    std::uint32_t first_label = 0;  ///< numbers of this band's roots start after this
+    /// Roots of this band that pixels of later bands point at, with their rank in the band.
+    std::vector<std::uint32_t> targets;
+    std::vector<std::uint32_t> target_rank;
+    /// Per row: mostly long stretches of one label (then numbering caches the last label).
+    std::vector<std::uint8_t> stretchy_rows;
 };
-
-// The band tables seen as one array over global indices; used only where bands meet.
-class Forest {
-public:
-    explicit Forest(std::vector<Band>& bands) : bands_(bands) {}
-    std::uint32_t& operator[](std::uint32_t g) const {
-        Band& b = band_of(g);
-        return b.parent[g - b.base + 1];
-    }
-    Band& band_of(std::uint32_t g) const {
-        auto it = std::upper_bound(bands_.begin(), bands_.end(), g,
-                                   [](std::uint32_t v, const Band& b) { return v < b.base; });
-        return *(it - 1);
-    }
-
-private:
-    std::vector<Band>& bands_;
-};
-
-std::uint32_t find_global(const Forest& f, std::uint32_t i) {
-    while (f[i] != i) {
-        const std::uint32_t g = f[f[i]];
-        f[i] = g;
-        i = g;
-    }
-    return i;
-}
-
-void unite_global(const Forest& f, std::uint32_t a, std::uint32_t b) {
-    a = find_global(f, a);
-    b = find_global(f, b);
-    if (a < b) f[b] = a;
-    else if (b < a) f[a] = b;
-}
-
-// Root of @p i without writing: other bands read the same tables at the same time.
-std::uint32_t find_readonly(const Forest& f, std::uint32_t i) {
-    while (f[i] != i) i = f[i];
-    return i;
-}
-
-// Provisional label of one pixel from its earlier neighbours' keys and labels. Matches pick the
-// label by priority up > left > up-left > up-right (Wu et al.'s scan mask): with the pixel above of
-// the same key, every other earlier neighbour is already in its set, so no union is needed; a union
-// is needed only for an up-right match that the chosen neighbour does not already reach. Written
-// with selects instead of branches: on noisy pictures the matches are unpredictable.
-struct Pick {
-    std::uint32_t label;
-    std::uint32_t join;   ///< label to unite with `label`, or 0
-    std::uint32_t fresh;  ///< 1 when the pixel opens a new label
-};
-
-// c ? a : b on 0/1 flags, as arithmetic so that the compiler emits no branch.
-inline std::uint32_t select(std::uint32_t c, std::uint32_t a, std::uint32_t b) {
-    const std::uint32_t m = 0u - c;
-    return (a & m) | (b & ~m);
-}
-
-template <int Conn>
-inline Pick pick(std::uint32_t mL, std::uint32_t mUL, std::uint32_t mU, std::uint32_t mUR, std::uint32_t lL,
-                 std::uint32_t lUL, std::uint32_t lU, std::uint32_t lUR, std::uint32_t fresh_label) {
-    Pick p;
-    if constexpr (Conn == 8) {
-        std::uint32_t l = select(mUR, lUR, fresh_label);
-        l = select(mUL, lUL, l);
-        l = select(mL, lL, l);
-        p.label = select(mU, lU, l);
-        p.join = select(mUR & (mU ^ 1u) & (mL | mUL), lUR, 0);
-        p.fresh = (mL | mUL | mU | mUR) ^ 1u;
-    } else {
-        (void)mUL, (void)mUR, (void)lUL, (void)lUR;
-        p.label = select(mU, lU, select(mL, lL, fresh_label));
-        p.join = select(mU & mL, lL, 0);
-        p.fresh = (mL | mU) ^ 1u;
-    }
-    return p;
-}
 
 template <PixelFormat F, int Conn>
 void scan_band(const detail::Request& r, Band& b, std::uint32_t* out) {
+    static constexpr CodeTable tab = make_code_table<Conn>();
     const auto w = std::uint32_t(r.width);
-    // One spare key at the end so that the up-right read at x = w - 1 stays in the buffer.
-    std::vector<std::uint32_t> keys_prev(w + 1), keys_cur(w + 1);
-    std::uint32_t* par = b.parent.get();
-    par[0] = 0;
-    const bool has_bg = r.has_background;
-    const std::uint32_t bg = r.background_key;
-    std::uint32_t next = 1;  // the next fresh label; parent[next] is written before it is handed out
+    const Forest forest{out};
+    std::vector<std::uint32_t> keys_prev(w), keys_cur(w), none(std::size_t(w) + 1, 0);
+    std::vector<std::uint8_t> code(w);
+    std::vector<std::uint8_t>& runs = b.stretchy_rows;
+    runs.assign(std::size_t(b.y1 - b.y0), 0);
     for (std::int64_t y = b.y0; y < b.y1; ++y) {
         load_row_keys<F>(r.row(y), w, keys_cur.data());
         const std::uint32_t* kc = keys_cur.data();
         const std::uint32_t* kp = keys_prev.data();
-        std::uint32_t* o = out + std::size_t(y) * w;
-        const std::uint32_t* op = o - w;  // the row above, only read when y > y0
-
-        auto emit = [&](std::uint32_t x, const Pick& p, std::uint32_t is_bg) {
-            par[next] = next;
-            const std::uint32_t lab = select(is_bg, 0u, p.label);
-            next += p.fresh & (is_bg ^ 1u);
-            // Background pixels match only background neighbours, whose label is 0: join is 0 then.
-            if ((p.join != 0) & (p.join != lab)) [[unlikely]] unite(par, lab, p.join);
-            o[x] = lab;
-            return lab;
-        };
-        std::uint32_t lL = 0;
-        if (y == b.y0) {
-            for (std::uint32_t x = 0; x < w; ++x) {
-                const std::uint32_t k = kc[x];
-                const std::uint32_t mL = std::uint32_t(x > 0) & std::uint32_t(kc[x - 1 + (x == 0)] == k);
-                lL = emit(x, pick<Conn>(mL, 0, 0, 0, lL, 0, 0, 0, next), std::uint32_t(has_bg) & std::uint32_t(k == bg));
-            }
+        const bool above = y > b.y0;
+        std::uint8_t* cd = code.data();
+        if (above && w > 2) {
+            row_codes(kp, kc, w, r.has_background, r.background_key, cd);
+            cd[0] = pixel_code(kp, kc, 0, w, true, r.has_background, r.background_key);
+            cd[w - 1] = pixel_code(kp, kc, w - 1, w, true, r.has_background, r.background_key);
         } else {
-            {
-                const std::uint32_t k = kc[0];
-                const std::uint32_t mU = kp[0] == k, mUR = w > 1 && kp[1] == k;
-                lL = emit(0, pick<Conn>(0, 0, mU, mUR, 0, 0, op[0], w > 1 ? op[1] : 0, next),
-                          std::uint32_t(has_bg) & std::uint32_t(k == bg));
+            for (std::uint32_t x = 0; x < w; ++x) cd[x] = pixel_code(kp, kc, x, w, above, r.has_background, r.background_key);
+        }
+        std::uint32_t* o = out + std::size_t(y) * w;
+        // The fresh label of pixel x of this row is first + x (indices fit: at most 2^32 - 1 pixels).
+        const auto first = std::uint32_t(std::uint64_t(y) * w + 1);
+        // Labels of the row above; op[w] is read at the row end but never used (its code bit is 0):
+        // it is this row's first label, or the spare zero of `none`.
+        const std::uint32_t* op = above ? o - w : none.data();
+        std::uint32_t cand[6] = {0, 0, 0, 0, 0, 0};  // indexed by Source
+        auto step = [&](std::uint32_t x, std::uint8_t c) {
+            cand[kFresh] = first + x;
+            cand[kFromU] = op[x];
+            cand[kFromUR] = op[x + 1];
+            const std::uint32_t lab = cand[tab.source[c]];
+            if (tab.join[c] != kFresh) [[unlikely]] {
+                const std::uint32_t j = cand[tab.join[c]];
+                if (j != lab) forest.unite(lab, j);
             }
+            o[x] = lab;
+            cand[kFromL] = lab;
+        };
+        cand[kFromUL] = 0;
+        step(0, cd[0]);
+        // Stretches of three common codes skip the table: drawings are mostly pixels that take the
+        // label above (paper, strokes), or background; noise is mostly pixels that open a label.
+        // A row that is mostly breaks (noise) goes through the table pixel by pixel instead.
+        const bool stretchy = stretch_breaks(cd, w) * 4 < w;
+        runs[std::size_t(y - b.y0)] = stretchy;
+        if (!stretchy) {
             for (std::uint32_t x = 1; x < w; ++x) {
-                const std::uint32_t k = kc[x];
-                const std::uint32_t mL = kc[x - 1] == k, mUL = kp[x - 1] == k, mU = kp[x] == k;
-                const std::uint32_t mUR = std::uint32_t(kp[x + 1] == k) & std::uint32_t(x + 1 < w);
-                // op[x + 1] at x = w - 1 is this row's first label: valid memory, and unused (mUR 0).
-                lL = emit(x, pick<Conn>(mL, mUL, mU, mUR, lL, op[x - 1], op[x], op[x + 1], next),
-                          std::uint32_t(has_bg) & std::uint32_t(k == bg));
+                cand[kFromUL] = op[x - 1];
+                step(x, cd[x]);
             }
+            std::swap(keys_prev, keys_cur);
+            continue;
+        }
+        std::uint32_t x = 1;
+        while (x < w) {
+            const std::uint8_t c = cd[x];
+            std::uint32_t e;
+            if ((c & (kU | kBackground)) == kU) {
+                e = stretch_end(cd, x + 1, w, kU | kBackground, kU);
+                std::copy(op + x, op + e, o + x);
+                if constexpr (Conn == 4) {  // L and U are not neighbours of each other here
+                    for (std::uint32_t i = x; i < e; ++i)
+                        if ((cd[i] & kL) && o[i - 1] != o[i]) forest.unite(o[i - 1], o[i]);
+                }
+            } else if (c & kBackground) {
+                e = stretch_end(cd, x + 1, w, kBackground, kBackground);
+                std::fill(o + x, o + e, 0u);
+            } else if (c == 0) {
+                e = stretch_end(cd, x + 1, w, 0xFF, 0);
+                for (std::uint32_t i = x; i < e; ++i) o[i] = first + i;
+            } else {
+                cand[kFromUL] = op[x - 1];
+                step(x, c);
+                ++x;
+                continue;
+            }
+            cand[kFromL] = o[e - 1];
+            x = e;
         }
         std::swap(keys_prev, keys_cur);
     }
-    b.n = next - 1;
 }
 
-// Unites the labels of touching same-keyed pixels across the seam above band @p below. The output
-// still holds band-local labels; the tables already hold global indices.
+// Unites the labels of touching same-keyed pixels across the seam above band @p below; returns the
+// roots it hung under other roots.
 template <PixelFormat F, int Conn>
-void merge_seam(const detail::Request& r, const Forest& f, const Band& above, const Band& below,
-                const std::uint32_t* out) {
+void merge_seam(const detail::Request& r, const Forest& forest, const Band& below, std::vector<std::uint32_t>& linked) {
     const auto w = std::uint32_t(r.width);
     std::vector<std::uint32_t> ka(w), kb(w);
     load_row_keys<F>(r.row(below.y0 - 1), w, ka.data());
     load_row_keys<F>(r.row(below.y0), w, kb.data());
-    const std::uint32_t* la = out + std::size_t(below.y0 - 1) * w;
-    const std::uint32_t* lb = out + std::size_t(below.y0) * w;
+    const std::uint32_t* la = forest.out + std::size_t(below.y0 - 1) * w;
+    const std::uint32_t* lb = forest.out + std::size_t(below.y0) * w;
     std::uint32_t last_a = 0, last_b = 0;
     for (std::uint32_t x = 0; x < w; ++x) {
         if (lb[x] == 0) continue;
@@ -207,108 +176,147 @@ void merge_seam(const detail::Request& r, const Forest& f, const Band& above, co
             if (la[q] == last_a && lb[x] == last_b) continue;
             last_a = la[q];
             last_b = lb[x];
-            unite_global(f, above.base + la[q] - 1, below.base + lb[x] - 1);
+            // No path halving here: it could point pixels across bands at non-roots, which the
+            // numbering step does not expect.
+            std::uint32_t a = forest.find_readonly(la[q]), c = forest.find_readonly(lb[x]);
+            if (a == c) continue;
+            if (a > c) std::swap(a, c);
+            forest.out[c - 1] = a;
+            linked.push_back(c);
         }
     }
+}
+
+// Numbers the pixels [b.begin, b.end): roots get first_label + 1, + 2, ...; every other pixel the
+// number its parent's pixel already holds (the parent comes earlier), or, for a root of an earlier
+// band, that root's number. Selects, not branches, for the common cases: noise makes roots
+// unpredictable. Returns the band's last number.
+template <bool External, bool Stretchy>
+void number_row(std::uint64_t begin, std::uint64_t end, std::uint64_t band_begin, std::uint32_t* out, std::uint32_t& n,
+                const std::vector<std::uint32_t>& ext_root, const std::vector<std::uint32_t>& ext_number) {
+    // On stretchy rows runs of one provisional label take the number just given (a branch that
+    // predicts well there); elsewhere every pixel goes through selects.
+    std::uint32_t last_v = 0, last_number = 0;
+    for (std::uint64_t i = begin; i < end; ++i) {
+        const std::uint32_t v = out[i];
+        if constexpr (Stretchy) {
+            if (v == last_v) {
+                i = simd::replace_run(out, i, end, v, last_number) - 1;
+                continue;
+            }
+            last_v = v;
+        }
+        if constexpr (External) {
+            if (v <= band_begin && v != 0) [[unlikely]] {
+                const auto it = std::lower_bound(ext_root.begin(), ext_root.end(), v);
+                out[i] = last_number = ext_number[std::size_t(it - ext_root.begin())];
+                continue;
+            }
+        }
+        const std::uint32_t is_root = v == std::uint32_t(i + 1);
+        n += is_root;
+        // For a background pixel (v = 0) this reads the pixel itself, which holds 0.
+        const std::uint32_t parent_number = out[v != 0 ? std::uint64_t(v - 1) : i];
+        out[i] = last_number = is_root ? n : parent_number;
+    }
+}
+
+// Numbers the pixels of a band: roots get first_label + 1, + 2, ...; every other pixel the number
+// its parent's pixel already holds (the parent comes earlier), or, for a root of an earlier band,
+// that root's number. Returns the band's last number.
+template <bool External>
+std::uint32_t number_pixels(const Band& b, std::uint64_t w, std::uint32_t* out, const std::vector<std::uint32_t>& ext_root,
+                            const std::vector<std::uint32_t>& ext_number) {
+    std::uint32_t n = b.first_label;
+    for (std::int64_t y = b.y0; y < b.y1; ++y) {
+        const std::uint64_t begin = std::uint64_t(y) * w, end = begin + w;
+        if (b.stretchy_rows[std::size_t(y - b.y0)])
+            number_row<External, true>(begin, end, b.begin, out, n, ext_root, ext_number);
+        else
+            number_row<External, false>(begin, end, b.begin, out, n, ext_root, ext_number);
+    }
+    return n;
+}
+
+std::uint32_t number_band(const Band& b, std::uint64_t w, std::uint32_t* out, const std::vector<std::uint32_t>& ext_root,
+                          const std::vector<std::uint32_t>& ext_number) {
+    return ext_root.empty() || b.begin == 0 ? number_pixels<false>(b, w, out, ext_root, ext_number)
+                                            : number_pixels<true>(b, w, out, ext_root, ext_number);
 }
 
 template <PixelFormat F, int Conn>
 std::uint32_t label_impl(const detail::Request& r, std::uint32_t* out) {
     const int nb = int(std::min<std::int64_t>(r.threads, r.height));
+    const auto w = std::uint64_t(r.width);
     std::vector<Band> bands(static_cast<std::size_t>(nb));
-    for (int b = 0; b < nb; ++b) {
-        bands[std::size_t(b)].y0 = r.height * b / nb;
-        bands[std::size_t(b)].y1 = r.height * (b + 1) / nb;
+    for (int i = 0; i < nb; ++i) {
+        Band& b = bands[std::size_t(i)];
+        b.y0 = r.height * i / nb;
+        b.y1 = r.height * (i + 1) / nb;
+        b.begin = std::uint64_t(b.y0) * w;
+        b.end = std::uint64_t(b.y1) * w;
     }
-    // Every allocation happens here, before any thread starts, so that running out of memory is an
-    // Error for the caller and never an exception inside a worker.
-    for (Band& b : bands) {
-        const std::uint64_t most = std::uint64_t(b.y1 - b.y0) * std::uint64_t(r.width) + 1;
-        b.parent = label_table(most);
-        b.root = label_table(most);
+    const Forest forest{out};
+    if (nb == 1) {
+        scan_band<F, Conn>(r, bands[0], out);
+        return number_band(bands[0], w, out, {}, {});
     }
-    const Forest forest(bands);
-    std::uint32_t total = 0;
 
+    std::vector<std::uint32_t> ext_root, ext_number;  // roots pointed at across bands, and numbers
+    std::uint32_t total = 0;
     auto after_scan = [&]() noexcept {
-        std::uint32_t n = 0;  // at most the pixel count, which fits
-        for (Band& b : bands) {
-            b.base = n;
-            n += b.n;
+        std::vector<std::uint32_t> linked;
+        for (int i = 1; i < nb; ++i) merge_seam<F, Conn>(r, forest, bands[std::size_t(i)], linked);
+        for (std::uint32_t c : linked) {
+            const std::uint32_t root = forest.find_readonly(c);
+            out[c - 1] = root;
+            ext_root.push_back(root);
         }
-    };
-    auto after_rename = [&]() noexcept {
-        for (int b = 1; b < nb; ++b)
-            merge_seam<F, Conn>(r, forest, bands[std::size_t(b - 1)], bands[std::size_t(b)], out);
+        std::sort(ext_root.begin(), ext_root.end());
+        ext_root.erase(std::unique(ext_root.begin(), ext_root.end()), ext_root.end());
+        for (std::uint32_t root : ext_root) {
+            auto it = std::upper_bound(bands.begin(), bands.end(), std::uint64_t(root),
+                                       [](std::uint64_t v, const Band& b) { return v <= b.begin; });
+            (it - 1)->targets.push_back(root);
+        }
     };
     auto after_count = [&]() noexcept {
         std::uint32_t next = 0;
         for (Band& b : bands) {
             b.first_label = next;
             next += b.roots;
+            for (std::uint32_t rank : b.target_rank) ext_number.push_back(b.first_label + rank);
         }
         total = next;
     };
     std::barrier sync_scan(nb, after_scan);
-    std::barrier sync_rename(nb, after_rename);
     std::barrier sync_count(nb, after_count);
-    std::barrier sync_number(nb);
 
     auto work = [&](int bi) {
         Band& b = bands[std::size_t(bi)];
         scan_band<F, Conn>(r, b, out);
         sync_scan.arrive_and_wait();
 
-        std::uint32_t* par = b.parent.get();
-        const std::uint32_t n = b.n, base = b.base;
-        for (std::uint32_t l = 1; l <= n; ++l) par[l] += base - 1;
-        sync_rename.arrive_and_wait();
-
-        // Parents point to smaller indices, so a parent inside the band is resolved before its child;
-        // one in an earlier band is only read, never written, in this phase.
-        std::uint32_t* root = b.root.get();
         std::uint32_t roots = 0;
-        for (std::uint32_t l = 1; l <= n; ++l) {
-            const std::uint32_t g = base + l - 1, p = par[l];
-            if (p == g) {
-                root[l] = g;
-                ++roots;
-            } else {
-                root[l] = p >= base ? root[p - base + 1] : find_readonly(forest, p);
+        std::size_t t = 0;
+        b.target_rank.reserve(b.targets.size());
+        for (std::uint64_t i = b.begin; i < b.end; ++i) {
+            roots += out[i] == std::uint32_t(i + 1);
+            if (t < b.targets.size() && b.targets[t] == std::uint32_t(i + 1)) [[unlikely]] {
+                b.target_rank.push_back(roots);
+                ++t;
             }
         }
         b.roots = roots;
         sync_count.arrive_and_wait();
 
-        std::uint32_t next = b.first_label;
-        for (std::uint32_t l = 1; l <= n; ++l)
-            if (par[l] == base + l - 1) root[l] = ++next;
-        sync_number.arrive_and_wait();
-
-        // Roots now hold their final label, other labels the global index of their root. The parent
-        // table becomes the map from local to final label (index 0, the background, maps to 0).
-        for (std::uint32_t l = 1; l <= n; ++l) {
-            if (par[l] == base + l - 1) {
-                par[l] = root[l];
-            } else {
-                Band& rb = forest.band_of(root[l]);
-                par[l] = rb.root[root[l] - rb.base + 1];
-            }
-        }
-        const std::uint32_t* table = par;
-        std::uint32_t* o = out + std::size_t(b.y0) * std::size_t(r.width);
-        const std::size_t count = std::size_t(b.y1 - b.y0) * std::size_t(r.width);
-        for (std::size_t i = 0; i < count; ++i) o[i] = table[o[i]];
+        number_band(b, w, out, ext_root, ext_number);
     };
-
-    if (nb == 1) {
-        work(0);
-    } else {
-        std::vector<std::jthread> pool;
-        pool.reserve(std::size_t(nb - 1));
-        for (int b = 1; b < nb; ++b) pool.emplace_back(work, b);
-        work(0);
-    }
+    std::vector<std::jthread> pool;
+    pool.reserve(std::size_t(nb - 1));
+    for (int i = 1; i < nb; ++i) pool.emplace_back(work, i);
+    work(0);
+    pool.clear();
     return total;
 }
 

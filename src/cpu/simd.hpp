@@ -1,0 +1,81 @@
+#pragma once
+// The two row loops of the CPU labeller that the compiler cannot vectorise by itself, written with
+// x86 intrinsics behind a run-time check of the processor (the library itself targets plain
+// x86-64), with portable scalar versions that give the same results everywhere else.
+#include <cstdint>
+#include <cstring>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define CCLABEL_X86_SIMD 1
+#endif
+
+namespace cclabel::cpu::simd {
+
+inline void rgb8_keys_scalar(const std::uint8_t* row, std::uint32_t n, std::uint32_t* keys) {
+    for (std::uint32_t x = 0; x < n; ++x) {
+        const std::uint8_t* p = row + std::size_t(x) * 3;
+        keys[x] = std::uint32_t(p[0]) | (std::uint32_t(p[1]) << 8) | (std::uint32_t(p[2]) << 16);
+    }
+}
+
+inline std::uint64_t replace_run_scalar(std::uint32_t* out, std::uint64_t i, std::uint64_t end, std::uint32_t v,
+                                        std::uint32_t number) {
+    while (i < end && out[i] == v) out[i++] = number;
+    return i;
+}
+
+#if CCLABEL_X86_SIMD
+__attribute__((target("ssse3"))) inline void rgb8_keys_ssse3(const std::uint8_t* row, std::uint32_t n,
+                                                               std::uint32_t* keys) {
+    // Four pixels are 12 bytes; one shuffle spreads them over four 32-bit lanes with zero tops.
+    const __m128i spread = _mm_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1);
+    std::uint32_t x = 0;
+    // A 16-byte load reads 4 bytes past the 4 pixels: stop while 16 bytes remain in the row.
+    for (; x + 6 <= n; x += 4) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + std::size_t(x) * 3));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(keys + x), _mm_shuffle_epi8(v, spread));
+    }
+    rgb8_keys_scalar(row + std::size_t(x) * 3, n - x, keys + x);
+}
+
+__attribute__((target("avx2"))) inline std::uint64_t replace_run_avx2(std::uint32_t* out, std::uint64_t i,
+                                                                       std::uint64_t end, std::uint32_t v,
+                                                                       std::uint32_t number) {
+    const __m256i vv = _mm256_set1_epi32(int(v)), nn = _mm256_set1_epi32(int(number));
+    while (i + 8 <= end) {
+        const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(out + i));
+        const unsigned eq = unsigned(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(x, vv))));
+        if (eq != 0xFF) {
+            const unsigned k = unsigned(__builtin_ctz(~eq));  // first lane that differs
+            for (unsigned j = 0; j < k; ++j) out[i + j] = number;
+            return i + k;
+        }
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), nn);
+        i += 8;
+    }
+    return replace_run_scalar(out, i, end, v, number);
+}
+#endif
+
+/// RGB8 keys (R | G << 8 | B << 16, as PixelTraits packs them) of @p n pixels.
+inline void rgb8_keys(const std::uint8_t* row, std::uint32_t n, std::uint32_t* keys) {
+#if CCLABEL_X86_SIMD
+    static const bool ssse3 = __builtin_cpu_supports("ssse3");
+    if (ssse3) return rgb8_keys_ssse3(row, n, keys);
+#endif
+    rgb8_keys_scalar(row, n, keys);
+}
+
+/// Sets out[i] = @p number for i = begin, begin + 1, ... while out[i] == @p v (before end); returns
+/// the first i where out[i] != v, or end.
+inline std::uint64_t replace_run(std::uint32_t* out, std::uint64_t begin, std::uint64_t end, std::uint32_t v,
+                                 std::uint32_t number) {
+#if CCLABEL_X86_SIMD
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2) return replace_run_avx2(out, begin, end, v, number);
+#endif
+    return replace_run_scalar(out, begin, end, v, number);
+}
+
+}  // namespace cclabel::cpu::simd
