@@ -47,9 +47,10 @@ __attribute__((target("avx2"))) inline std::uint64_t replace_run_avx2(std::uint3
         const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(out + i));
         const unsigned eq = unsigned(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(x, vv))));
         if (eq != 0xFF) {
-            const unsigned k = unsigned(__builtin_ctz(~eq));  // first lane that differs
-            for (unsigned j = 0; j < k; ++j) out[i + j] = number;
-            return i + k;
+            const int k = __builtin_ctz(~eq);  // first lane that differs; lanes below it are v
+            const __m256i below = _mm256_cmpgt_epi32(_mm256_set1_epi32(k), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+            _mm256_maskstore_epi32(reinterpret_cast<int*>(out + i), below, nn);
+            return i + std::uint64_t(k);
         }
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), nn);
         i += 8;
