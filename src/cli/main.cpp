@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
     app.footer(
         "Example:\n"
         "  cclabel label sheet.png -o sheet.npy --background '#ffffff' --preview sheet-regions.png\n"
-        "  sheet.png: 2100x1500 rgb8, 163 colours, 2,384 regions, 9.8 ms (cpu)\n\n"
+        "  sheet.png: 2100x1500 rgb8, 2,335 colours, 79,051 regions, 20.1 ms (cpu)\n\n"
         "Run 'cclabel label --help' for every option.");
     app.set_version_flag("--version", std::string("cclabel ") + CCLABEL_VERSION_STRING);
     app.require_subcommand(1);
