@@ -92,6 +92,15 @@ public:
     using Program = std::function<void(EmuOps&, std::uint32_t tid, std::uint64_t block)>;
 
     explicit Executor(std::uint64_t seed) : rng_(seed), seed_(seed) {}
+    Executor(const Executor&) = delete;
+    Executor& operator=(const Executor&) = delete;
+    ~Executor() {
+#ifdef CCL_EMU_TSAN
+        // TSan counts each fiber as a thread (at most 8128 alive): hand them back.
+        for (auto& f : fibers_)
+            if (f.tsan_fiber) __tsan_destroy_fiber(f.tsan_fiber);
+#endif
+    }
 
     /// Arrays the programs may touch; anything else is an out-of-bounds access.
     void set_regions(std::vector<Region> r) { regions_ = std::move(r); }
