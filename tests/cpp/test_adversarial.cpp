@@ -10,13 +10,13 @@ namespace {
 
 class Adversarial : public ::testing::TestWithParam<std::size_t> {};
 
-const std::vector<Case>& cases() {
-    static const std::vector<Case> cs = adversarial_cases();
-    return cs;
+const std::vector<CaseMaker>& makers() {
+    static const std::vector<CaseMaker> ms = adversarial_makers();
+    return ms;
 }
 
 TEST_P(Adversarial, MatchesReference) {
-    const Case& c = cases()[GetParam()];
+    const Case c = makers()[GetParam()].make();
     std::vector<PixelFormat> formats{PixelFormat::U32, PixelFormat::RGB8};
     if (c.binary) formats.push_back(PixelFormat::Binary8);
     for (PixelFormat f : formats) {
@@ -42,9 +42,9 @@ TEST_P(Adversarial, MatchesReference) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, Adversarial, ::testing::Range<std::size_t>(0, adversarial_cases().size()),
+INSTANTIATE_TEST_SUITE_P(Cases, Adversarial, ::testing::Range<std::size_t>(0, makers().size()),
                          [](const auto& info) {
-                             std::string n = std::to_string(info.param) + "_" + cases()[info.param].name;
+                             std::string n = std::to_string(info.param) + "_" + makers()[info.param].name;
                              for (char& ch : n)
                                  if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
                              return n;

@@ -431,59 +431,77 @@ inline Case stripes_on_seams(std::int64_t w, std::int64_t h, int k) {
     return c;
 }
 
+/// A case by name, generated on demand (so that listing the cases costs nothing).
+struct CaseMaker {
+    std::string name;
+    std::function<Case()> make;
+};
+
 /// The set of cases at a size the tests can afford. @p big scales up the costly ones (GPU tests).
 /// @p tw / @p th: the tile of the code under test (A15, A31, A32).
-inline std::vector<Case> adversarial_cases(bool big = false, std::int64_t tw = 32, std::int64_t th = 8) {
-    std::vector<Case> cs;
+inline std::vector<CaseMaker> adversarial_makers(bool big = false, std::int64_t tw = 32, std::int64_t th = 8) {
+    std::vector<CaseMaker> ms;
+    auto add = [&](std::string name, std::function<Case()> f) { ms.push_back({std::move(name), std::move(f)}); };
     const std::int64_t m = big ? 4 : 1;
-    cs.push_back(growing_runs(big ? 1000003 : 100003, false));
-    cs.push_back(growing_runs(big ? 1000003 : 100003, true));
+    const std::int64_t runs = big ? 1000003 : 100003;
+    add("A03 one row", [=] { return growing_runs(runs, false); });
+    add("A04 one column", [=] { return growing_runs(runs, true); });
     for (std::int64_t len : {65535, 65536, 65537}) {
-        cs.push_back(wide_or_tall(len, false, std::uint32_t(len)));
-        cs.push_back(wide_or_tall(len, true, std::uint32_t(len + 1)));
+        add("A06 wide " + std::to_string(len), [=] { return wide_or_tall(len, false, std::uint32_t(len)); });
+        add("A07 tall " + std::to_string(len), [=] { return wide_or_tall(len, true, std::uint32_t(len + 1)); });
     }
     for (int dy = -1; dy <= 1; ++dy)
         for (int dx = -1; dx <= 1; ++dx)
-            if (dx || dy) cs.push_back(neighbour_probe(dx, dy));
+            if (dx || dy)
+                add("A08 probe " + std::to_string(dx) + " " + std::to_string(dy), [=] { return neighbour_probe(dx, dy); });
     for (std::int64_t w : {3, 31, 32, 33, 64, 65, 257})
-        for (int v = 0; v < 3; ++v) cs.push_back(wrap_probe(w, v));
-    for (std::int64_t w : {33, 65, 97}) cs.push_back(runs_across_rows(w));
+        for (int v = 0; v < 3; ++v)
+            add("A09 wrap W" + std::to_string(w) + " v" + std::to_string(v), [=] { return wrap_probe(w, v); });
+    for (std::int64_t w : {33, 65, 97}) add("A10 runs across rows W" + std::to_string(w), [=] { return runs_across_rows(w); });
     for (auto [w, h] : {std::pair<std::int64_t, std::int64_t>{16, 16}, {15, 15}, {1023, 1025}})
-        cs.push_back(checkerboard(w, h));
-    cs.push_back(max_labels(15, 15));
-    cs.push_back(max_labels(16, 16));
-    cs.push_back(max_labels(1000, 1000));
-    cs.push_back(x_crossings(40, false));
-    cs.push_back(x_crossings(40, true));
-    cs.push_back(staircase(257, 255, false));
-    cs.push_back(staircase(257, 255, true));
-    cs.push_back(tile_corners(tw, th, 6));
-    cs.push_back(skip_join_traps(200, 99, 0));
-    cs.push_back(skip_join_traps(200, 99, 1));
-    cs.push_back(spiral(255 * m + 3, 255 * m));
-    cs.push_back(hilbert(big ? 9 : 7));
-    cs.push_back(maze(big ? 512 : 100, 7));
-    cs.push_back(comb(1025 * m, 33, 0));
-    cs.push_back(comb(513, 257 * m, 1));
-    cs.push_back(comb(513, 257, 2));
-    cs.push_back(late_merge());
-    cs.push_back(block_order_trap(1000));
-    cs.push_back(all_distinct(1025, 3));
-    cs.push_back(all_distinct(512 * m, 512 * m));
-    cs.push_back(uniform(333 * m, 257, 1));
-    cs.push_back(uniform(333, 257, 0));
+        add("A11 checkerboard " + std::to_string(w) + "x" + std::to_string(h), [=] { return checkerboard(w, h); });
+    for (std::int64_t s : {15, 16, 1000})
+        add("A12 max labels " + std::to_string(s), [=] { return max_labels(s, s); });
+    add("A13 x-crossings", [] { return x_crossings(40, false); });
+    add("A13 x-crossings 4-colour", [] { return x_crossings(40, true); });
+    add("A14 staircase down-right", [] { return staircase(257, 255, false); });
+    add("A14 staircase up-right", [] { return staircase(257, 255, true); });
+    add("A15 tile corners", [=] { return tile_corners(tw, th, 6); });
+    add("A16 skip-join trap 0", [] { return skip_join_traps(200, 99, 0); });
+    add("A16 skip-join trap 1", [] { return skip_join_traps(200, 99, 1); });
+    add("A17 spiral", [=] { return spiral(255 * m + 3, 255 * m); });
+    add("A18 hilbert", [=] { return hilbert(big ? 9 : 7); });
+    add("A19 maze", [=] { return maze(big ? 512 : 100, 7); });
+    add("A20 comb spine bottom", [=] { return comb(1025 * m, 33, 0); });
+    add("A20 comb spine top", [=] { return comb(513, 257 * m, 1); });
+    add("A20 comb spine middle", [] { return comb(513, 257, 2); });
+    add("A21 late merge", [] { return late_merge(); });
+    add("A22 block-order trap", [] { return block_order_trap(1000); });
+    add("A23 all distinct 1025x3", [] { return all_distinct(1025, 3); });
+    add("A23 all distinct square", [=] { return all_distinct(512 * m, 512 * m); });
+    add("A24 uniform", [=] { return uniform(333 * m, 257, 1); });
+    add("A24 uniform zero", [] { return uniform(333, 257, 0); });
     for (std::int64_t at : {std::int64_t(0), std::int64_t(333 * 257 - 1), std::int64_t(1024), std::int64_t(1023)})
-        cs.push_back(uniform_plus_one(333, 257, at));
-    cs.push_back(salt(1001 * m, 999, 3));
-    cs.push_back(percolation(1001 * m, 999, 0.5927, 11));
-    cs.push_back(percolation(1001 * m, 999, 0.4073, 12));
-    for (std::int64_t g : {1, 3, 7, 16}) cs.push_back(granular(509, 263, g, 3, std::uint32_t(g)));
-    cs.push_back(values_like_labels(256, 255));
-    cs.push_back(run_boundaries(tw));
-    cs.push_back(seam_lines(tw, th));
-    cs.push_back(rings(257 * m));
-    cs.push_back(background_lattice(301 * m, 5));
-    for (int k : {2, 3, 7}) cs.push_back(stripes_on_seams(97, 211, k));
+        add("A25 uniform+1 at " + std::to_string(at), [=] { return uniform_plus_one(333, 257, at); });
+    add("A26 salt", [=] { return salt(1001 * m, 999, 3); });
+    add("A27 percolation 4-conn threshold", [=] { return percolation(1001 * m, 999, 0.5927, 11); });
+    add("A27 percolation 8-conn threshold", [=] { return percolation(1001 * m, 999, 0.4073, 12); });
+    for (std::int64_t g : {1, 3, 7, 16})
+        add("A28 granularity " + std::to_string(g), [=] { return granular(509, 263, g, 3, std::uint32_t(g)); });
+    add("A30 values like labels", [] { return values_like_labels(256, 255); });
+    add("A31 run boundaries", [=] { return run_boundaries(tw); });
+    add("A32 seam lines", [=] { return seam_lines(tw, th); });
+    add("A33 rings", [=] { return rings(257 * m); });
+    add("A34 background lattice", [=] { return background_lattice(301 * m, 5); });
+    for (int k : {2, 3, 7})
+        add("stripes on band seams k" + std::to_string(k), [=] { return stripes_on_seams(97, 211, k); });
+    return ms;
+}
+
+/// Every case of adversarial_makers(), generated.
+inline std::vector<Case> adversarial_cases(bool big = false, std::int64_t tw = 32, std::int64_t th = 8) {
+    std::vector<Case> cs;
+    for (const CaseMaker& m : adversarial_makers(big, tw, th)) cs.push_back(m.make());
     return cs;
 }
 
