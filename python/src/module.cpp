@@ -1,0 +1,515 @@
+// cclabel._cclabel: the nanobind module under the Python package.
+//
+// The Python layer (python/cclabel/__init__.py) only picks the array library of the result and
+// allocates with it; everything about the arguments is decided here, in C++:
+//   - the image is imported through DLPack or the buffer protocol (nanobind's ndarray), never
+//     copied: its dtype and shape give the pixel format and whether it is a batch, its strides the
+//     row stride (any positive value) and the pixel stride (which must be the natural one);
+//   - connectivity (4/8, or scikit-image's 1/2), background (int, tuple, "#rrggbb[aa]") and backend
+//     are checked with messages naming the argument;
+//   - host arrays go through cclabel::label, CUDA arrays through cclabel::cuda::label_device on the
+//     caller's stream, with the GIL released and no host synchronisation.
+// Errors: TypeError for a wrong kind of argument, ValueError for a wrong value; cclabel::Error from
+// the library becomes ValueError.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+
+#include <cstdint>
+#include <cctype>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cclabel/error.hpp"
+#include "cclabel/label.hpp"
+#if CCLABEL_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
+#include "cclabel/cuda.hpp"
+#endif
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+using InArray = nb::ndarray<nb::ro>;
+using OutArray = nb::ndarray<>;
+
+// DLPack device types (dlpack.h): kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged.
+constexpr int kCpu = 1, kCuda = 2, kCudaHost = 3, kCudaManaged = 13;
+
+bool on_host(int device_type) { return device_type == kCpu || device_type == kCudaHost; }
+bool on_gpu(int device_type) { return device_type == kCuda || device_type == kCudaManaged; }
+
+std::string device_str(int type, int id) {
+    if (on_host(type)) return "cpu";
+    if (on_gpu(type)) return "cuda:" + std::to_string(id);
+    return "DLPack device type " + std::to_string(type);
+}
+
+std::string py_type_name(nb::handle h) { return nb::cast<std::string>(nb::type_name(h.type())); }
+
+std::string dtype_str(nb::dlpack::dtype d) {
+    using C = nb::dlpack::dtype_code;
+    std::string kind;
+    switch (C(d.code)) {
+        case C::Int: kind = "int"; break;
+        case C::UInt: kind = "uint"; break;
+        case C::Float: kind = "float"; break;
+        case C::Bfloat: kind = "bfloat"; break;
+        case C::Complex: kind = "complex"; break;
+        case C::Bool: return "bool";
+    }
+    return kind + std::to_string(d.bits) + (d.lanes != 1 ? "x" + std::to_string(d.lanes) : "");
+}
+
+template <typename T>
+bool is(nb::dlpack::dtype d) {
+    return d == nb::dtype<T>();
+}
+
+std::string shape_str(const std::vector<std::int64_t>& s) {
+    std::string r = "(";
+    for (std::size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+    return r + (s.size() == 1 ? ",)" : ")");
+}
+
+constexpr const char* kSupported =
+    "supported: bool, uint8, uint16, uint32, int32 of shape (H, W) or (B, H, W); "
+    "uint8 of shape (H, W, 3) RGB or (H, W, 4) RGBA, or (B, H, W, 3|4)";
+
+// What an image argument is: format, batch, sizes and byte strides.
+struct Layout {
+    cclabel::PixelFormat format = cclabel::PixelFormat::Gray8;
+    bool batch = false;
+    bool int32 = false;  // int32 read as U32 (same bits)
+    bool boolean = false;
+    std::int64_t B = 1, H = 0, W = 0;
+    std::int64_t batch_stride = 0, row_stride = 0;  // bytes
+    const std::uint8_t* data = nullptr;
+    int device_type = kCpu, device_id = 0;
+    std::vector<std::int64_t> shape;
+    std::string dtype;
+};
+
+InArray import_image(nb::handle h) {
+    if (h.is_none()) throw nb::type_error("image: expected an array, got None");
+    InArray a;
+    if (!nb::try_cast(h, a, /*convert=*/false))
+        throw nb::type_error(("image: expected an array with DLPack or the buffer protocol (NumPy, CuPy, "
+                              "PyTorch), got " + py_type_name(h)).c_str());
+    return a;
+}
+
+// Decides the layout of an image array. With @p copy_ok set, layouts that a contiguous copy fixes
+// (Fortran order, rows upside down) set *needs_copy instead of raising.
+Layout inspect(const InArray& a, bool* needs_copy) {
+    Layout L;
+    const auto d = a.dtype();
+    L.dtype = dtype_str(d);
+    const std::size_t nd = a.ndim();
+    for (std::size_t i = 0; i < nd; ++i) L.shape.push_back(std::int64_t(a.shape(i)));
+    L.device_type = a.device_type();
+    L.device_id = a.device_id();
+    if (!on_host(L.device_type) && !on_gpu(L.device_type))
+        throw nb::value_error(("image: arrays on " + device_str(L.device_type, L.device_id) +
+                               " are not supported (CPU or CUDA only)").c_str());
+
+    const bool one_channel = is<bool>(d) || is<std::uint8_t>(d) || is<std::uint16_t>(d) ||
+                             is<std::uint32_t>(d) || is<std::int32_t>(d);
+    if (!one_channel)
+        throw nb::type_error(("image: dtype " + L.dtype + " is not supported (" + kSupported +
+                              "); convert it with .astype() if its values fit")
+                                 .c_str());
+    const bool u8 = is<std::uint8_t>(d);
+    int channels = 1;
+    int pixel_axis = -1;  // axis of W
+    if (nd == 2) {
+        pixel_axis = 1;
+    } else if (nd == 3 && u8 && (L.shape[2] == 3 || L.shape[2] == 4)) {
+        channels = int(L.shape[2]);
+        pixel_axis = 1;
+    } else if (nd == 3) {
+        L.batch = true;
+        pixel_axis = 2;
+    } else if (nd == 4 && u8 && (L.shape[3] == 3 || L.shape[3] == 4)) {
+        L.batch = true;
+        channels = int(L.shape[3]);
+        pixel_axis = 2;
+    } else if (nd == 4) {
+        throw nb::value_error(("image: a 4-D array must be a batch of uint8 RGB or RGBA images "
+                               "(B, H, W, 3|4), got shape " + shape_str(L.shape) + " of " + L.dtype)
+                                  .c_str());
+    } else {
+        throw nb::value_error(("image: expected shape (H, W), (H, W, 3|4), (B, H, W) or (B, H, W, 3|4), got " +
+                               shape_str(L.shape) + " (" + kSupported + ")")
+                                  .c_str());
+    }
+    if (is<bool>(d)) {
+        L.format = cclabel::PixelFormat::Binary8;
+        L.boolean = true;
+    } else if (u8) {
+        L.format = channels == 3   ? cclabel::PixelFormat::RGB8
+                   : channels == 4 ? cclabel::PixelFormat::RGBA8
+                                   : cclabel::PixelFormat::Gray8;
+    } else if (is<std::uint16_t>(d)) {
+        L.format = cclabel::PixelFormat::Gray16;
+    } else {
+        L.format = cclabel::PixelFormat::U32;
+        L.int32 = is<std::int32_t>(d);
+    }
+
+    const std::int64_t item = std::int64_t(a.itemsize());
+    const int row_axis = pixel_axis - 1;
+    L.H = L.shape[std::size_t(row_axis)];
+    L.W = L.shape[std::size_t(pixel_axis)];
+    L.B = L.batch ? L.shape[0] : 1;
+    std::vector<std::int64_t> st(nd);  // element strides
+    {
+        std::int64_t c = 1;
+        for (std::size_t i = nd; i-- > 0;) {
+            st[i] = a.stride_ptr() ? a.stride(i) : c;
+            c *= L.shape[i];
+        }
+    }
+    L.data = static_cast<const std::uint8_t*>(a.data_handle()) + a.byte_offset();
+    if (L.B == 0 || L.H == 0 || L.W == 0) {  // empty: strides do not matter
+        L.row_stride = 0;
+        L.batch_stride = 0;
+        return L;
+    }
+
+    // Strides of axes of length 1 say nothing; the others must give natural pixels and channels
+    // and rows that start at increasing, non-overlapping addresses.
+    const std::int64_t row_bytes = L.W * channels;  // item = 1 when channels > 1
+    const bool channel_ok = channels == 1 || st[nd - 1] == 1;
+    const bool pixel_ok = L.W == 1 || st[std::size_t(pixel_axis)] == channels;
+    const std::int64_t rs = L.H == 1 ? row_bytes : st[std::size_t(row_axis)];
+    bool f_order = false;
+    {
+        std::int64_t c = 1;
+        f_order = true;
+        for (std::size_t i = 0; i < nd; ++i) {
+            if (L.shape[i] != 1 && st[i] != c) f_order = false;
+            c *= L.shape[i];
+        }
+    }
+    if (channel_ok && pixel_ok && rs >= row_bytes) {
+        L.row_stride = rs * item;
+        L.batch_stride = L.batch ? st[0] * item : 0;
+        return L;
+    }
+    if (needs_copy && (f_order || (channel_ok && pixel_ok && rs <= -row_bytes))) {
+        *needs_copy = true;
+        return L;
+    }
+    std::string why;
+    if (!channel_ok)
+        why = "its channels are not adjacent (channel stride " + std::to_string(st[nd - 1]) + " elements)";
+    else if (!pixel_ok)
+        why = "its pixels are not adjacent in a row (pixel stride " +
+              std::to_string(st[std::size_t(pixel_axis)]) + " elements, needs " + std::to_string(channels) + ")";
+    else
+        why = "its rows overlap or run backwards (row stride " + std::to_string(rs) + " elements for rows of " +
+              std::to_string(row_bytes) + ")";
+    throw nb::value_error(("image: this view cannot be labelled in place: " + why +
+                           "; pass a contiguous copy (np.ascontiguousarray(image), cupy.ascontiguousarray(image) "
+                           "or tensor.contiguous())")
+                              .c_str());
+}
+
+int parse_connectivity(nb::handle h) {
+    if (!PyLong_Check(h.ptr()) || PyBool_Check(h.ptr())) {
+        // NumPy integer scalars and other objects with __index__ are integers too.
+        if (PyBool_Check(h.ptr()) || !PyIndex_Check(h.ptr()))
+            throw nb::type_error(("connectivity: expected an int (4 or 8, or 1 or 2 as in scikit-image), got " +
+                                  py_type_name(h))
+                                     .c_str());
+    }
+    const long long v = PyLong_AsLongLong(nb::int_(h).ptr());
+    if (v == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        throw nb::value_error("connectivity: must be 4 or 8 (or 1 or 2 as in scikit-image)");
+    }
+    if (v == 4 || v == 1) return 4;
+    if (v == 8 || v == 2) return 8;
+    throw nb::value_error(("connectivity: must be 4 or 8 (or 1 or 2 as in scikit-image), got " + std::to_string(v))
+                              .c_str());
+}
+
+cclabel::Backend parse_backend(nb::handle h) {
+    if (!nb::isinstance<nb::str>(h))
+        throw nb::type_error(("backend: expected 'auto', 'cpu' or 'cuda', got " + py_type_name(h)).c_str());
+    const std::string s = nb::cast<std::string>(h);
+    if (s == "auto") return cclabel::Backend::Auto;
+    if (s == "cpu") return cclabel::Backend::Cpu;
+    if (s == "cuda") return cclabel::Backend::Cuda;
+    throw nb::value_error(("backend: expected 'auto', 'cpu' or 'cuda', got '" + s + "'").c_str());
+}
+
+// One integer of a background value, as the bits of a channel of @p L's format.
+std::uint64_t background_int(nb::handle h, const Layout& L, const char* what) {
+    if (PyBool_Check(h.ptr()) && !L.boolean)
+        throw nb::type_error((std::string("background: ") + what + " must be an int, got bool").c_str());
+    if (!PyIndex_Check(h.ptr()))
+        throw nb::type_error((std::string("background: ") + what +
+                              " must be an int, a tuple of ints or a '#rrggbb' string, got " + py_type_name(h))
+                                 .c_str());
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(nb::int_(h).ptr(), &overflow);
+    long long lo = 0, hi = 255;
+    if (L.boolean) hi = 1;
+    else if (L.format == cclabel::PixelFormat::Gray16) hi = 0xFFFF;
+    else if (L.format == cclabel::PixelFormat::U32 && L.int32) lo = -2147483648LL, hi = 2147483647LL;
+    else if (L.format == cclabel::PixelFormat::U32) hi = 0xFFFFFFFFLL;
+    if (overflow || v < lo || v > hi) {
+        std::string got = overflow ? nb::cast<std::string>(nb::str(h)) : std::to_string(v);
+        throw nb::value_error((std::string("background: ") + what + " " + got + " is out of range for " + L.dtype +
+                               " (" + std::to_string(lo) + ".." + std::to_string(hi) + ")")
+                                  .c_str());
+    }
+    if (L.boolean && v != 0)
+        throw nb::value_error("background: a bool image's background is always False (zero); got True");
+    return std::uint64_t(std::uint32_t(std::int64_t(v)));  // int32: two's complement bits
+}
+
+std::optional<std::vector<std::uint64_t>> parse_background(nb::handle h, const Layout& L) {
+    if (h.is_none()) return std::nullopt;
+    const int ch = cclabel::channels(L.format);
+    const std::string fmt = ch == 3 ? "RGB" : ch == 4 ? "RGBA" : L.dtype;
+    if (nb::isinstance<nb::str>(h)) {
+        const std::string s = nb::cast<std::string>(h);
+        if (ch == 1)
+            throw nb::type_error(("background: a colour string ('" + s + "') needs an RGB or RGBA image; this " +
+                                  L.dtype + " image takes an int")
+                                     .c_str());
+        const std::size_t digits = std::size_t(2 * ch);
+        bool ok = s.size() == digits + 1 && s[0] == '#';
+        for (std::size_t i = 1; ok && i < s.size(); ++i) ok = std::isxdigit(static_cast<unsigned char>(s[i])) != 0;
+        if (!ok)
+            throw nb::value_error(("background: '" + s + "' is not a colour of an " + fmt + " image; expected '" +
+                                   (ch == 3 ? "#rrggbb'" : "#rrggbbaa'") + " (hexadecimal digits)")
+                                      .c_str());
+        std::vector<std::uint64_t> v;
+        for (int c = 0; c < ch; ++c) v.push_back(std::stoul(s.substr(1 + 2 * std::size_t(c), 2), nullptr, 16));
+        return v;
+    }
+    if (PyIndex_Check(h.ptr()) || PyBool_Check(h.ptr())) {
+        if (ch != 1)
+            throw nb::value_error(("background: an " + fmt + " image needs " + std::to_string(ch) +
+                                   " values, e.g. a tuple of ints or " + (ch == 3 ? "'#ffffff'" : "'#ffffffff'") +
+                                   ", got a single int")
+                                      .c_str());
+        return std::vector<std::uint64_t>{background_int(h, L, "value")};
+    }
+    if (PySequence_Check(h.ptr()) && !nb::isinstance<nb::bytes>(h)) {
+        const Py_ssize_t n = PySequence_Size(h.ptr());
+        if (n < 0) {
+            PyErr_Clear();
+            throw nb::type_error(("background: cannot read " + py_type_name(h) + " as a sequence").c_str());
+        }
+        if (n != ch)
+            throw nb::value_error(("background: has " + std::to_string(n) + " value(s), but a pixel of this " + fmt +
+                                   " image has " + std::to_string(ch))
+                                      .c_str());
+        std::vector<std::uint64_t> v;
+        for (Py_ssize_t i = 0; i < n; ++i) {
+            nb::object item = nb::steal(PySequence_GetItem(h.ptr(), i));
+            if (!item.is_valid()) throw nb::python_error();
+            v.push_back(background_int(item, L, ("channel " + std::to_string(i)).c_str()));
+        }
+        return v;
+    }
+    throw nb::type_error(("background: expected None, an int, a tuple of ints or a '#rrggbb' string, got " +
+                          py_type_name(h))
+                             .c_str());
+}
+
+// Checks an output (or counts) array: uint32, C-contiguous, writable, the expected shape, on the
+// image's device, not overlapping the image.
+OutArray import_out(nb::handle h, const char* name, const std::vector<std::int64_t>& want, const Layout& L) {
+    OutArray a;
+    if (!nb::try_cast(h, a, /*convert=*/false)) {
+        InArray ro;
+        if (nb::try_cast(h, ro, false))
+            throw nb::value_error((std::string(name) + ": the array is read-only").c_str());
+        throw nb::type_error((std::string(name) + ": expected a writable uint32 array, got " + py_type_name(h)).c_str());
+    }
+    if (!is<std::uint32_t>(a.dtype()))
+        throw nb::type_error((std::string(name) + ": dtype must be uint32, got " + dtype_str(a.dtype())).c_str());
+    std::vector<std::int64_t> shape;
+    for (std::size_t i = 0; i < a.ndim(); ++i) shape.push_back(std::int64_t(a.shape(i)));
+    if (shape != want)
+        throw nb::value_error((std::string(name) + ": shape must be " + shape_str(want) + " for this image, got " +
+                               shape_str(shape))
+                                  .c_str());
+    if (a.stride_ptr()) {
+        std::int64_t c = 1;
+        for (std::size_t i = a.ndim(); i-- > 0;) {
+            if (a.shape(i) != 1 && a.stride(i) != c)
+                throw nb::value_error((std::string(name) + ": must be C-contiguous").c_str());
+            c *= std::int64_t(a.shape(i));
+        }
+    }
+    const bool same_device = (on_host(a.device_type()) && on_host(L.device_type)) ||
+                             (on_gpu(a.device_type()) && on_gpu(L.device_type) && a.device_id() == L.device_id);
+    if (!same_device)
+        throw nb::value_error((std::string(name) + ": must be on the image's device (" +
+                               device_str(L.device_type, L.device_id) + "), got " +
+                               device_str(a.device_type(), a.device_id()))
+                                  .c_str());
+    // Overlap with the image (bounding byte ranges).
+    if (a.size() != 0 && L.B * L.H * L.W != 0) {
+        const auto* o0 = static_cast<const std::uint8_t*>(a.data_handle()) + a.byte_offset();
+        const auto* o1 = o0 + a.nbytes();
+        const std::int64_t bpp = cclabel::bytes_per_pixel(L.format);
+        const std::int64_t span_b = (L.B - 1) * L.batch_stride, span_r = (L.H - 1) * L.row_stride;
+        const std::uint8_t* i0 = L.data + std::min<std::int64_t>(0, span_b);
+        const std::uint8_t* i1 = L.data + std::max<std::int64_t>(0, span_b) + span_r + L.W * bpp;
+        if (o0 < i1 && i0 < o1)
+            throw nb::value_error((std::string(name) + ": must not overlap the image").c_str());
+    }
+    return a;
+}
+
+cclabel::ImageView view_of(const Layout& L, std::int64_t b) {
+    return cclabel::ImageView{L.data + b * L.batch_stride, L.W, L.H, L.row_stride, L.format};
+}
+
+// _inspect(image, connectivity, background, backend) -> dict: checks every argument but out and
+// says what the Python layer needs to allocate the result.
+nb::dict py_inspect(nb::handle image, nb::handle connectivity, nb::handle background, nb::handle backend) {
+    InArray a = import_image(image);
+    bool needs_copy = false;
+    Layout L = inspect(a, &needs_copy);
+    cclabel::Options opt;
+    opt.connectivity = parse_connectivity(connectivity);
+    opt.background = parse_background(background, L);
+    opt.backend = parse_backend(backend);
+    const bool gpu = on_gpu(L.device_type);
+    if (gpu && opt.backend == cclabel::Backend::Cpu)
+        throw nb::value_error("backend: 'cpu' cannot label an array on the GPU; copy it to the host first, "
+                              "or use backend='auto' or 'cuda'");
+    std::uint64_t workspace = 0;
+    if (!needs_copy) {  // sizes, strides, limits: before the caller allocates anything
+        const std::uint32_t dummy = 0;
+        cclabel::validate(view_of(L, 0), &dummy, opt);
+    }
+    if (gpu && !needs_copy) {
+#if CCLABEL_HAVE_CUDA
+        std::size_t bytes = 0;
+        cclabel::cuda::label_device(nullptr, bytes, view_of(L, 0), nullptr, nullptr, opt, nullptr);
+        workspace = bytes;
+#else
+        throw nb::value_error("image: is on the GPU, but this cclabel was built without CUDA (nvcc was not found "
+                              "when it was installed); copy the array to the host or reinstall with nvcc on PATH");
+#endif
+    }
+    nb::dict r;
+    r["needs_copy"] = needs_copy;
+    r["batch"] = L.batch;
+    r["shape"] = L.batch ? nb::make_tuple(L.B, L.H, L.W) : nb::make_tuple(L.H, L.W);
+    r["gpu"] = gpu;
+    r["device_id"] = L.device_id;
+    r["workspace_bytes"] = workspace;
+    return r;
+}
+
+// _label(image, out, counts, connectivity, background, backend, stream, workspace): labels into
+// out and writes the counts (shape (B,) or ()), on the image's device.
+void py_label(nb::handle image, nb::handle out, nb::handle counts, nb::handle connectivity, nb::handle background,
+              nb::handle backend, std::uintptr_t stream, nb::handle workspace) {
+    InArray a = import_image(image);
+    Layout L = inspect(a, nullptr);
+    cclabel::Options opt;
+    opt.connectivity = parse_connectivity(connectivity);
+    opt.background = parse_background(background, L);
+    opt.backend = parse_backend(backend);
+    const std::vector<std::int64_t> want =
+        L.batch ? std::vector<std::int64_t>{L.B, L.H, L.W} : std::vector<std::int64_t>{L.H, L.W};
+    OutArray o = import_out(out, "out", want, L);
+    OutArray n = import_out(counts, "counts", L.batch ? std::vector<std::int64_t>{L.B} : std::vector<std::int64_t>{},
+                            L);
+    auto* labels = static_cast<std::uint32_t*>(o.data_handle()) + o.byte_offset() / 4;
+    auto* count = static_cast<std::uint32_t*>(n.data_handle()) + n.byte_offset() / 4;
+    const std::int64_t plane = L.H * L.W;
+
+    if (on_host(L.device_type)) {
+        if (L.B == 0) return;
+        cclabel::validate(view_of(L, 0), plane ? labels : nullptr, opt);
+        nb::gil_scoped_release unlock;
+        for (std::int64_t b = 0; b < L.B; ++b)
+            count[b] = cclabel::label(view_of(L, b), labels + b * plane, opt).count;
+        return;
+    }
+#if CCLABEL_HAVE_CUDA
+    if (opt.backend == cclabel::Backend::Cpu)
+        throw nb::value_error("backend: 'cpu' cannot label an array on the GPU; copy it to the host first, "
+                              "or use backend='auto' or 'cuda'");
+    nb::ndarray<> ws;
+    void* ws_ptr = nullptr;
+    std::size_t ws_bytes = 0;
+    if (!workspace.is_none()) {
+        if (!nb::try_cast(workspace, ws, false) || !on_gpu(ws.device_type()) || ws.device_id() != L.device_id)
+            throw nb::type_error("workspace: expected a writable byte array on the image's GPU");
+        ws_ptr = static_cast<std::uint8_t*>(ws.data_handle()) + ws.byte_offset();
+        ws_bytes = ws.nbytes();
+    }
+    if (L.B == 0) return;
+    auto s = reinterpret_cast<cudaStream_t>(stream);
+    nb::gil_scoped_release unlock;
+    int previous = -1;
+    if (cudaGetDevice(&previous) != cudaSuccess) previous = -1;
+    if (previous != L.device_id) {
+        const cudaError_t e = cudaSetDevice(L.device_id);
+        if (e != cudaSuccess)
+            throw cclabel::Error("cudaSetDevice(" + std::to_string(L.device_id) + "): " + cudaGetErrorString(e));
+    }
+    struct Restore {
+        int dev, prev;
+        ~Restore() {
+            if (prev >= 0 && prev != dev) cudaSetDevice(prev);
+        }
+    } restore{L.device_id, previous};
+    if (plane == 0) {  // empty images: N = 0 each, nothing to launch
+        const cudaError_t e = cudaMemsetAsync(count, 0, std::size_t(L.B) * sizeof(std::uint32_t), s);
+        if (e != cudaSuccess) throw cclabel::Error(std::string("cudaMemsetAsync: ") + cudaGetErrorString(e));
+        return;
+    }
+    if (ws_ptr == nullptr) throw cclabel::Error("label_device: no workspace was given");
+    for (std::int64_t b = 0; b < L.B; ++b) {
+        std::size_t bytes = ws_bytes;
+        cclabel::cuda::label_device(ws_ptr, bytes, view_of(L, b), labels + b * plane, count + b, opt, s);
+    }
+#else
+    (void)stream;
+    (void)workspace;
+    throw nb::value_error("image: is on the GPU, but this cclabel was built without CUDA");
+#endif
+}
+
+}  // namespace
+
+NB_MODULE(_cclabel, m) {
+    m.doc() = "cclabel's compiled core; use the functions of the cclabel package.";
+    nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+        try {
+            std::rethrow_exception(p);
+        } catch (const cclabel::Error& e) {
+            PyErr_SetString(PyExc_ValueError, e.what());
+        }
+    });
+    m.def("_inspect", &py_inspect, "image"_a.none(), "connectivity"_a.none(), "background"_a.none(), "backend"_a.none());
+    m.def("_label", &py_label, "image"_a.none(), "out"_a.none(), "counts"_a, "connectivity"_a.none(),
+          "background"_a.none(), "backend"_a.none(), "stream"_a, "workspace"_a.none());
+    m.def("cuda_available", &cclabel::cuda_available,
+          "True where this build has the CUDA backend and a CUDA device is present.");
+#if CCLABEL_HAVE_CUDA
+    m.attr("built_with_cuda") = true;
+#else
+    m.attr("built_with_cuda") = false;
+#endif
+}
