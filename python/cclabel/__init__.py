@@ -58,9 +58,10 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
         A 3-D ``uint8`` array whose last axis is 3 or 4 is one colour image, not a batch.
         Rows may be any positive distance apart (slices such as ``a[10:20, 5:50]`` and
         ``a[::2]`` are read in place); pixels and channels must be adjacent in memory, otherwise
-        a ``ValueError`` says to pass a contiguous copy. Fortran-ordered arrays (e.g. ``a.T``)
-        and upside-down views (``a[::-1]``) are copied once to C order, so the labels are the
-        same as for ``np.ascontiguousarray(a)``.
+        (``a[:, ::2]``, ``rgb[..., ::-1]``) a ``ValueError`` says to pass a contiguous copy.
+        Fortran-ordered arrays, transposes (``a.T``, ``rgb.transpose(1, 0, 2)``) and upside-down
+        views (``a[::-1]``) are copied once to C order, so the labels are the same as for
+        ``np.ascontiguousarray(a)``: raster order of the array as indexed, never memory order.
     connectivity : int
         8 (default: edge and corner neighbours) or 4 (edge neighbours only); scikit-image's 2
         and 1 mean the same.
@@ -114,10 +115,9 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
     >>> counts
     array([2, 1], dtype=uint32)
     """
-    if return_num not in (True, False):
-        raise TypeError("return_num: expected a bool, got " + type(return_num).__name__)
-    if num_as_int not in (True, False):
-        raise TypeError("num_as_int: expected a bool, got " + type(num_as_int).__name__)
+    for name, flag in (("return_num", return_num), ("num_as_int", num_as_int)):
+        if not isinstance(flag, bool) and type(flag).__name__ != "bool_":  # Python or NumPy bool
+            raise TypeError(name + ": expected a bool, got " + type(flag).__name__)
     lib = _library(image)
     if isinstance(image, (list, tuple)):
         import numpy as np

@@ -202,7 +202,13 @@ Layout inspect(const InArray& a, bool* needs_copy) {
         L.batch_stride = L.batch ? st[0] * item : 0;
         return L;
     }
-    if (needs_copy && (f_order || (channel_ok && pixel_ok && rs <= -row_bytes))) {
+    // Layouts that one contiguous copy fixes: Fortran order, rows upside down, and transposed
+    // images (rows one pixel apart, pixels a column apart), flipped or not.
+    const std::int64_t ps = L.W == 1 ? channels : st[std::size_t(pixel_axis)];
+    const bool upside_down = channel_ok && pixel_ok && rs <= -row_bytes;
+    const bool transposed = channel_ok && L.H > 1 && L.W > 1 && (rs == channels || rs == -channels) &&
+                            (ps == channels * L.H || ps == -channels * L.H);
+    if (needs_copy && (f_order || upside_down || transposed)) {
         *needs_copy = true;
         return L;
     }
@@ -346,7 +352,7 @@ OutArray import_out(nb::handle h, const char* name, const std::vector<std::int64
         throw nb::value_error((std::string(name) + ": shape must be " + shape_str(want) + " for this image, got " +
                                shape_str(shape))
                                   .c_str());
-    if (a.stride_ptr()) {
+    if (a.stride_ptr() && a.size() != 0) {
         std::int64_t c = 1;
         for (std::size_t i = a.ndim(); i-- > 0;) {
             if (a.shape(i) != 1 && a.stride(i) != c)
