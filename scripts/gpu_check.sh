@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds, tests, sanitizes and benchmarks the CUDA backend on the GPU machine in one go; logs go to
 # $OUT (or ./gpu-out). Phases can be picked: scripts/gpu_check.sh [build] [test] [bench] [sanitize]
-# (default: all four). GoogleTest comes from .device/googletest (a copy of /usr/src/googletest
+# (default: all four). Knobs: TEST_TIMEOUT, HUGE (1: A37/A38 too), BENCH_TIMEOUT, BENCH_ARGS,
+# SAN_TIMEOUT, SAN_TOOLS (default: memcheck initcheck synccheck racecheck), SAN_FILTER, B. GoogleTest comes from .device/googletest (a copy of /usr/src/googletest
 # carried along), since the GPU machine has none. Every step has a time limit so that one stuck
 # step cannot eat the device time.
 set -u -o pipefail
@@ -10,7 +11,9 @@ OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 phases=${*:-build test bench sanitize}
 has() { [[ " $phases " == *" $1 "* ]]; }
-B=build-gpu
+# B: the build folder. A folder built elsewhere (same CUDA image) can be carried and used with the
+# phases "test bench sanitize" to save the device's build time.
+B=${B:-build-gpu}
 log() { echo "== $*" | tee -a "$OUT/summary.txt"; }
 
 log "$(date -u +%FT%TZ) commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo +dirty)"
@@ -38,7 +41,7 @@ fi
 
 if has test; then
   t0=$SECONDS
-  CCLABEL_GPU_HUGE=1 timeout ${TEST_TIMEOUT:-300} ./$B/tests/cuda/cclabel_cuda_tests >"$OUT/gpu_tests.log" 2>&1
+  CCLABEL_GPU_HUGE=${HUGE:-1} timeout ${TEST_TIMEOUT:-300} ./$B/tests/cuda/cclabel_cuda_tests >"$OUT/gpu_tests.log" 2>&1
   rc=$?
   log "gpu tests rc=$rc in $((SECONDS - t0)) s: $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/gpu_tests.log" | tr '\n' ' ')"
   grep -E "FAILED|Failure" "$OUT/gpu_tests.log" | head -20
@@ -53,8 +56,8 @@ fi
 if has sanitize; then
   # Small and medium cases only: the tools slow kernels 10-100x. racecheck sees shared memory only,
   # so the global union-find races rest on the emulator, repetition and the determinism test.
-  filter='Cuda.RandomImages*:Cuda.BitHelpers*:Cuda.EmptyAndTiny:Cuda.BackToBack*:Cuda.TwoStreams*:Cuda.DeviceApiErrors'
-  for tool in memcheck initcheck synccheck racecheck; do
+  filter=${SAN_FILTER:-'Cuda.RandomImages*:Cuda.BitHelpers*:Cuda.EmptyAndTiny:Cuda.BackToBack*:Cuda.TwoStreams*:Cuda.DeviceApiErrors'}
+  for tool in ${SAN_TOOLS:-memcheck initcheck synccheck racecheck}; do
     t0=$SECONDS
     extra=""; [ $tool = memcheck ] && extra="--leak-check full"
     timeout ${SAN_TIMEOUT:-100} compute-sanitizer --tool $tool $extra --error-exitcode 9 \

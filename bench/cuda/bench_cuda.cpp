@@ -4,7 +4,7 @@
 // each stage, extra device memory; every switch off in turn and several launch shapes; and the host
 // API with copies included. Labels are checked against the CPU backend at every size.
 //
-//   bench_cuda [--dpi 50,100,...] [--reps N] [--variants DPI] [--no-check]
+//   bench_cuda [--dpi 50,100,...] [--reps N] [--variants DPI] [--no-check] [--no-host]
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -31,7 +31,7 @@ void ck(cudaError_t e, const char* what) {
 constexpr double kBandwidth = 4.2e12;  // bytes/s: the H200's device-to-device copy rate measured here
 
 struct Timing {
-    double total_ms = 0, clear_ms = 0, start_ms = 0, connect_ms = 0, scan_ms = 0, number_ms = 0;
+    double total_ms = 0, clear_ms = 0, start_ms = 0, connect_ms = 0, count_ms = 0, scan_ms = 0, number_ms = 0;
     std::uint32_t count = 0;
     std::size_t workspace = 0;
 };
@@ -55,31 +55,34 @@ Timing time_device(const Gpu& g, const cclabel::Options& o, const cclabel::cuda:
     void* ws = nullptr;
     ck(cudaMalloc(&ws, bytes), "cudaMalloc(workspace)");
     r.workspace = bytes;
-    cudaEvent_t ev[6];
+    // ev: call start, clear, Start, Connect, Count, scan, Number.
+    cudaEvent_t ev[7];
     for (auto& e : ev) ck(cudaEventCreate(&e), "cudaEventCreate");
-    cclabel::cuda::StageEvents se{ev[1], ev[2], ev[3], ev[4], ev[5]};
-    std::vector<double> tot, cl, st, co, sc, nu;
+    cclabel::cuda::StageEvents se{ev[1], ev[2], ev[3], ev[5], ev[6], ev[4]};
+    std::vector<double> tot, cl, st, co, cn, sc, nu;
     for (int k = 0; k < reps + 2; ++k) {
         ck(cudaEventRecord(ev[0], nullptr), "cudaEventRecord");
         cclabel::cuda::label_device(ws, bytes, g.view, g.labels, g.count, o, nullptr, t, &se);
-        ck(cudaEventSynchronize(ev[5]), "cudaEventSynchronize");
+        ck(cudaEventSynchronize(ev[6]), "cudaEventSynchronize");
         if (k < 2) continue;  // warm-up
-        float ms[5];
-        for (int s = 0; s < 5; ++s) ck(cudaEventElapsedTime(&ms[s], ev[s], ev[s + 1]), "cudaEventElapsedTime");
+        float ms[6];
+        for (int s = 0; s < 6; ++s) ck(cudaEventElapsedTime(&ms[s], ev[s], ev[s + 1]), "cudaEventElapsedTime");
         float all = 0;
-        ck(cudaEventElapsedTime(&all, ev[0], ev[5]), "cudaEventElapsedTime");
+        ck(cudaEventElapsedTime(&all, ev[0], ev[6]), "cudaEventElapsedTime");
         tot.push_back(all);
         cl.push_back(ms[0]);
         st.push_back(ms[1]);
         co.push_back(ms[2]);
-        sc.push_back(ms[3]);
-        nu.push_back(ms[4]);
+        cn.push_back(ms[3]);
+        sc.push_back(ms[4]);
+        nu.push_back(ms[5]);
     }
     ck(cudaMemcpy(&r.count, g.count, 4, cudaMemcpyDeviceToHost), "cudaMemcpy(count)");
     r.total_ms = median(tot);
     r.clear_ms = median(cl);
     r.start_ms = median(st);
     r.connect_ms = median(co);
+    r.count_ms = median(cn);
     r.scan_ms = median(sc);
     r.number_ms = median(nu);
     for (auto& e : ev) cudaEventDestroy(e);
@@ -113,15 +116,16 @@ std::vector<int> parse_list(const char* s) {
 int main(int argc, char** argv) {
     std::vector<int> dpis = {50, 100, 200, 300, 400, 600, 800};
     int reps = 10, variants_dpi = 800;
-    bool check = true;
+    bool check = true, host = true;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--dpi" && i + 1 < argc) dpis = parse_list(argv[++i]);
         else if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
         else if (a == "--variants" && i + 1 < argc) variants_dpi = std::atoi(argv[++i]);
         else if (a == "--no-check") check = false;
+        else if (a == "--no-host") host = false;
         else {
-            std::fprintf(stderr, "usage: bench_cuda [--dpi 50,100] [--reps N] [--variants DPI|0] [--no-check]\n");
+            std::fprintf(stderr, "usage: bench_cuda [--dpi 50,100] [--reps N] [--variants DPI|0] [--no-check] [--no-host]\n");
             return 2;
         }
     }
@@ -129,9 +133,9 @@ int main(int argc, char** argv) {
     ck(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
     std::printf("# GPU: %s, %d SMs, %.0f GB; reps %d (median)\n", prop.name, prop.multiProcessorCount,
                 double(prop.totalGlobalMem) / 1e9, reps);
-    std::printf("%-5s %-9s %-8s %9s %8s %7s %9s | %7s %7s %7s %7s %7s | %9s %6s %9s %s\n", "dpi", "size", "paper",
-                "N", "ms", "xfloor", "Gpx/s", "clear", "start", "connect", "scan", "number", "extra MB", "KB/Mpx",
-                "host ms", "check");
+    std::printf("%-5s %-9s %-8s %9s %8s %7s %9s | %7s %7s %7s %7s %7s %7s | %9s %6s %9s %s\n", "dpi", "size",
+                "paper", "N", "ms", "xfloor", "Gpx/s", "clear", "start", "connect", "count", "scan", "number",
+                "extra MB", "KB/Mpx", "host ms", "check");
     auto run_variants = [&](const cclabel::bench::Drawing& d, const Gpu& g) {
         std::printf("\n# variants at %d dpi (%lldx%lld), paper labelled / paper as background, ms\n", variants_dpi,
                     (long long)d.width, (long long)d.height);
@@ -153,9 +157,21 @@ int main(int argc, char** argv) {
         sw("background_in_start off", [](auto& s) { s.background_in_start = false; });
         sw("fuse_start_connect on", [](auto& s) { s.fuse_start_connect = true; });
         sw("warp_runs+skip_joins off", [](auto& s) { s.warp_runs = false; s.skip_joins = false; });
-        for (auto sh : {cclabel::cuda::LaunchShape{64, 4, 32, 1024, 4}, cclabel::cuda::LaunchShape{128, 2, 32, 1024, 4},
-                        cclabel::cuda::LaunchShape{32, 16, 32, 1024, 4}, cclabel::cuda::LaunchShape{32, 8, 32, 256, 1},
-                        cclabel::cuda::LaunchShape{32, 8, 32, 512, 2}, cclabel::cuda::LaunchShape{32, 8, 32, 2048, 4}}) {
+        sw("tile_union_find off", [](auto& s) { s.tile_union_find = false; });
+        sw("count_after_connect off", [](auto& s) { s.count_after_connect = false; });
+        sw("cached_loads off", [](auto& s) { s.cached_loads = false; });
+        sw("tile_uf off, cached_loads off", [](auto& s) { s.tile_union_find = false; s.cached_loads = false; });
+        sw("all three off (before)", [](auto& s) {
+            s.tile_union_find = false;
+            s.count_after_connect = false;
+            s.cached_loads = false;
+        });
+        sw("fused, tile_uf on", [](auto& s) { s.fuse_start_connect = true; });
+        for (auto sh : {cclabel::cuda::LaunchShape{64, 4, 32, 1024, 4}, cclabel::cuda::LaunchShape{32, 16, 32, 1024, 4},
+                        cclabel::cuda::LaunchShape{32, 32, 32, 1024, 4}, cclabel::cuda::LaunchShape{64, 8, 32, 1024, 4},
+                        cclabel::cuda::LaunchShape{64, 16, 32, 1024, 4}, cclabel::cuda::LaunchShape{128, 8, 32, 1024, 4},
+                        cclabel::cuda::LaunchShape{32, 8, 32, 2048, 4}, cclabel::cuda::LaunchShape{64, 8, 32, 2048, 4},
+                        cclabel::cuda::LaunchShape{32, 8, 32, 4096, 4}}) {
             cclabel::cuda::Tuning t;
             t.shape = sh;
             static std::vector<std::string> names;
@@ -199,23 +215,24 @@ int main(int argc, char** argv) {
             bool ok = true;
             if (check) ok = check_labels(g, d, o, r.count);
             // Host API: picture in pageable host memory, labels back to host memory, all included.
-            std::vector<std::uint32_t> out(n);
-            std::vector<double> host;
+            std::vector<std::uint32_t> out(host ? n : 0);
+            std::vector<double> host_ms;
             cclabel::Options oh = o;
             oh.backend = cclabel::Backend::Cuda;
-            for (int k = 0; k < 3; ++k) {
+            for (int k = 0; k < (host ? 3 : 0); ++k) {
                 const auto h0 = std::chrono::steady_clock::now();
                 cclabel::label(cclabel::make_view(d.rgb.data(), d.width, d.height, cclabel::PixelFormat::RGB8),
                                out.data(), oh);
-                host.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - h0).count());
+                host_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - h0).count());
             }
             char size[32];
             std::snprintf(size, sizeof size, "%lldx%lld", (long long)d.width, (long long)d.height);
-            std::printf("%-5d %-9s %-8s %9u %8.3f %7.2f %9.2f | %7.3f %7.3f %7.3f %7.3f %7.3f | %9.1f %6.1f %9.1f %s\n",
+            std::printf("%-5d %-9s %-8s %9u %8.3f %7.2f %9.2f | %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f | %9.1f %6.1f %9.1f %s\n",
                         dpi, size, bg ? "bg" : "labelled", r.count, r.total_ms, r.total_ms / floor_ms,
-                        double(n) / (r.total_ms * 1e-3) / 1e9, r.clear_ms, r.start_ms, r.connect_ms, r.scan_ms,
-                        r.number_ms, double(r.workspace) / 1e6, double(r.workspace) / 1e3 / (double(n) / 1e6),
-                        median(host), check ? (ok ? "ok" : "MISMATCH") : "-");
+                        double(n) / (r.total_ms * 1e-3) / 1e9, r.clear_ms, r.start_ms, r.connect_ms, r.count_ms,
+                        r.scan_ms, r.number_ms, double(r.workspace) / 1e6,
+                        double(r.workspace) / 1e3 / (double(n) / 1e6), median(host_ms),
+                        check ? (ok ? "ok" : "MISMATCH") : "-");
             std::fflush(stdout);
         }
         std::printf("#   (generated in %.1f s; floor %.3f ms)\n", gen_s, floor_ms);

@@ -28,6 +28,7 @@ struct StageEvents {
     cudaEvent_t after_connect = nullptr;  ///< Connect
     cudaEvent_t after_scan = nullptr;     ///< prefix sum of the per-tile root counts (CUB)
     cudaEvent_t after_number = nullptr;   ///< Collapse + Number: the labels are final
+    cudaEvent_t after_count = nullptr;    ///< Count (roots per Number tile), between Connect and the scan
 };
 
 /// Labels @p image (its data pointer is device memory; any base alignment and stride) into

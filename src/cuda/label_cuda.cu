@@ -3,7 +3,7 @@
 // API's CUDA path (pinned staging, chunked copies).
 //
 // One call enqueues, on one stream: a memset of the workspace counters; Start+Connect (one
-// kernel, tiles in ticket order) or Start and Connect; CUB's in-place exclusive sum over the
+// kernel, tiles in ticket order) or Start and Connect; Count (roots per Number tile); CUB's in-place exclusive sum over the
 // per-tile root counts; Number (one kernel, ticket order), or on the wide path Collapse and Number;
 // and a 4-byte copy of N. Nothing is allocated and the host never waits.
 #include <cuda_runtime.h>
@@ -39,12 +39,22 @@ void check(cudaError_t e, const char* what) {
 struct DeviceOps {
     std::uint32_t* smem;  // ≥ 33 words
     std::uint32_t tid, nthreads;
+    std::uint32_t* tsm = nullptr;  // the tile's shared parent array (tile_union_find), one word a thread
 
     __device__ std::uint32_t ld(const std::uint32_t* p) {
         std::uint32_t v;
         asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
         return v;
     }
+    // A weak load: may be served from L1, so possibly stale (find and Number's walks allow that).
+    __device__ std::uint32_t ld_weak(const std::uint32_t* p) {
+        std::uint32_t v;
+        asm volatile("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(p));
+        return v;
+    }
+    __device__ std::uint32_t sh_ld(std::uint32_t k) { return static_cast<volatile std::uint32_t*>(tsm)[k]; }
+    __device__ void sh_st(std::uint32_t k, std::uint32_t v) { static_cast<volatile std::uint32_t*>(tsm)[k] = v; }
+    __device__ std::uint32_t sh_amin(std::uint32_t k, std::uint32_t v) { return atomicMin(&tsm[k], v); }
     __device__ std::uint32_t ld_acquire(const std::uint32_t* p) {
         std::uint32_t v;
         asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
@@ -118,8 +128,23 @@ struct DeviceOps {
 template <PixelFormat F>
 __global__ void __launch_bounds__(1024) start_connect_kernel(Params g, int mode) {
     __shared__ std::uint32_t smem[40];
-    DeviceOps ops{smem, threadIdx.x, blockDim.x};
+    __shared__ std::uint32_t tsm[1024];
+    DeviceOps ops{smem, threadIdx.x, blockDim.x, tsm};
     start_connect_program<F>(ops, g, threadIdx.x, blockIdx.x, mode);
+}
+
+template <PixelFormat F>
+__global__ void __launch_bounds__(1024) connect_border_kernel(Params g) {
+    __shared__ std::uint32_t smem[40];
+    DeviceOps ops{smem, threadIdx.x, blockDim.x};
+    connect_border_program<F>(ops, g, threadIdx.x, blockIdx.x, blockDim.x);
+}
+
+template <PixelFormat F>
+__global__ void __launch_bounds__(1024) count_kernel(Params g) {
+    __shared__ std::uint32_t smem[40];
+    DeviceOps ops{smem, threadIdx.x, blockDim.x};
+    count_program<F>(ops, g, threadIdx.x, blockIdx.x);
 }
 
 template <PixelFormat F>
@@ -202,6 +227,7 @@ void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView
     g.number_tile = tuning.shape.number_tile;
     g.number_ppt = tuning.shape.number_ppt;
     g.tiles_x = std::uint32_t(plan.tiles_x);
+    g.tiles = plan.tiles;
     g.flag = plan.wide ? 0u : kFlag;
     g.background = plan.wide ? kWideBackground : 0u;
     g.has_background = r.has_background;
@@ -222,10 +248,20 @@ void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView
             start_connect_kernel<F><<<tiles, plan.tile_threads, 0, stream>>>(g, 1);
             CCL_LAUNCHED("start_connect_kernel (Start)");
             if (events) record(events->after_start, stream, "cudaEventRecord(after_start)");
-            start_connect_kernel<F><<<tiles, plan.tile_threads, 0, stream>>>(g, 2);
-            CCL_LAUNCHED("start_connect_kernel (Connect)");
+            if (tuning.switches.tile_union_find) {
+                connect_border_kernel<F><<<unsigned(plan.border_blocks), plan.tile_threads, 0, stream>>>(g);
+                CCL_LAUNCHED("connect_border_kernel");
+            } else {
+                start_connect_kernel<F><<<tiles, plan.tile_threads, 0, stream>>>(g, 2);
+                CCL_LAUNCHED("start_connect_kernel (Connect)");
+            }
             if (events) record(events->after_connect, stream, "cudaEventRecord(after_connect)");
         }
+        if (tuning.switches.count_after_connect) {
+            count_kernel<F><<<ntiles, plan.number_threads, 0, stream>>>(g);
+            CCL_LAUNCHED("count_kernel");
+        }
+        if (events) record(events->after_count, stream, "cudaEventRecord(after_count)");
         std::size_t temp = plan.scan_temp_bytes;
         CCL_CUDA(cub::DeviceScan::ExclusiveSum(ws + plan.off_scan_temp, temp, g.counts, g.counts,
                                                plan.number_tiles + 1, stream));

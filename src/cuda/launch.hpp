@@ -21,6 +21,7 @@ struct LaunchPlan {
     LaunchShape shape{};
     std::uint64_t tiles_x = 0, tiles_y = 0, tiles = 0;  ///< Start/Connect tiles
     std::uint32_t tile_threads = 0;
+    std::uint64_t border_blocks = 0;  ///< Connect with tile_union_find: tile_w + tile_h − 1 threads a tile, tile_threads a block
     std::uint64_t number_tiles = 0;  ///< Number blocks, one count each
     std::uint32_t number_threads = 0;
     bool wide = false;               ///< numbering through the root bitmask (≥ 2^31 pixels or forced)
@@ -75,10 +76,11 @@ inline LaunchPlan plan_launch(std::uint64_t width, std::uint64_t height, const L
     p.tiles_y = (height + shape.tile_h - 1) / shape.tile_h;
     p.tiles = p.tiles_x * p.tiles_y;
     p.tile_threads = shape.tile_w * shape.tile_h;
+    p.border_blocks = (p.tiles * (shape.tile_w + shape.tile_h - 1) + p.tile_threads - 1) / p.tile_threads;
     p.number_tiles = (p.pixels + shape.number_tile - 1) / shape.number_tile;
     p.number_threads = shape.number_tile / shape.number_ppt;
     p.wide = force_wide || p.pixels >= kFlagPathLimit;
-    if (p.tiles > kMaxGridX || p.number_tiles > kMaxGridX) {
+    if (p.tiles > kMaxGridX || p.number_tiles > kMaxGridX || p.border_blocks > kMaxGridX) {
         p.error = "too many tiles for one grid";
         return p;
     }

@@ -48,6 +48,7 @@ inline EmuRun emu_label(const cclabel::detail::Request& r, std::uint32_t* out, c
     g.number_tile = tuning.shape.number_tile;
     g.number_ppt = tuning.shape.number_ppt;
     g.tiles_x = std::uint32_t(plan.tiles_x);
+    g.tiles = plan.tiles;
     g.flag = plan.wide ? 0u : kFlag;
     g.background = plan.wide ? kWideBackground : 0u;
     g.has_background = r.has_background;
@@ -71,9 +72,17 @@ inline EmuRun emu_label(const cclabel::detail::Request& r, std::uint32_t* out, c
         } else {
             ex.launch(plan.tiles, plan.tile_threads, ww,
                       [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) { start_connect_program<F>(ops, g, tid, b, 1); });
-            ex.launch(plan.tiles, plan.tile_threads, ww,
-                      [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) { start_connect_program<F>(ops, g, tid, b, 2); });
+            if (tuning.switches.tile_union_find)
+                ex.launch(plan.border_blocks, plan.tile_threads, ww, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
+                    connect_border_program<F>(ops, g, tid, b, plan.tile_threads);
+                });
+            else
+                ex.launch(plan.tiles, plan.tile_threads, ww,
+                          [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) { start_connect_program<F>(ops, g, tid, b, 2); });
         }
+        if (tuning.switches.count_after_connect)
+            ex.launch(plan.number_tiles, plan.number_threads, ww,
+                      [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) { count_program<F>(ops, g, tid, b); });
         std::uint32_t sum = 0;  // CUB's in-place exclusive sum on the GPU
         for (auto& c : counts) {
             const std::uint32_t v = c;

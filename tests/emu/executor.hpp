@@ -55,7 +55,14 @@ class EmuOps {
 public:
     EmuOps(Executor* ex, int fiber) : ex_(ex), fiber_(fiber) {}
     std::uint32_t ld(const std::uint32_t* p);
+    /// A weak (L1-cacheable) load: on the label array it sometimes returns the value the word held
+    /// before its last change, as a stale L1 line would.
+    std::uint32_t ld_weak(const std::uint32_t* p);
     void st(std::uint32_t* p, std::uint32_t v);
+    // The block's shared parent array of tile_union_find (one word a thread, poisoned at block start).
+    std::uint32_t sh_ld(std::uint32_t k);
+    void sh_st(std::uint32_t k, std::uint32_t v);
+    std::uint32_t sh_amin(std::uint32_t k, std::uint32_t v);
     std::uint32_t amin(std::uint32_t* p, std::uint32_t v);
     std::uint32_t aadd(std::uint32_t* p, std::uint32_t v);
     std::uint32_t aor(std::uint32_t* p, std::uint32_t v);
@@ -108,6 +115,7 @@ public:
     void set_parents(std::uint32_t* labels, std::uint64_t n, std::uint32_t flag, std::uint32_t background) {
         labels_ = labels;
         n_ = n;
+        prev_.assign(n, kNone);
         flag_ = flag;
         background_ = background;
     }
@@ -142,6 +150,7 @@ private:
         std::uint32_t arrived = 0, live = 0;
         std::vector<int> waiting;
         std::vector<std::uint32_t> scratch;
+        std::vector<std::uint32_t> local;  // shared parent array
         std::vector<Warp> warps;
     };
 
@@ -155,6 +164,17 @@ private:
     void wake(int f);
     void check_access(const std::uint32_t* p, const char* op);
     void check_parent_write(const std::uint32_t* p, std::uint32_t old, std::uint32_t v);
+    void note_write(const std::uint32_t* p, std::uint32_t old, std::uint32_t v) {
+        if (p < labels_ || p >= labels_ + n_ || old == kNone || old == v) return;
+        prev_[std::size_t(p - labels_)] = old;
+    }
+    std::uint32_t& local_word(std::uint32_t k, const char* op) {
+        auto& b = blocks_[std::size_t(fibers_[std::size_t(current_)].block_slot)];
+        if (k >= b.local.size()) fail(std::string(op) + " past the shared parent array");
+        return b.local[k];
+    }
+    static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+    std::vector<std::uint32_t> prev_;  // a label word's value before its last change (kNone: none)
     static void entry();
     void start_block(std::uint64_t block);
 
@@ -236,6 +256,7 @@ inline void Executor::start_block(std::uint64_t block) {
     b.live = threads_;
     b.waiting.clear();
     b.scratch.assign(threads_ + 1, 0);
+    b.local.assign(threads_, 0xFFFFFFFFu);
     b.warps.assign((threads_ + warp_w_ - 1) / warp_w_, Warp{});
     for (std::uint32_t t = 0; t < threads_; ++t) {
         // Fibers are recycled once finished.
@@ -389,17 +410,46 @@ inline std::uint32_t EmuOps::ld(const std::uint32_t* p) {
     ex_->check_access(p, "load");
     return *p;
 }
+inline std::uint32_t EmuOps::ld_weak(const std::uint32_t* p) {
+    ex_->yield();
+    ex_->check_access(p, "load");
+    if (p >= ex_->labels_ && p < ex_->labels_ + ex_->n_) {
+        const std::uint32_t old = ex_->prev_[std::size_t(p - ex_->labels_)];
+        if (old != Executor::kNone && ex_->rng_() % 3 == 0) return old;
+    }
+    return *p;
+}
 inline void EmuOps::st(std::uint32_t* p, std::uint32_t v) {
     ex_->yield();
     ex_->check_access(p, "store");
     ex_->check_parent_write(p, *p, v);
+    ex_->note_write(p, *p, v);
     *p = v;
+}
+inline std::uint32_t EmuOps::sh_ld(std::uint32_t k) {
+    ex_->yield();
+    return ex_->local_word(k, "shared load");
+}
+inline void EmuOps::sh_st(std::uint32_t k, std::uint32_t v) {
+    ex_->yield();
+    std::uint32_t& w = ex_->local_word(k, "shared store");
+    if (v > w || v > k) ex_->fail("shared parent " + std::to_string(k) + " set to " + std::to_string(v));
+    w = v;
+}
+inline std::uint32_t EmuOps::sh_amin(std::uint32_t k, std::uint32_t v) {
+    ex_->yield();
+    std::uint32_t& w = ex_->local_word(k, "shared atomicMin");
+    const std::uint32_t old = w;
+    if (v > k) ex_->fail("shared parent " + std::to_string(k) + " offered " + std::to_string(v));
+    w = std::min(old, v);
+    return old;
 }
 inline std::uint32_t EmuOps::amin(std::uint32_t* p, std::uint32_t v) {
     ex_->yield();
     ex_->check_access(p, "atomicMin");
     const std::uint32_t old = *p;
     ex_->check_parent_write(p, old, std::min(old, v));
+    ex_->note_write(p, old, std::min(old, v));
     *p = std::min(old, v);
     return old;
 }

@@ -121,7 +121,7 @@ std::vector<Variant> variants() {
     t.shape = shape(32, 2, 32, 32, 4);
     v.push_back({"all on, 32x2 warp 32", t});
     const LaunchShape small = shape(4, 2, 4, 8, 2);
-    for (int k = 0; k < 6; ++k) {
+    for (int k = 0; k < 10; ++k) {
         Tuning o;
         o.shape = small;
         const char* n = "";
@@ -132,6 +132,15 @@ std::vector<Variant> variants() {
             case 3: o.switches.path_halving = false; n = "path_halving off"; break;
             case 4: o.switches.background_in_start = false; n = "background_in_start off"; break;
             case 5: o.switches.fuse_start_connect = true; n = "fuse_start_connect on"; break;
+            case 6: o.switches.tile_union_find = false; n = "tile_union_find off"; break;
+            case 7: o.switches.count_after_connect = false; n = "count_after_connect off"; break;
+            case 8: o.switches.cached_loads = false; n = "cached_loads off"; break;
+            case 9:
+                o.switches.tile_union_find = false;
+                o.switches.count_after_connect = false;
+                o.switches.cached_loads = false;
+                n = "tile_union_find, count_after_connect, cached_loads off (the old kernels)";
+                break;
         }
         v.push_back({n, o});
     }
@@ -141,6 +150,14 @@ std::vector<Variant> variants() {
     v.push_back({"wide numbering", w});
     w.switches.background_in_start = false;
     v.push_back({"wide numbering, background_in_start off", w});
+    w.switches.count_after_connect = false;
+    w.switches.tile_union_find = false;
+    v.push_back({"wide numbering, background_in_start off, old counting, no tile union-find", w});
+    Tuning f;
+    f.shape = shape(8, 3, 4, 5, 1);
+    f.switches.fuse_start_connect = true;
+    f.switches.count_after_connect = false;
+    v.push_back({"fused 8x3, tile union-find, old counting", f});
     return v;
 }
 

@@ -28,6 +28,18 @@ struct Switches {
     /// neighbours once their Start is published. Off (the default: faster on the H200, see
     /// bench/RESULTS.md): two kernels, the picture read twice.
     bool fuse_start_connect = false;
+    /// Start builds each tile's components with a union-find in shared memory (block-local), so
+    /// every pixel points straight at its tile-component's first pixel; Connect then makes only the
+    /// joins that leave the tile (its top row and left column), one thread per border pixel.
+    bool tile_union_find = true;
+    /// Roots are counted per Number tile by a Count kernel after Connect (plain loads, a block
+    /// sum, one store per tile). Off: Start counts run starts with atomicAdd and every union
+    /// subtracts one with another atomicAdd.
+    bool count_after_connect = true;
+    /// find() and Number's walks read parents with weak loads that may hit L1 (a stale parent is
+    /// still an ancestor: parents only decrease); a walk that meets a root not numbered yet re-reads
+    /// it from L2. Off: every hop is a relaxed device-scope load (an L2 round trip).
+    bool cached_loads = true;
 };
 
 /// Launch geometry. tile_w × tile_h pixels per block of Start/Connect, one thread a pixel; a warp

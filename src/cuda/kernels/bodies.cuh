@@ -51,6 +51,7 @@ struct Params {
     std::uint32_t tile_w = 32, tile_h = 8, warp_w = 32, number_tile = 1024;
     std::uint32_t number_ppt = 4;  ///< Number: pixels per thread (consecutive); threads = number_tile / number_ppt
     std::uint32_t tiles_x = 0;
+    std::uint64_t tiles = 0;            ///< Start/Connect tiles
     std::uint32_t flag = kFlag;         ///< kFlag on the flag path, 0 on the wide path
     std::uint32_t background = 0;       ///< the label-buffer value of a background pixel before Number
     bool has_background = false;
@@ -69,6 +70,15 @@ CCL_HD std::uint32_t index_of(const Params& g, std::uint32_t x, std::uint32_t y)
     return std::uint32_t(std::uint64_t(y) * g.width + x);  // < 2^32 by validation
 }
 
+/// A parent read for find(): with cached_loads a weak load that may be served by a stale L1 line.
+/// Parents only ever decrease and every value a pixel ever held is one of its ancestors, so a stale
+/// value is still an ancestor; a stale "root" is caught by the atomicMin of unite(), which returns
+/// the real value.
+template <class Ops>
+CCL_HD std::uint32_t ld_parent(Ops& ops, const Params& g, const std::uint32_t* p) {
+    return g.sw.cached_loads ? ops.ld_weak(p) : ops.ld(p);
+}
+
 /// Root of @p p, halving the path on the way when the switch is on. Every hop goes to a smaller
 /// index, so a walk has at most `pixels` hops.
 template <class Ops>
@@ -76,12 +86,12 @@ CCL_HD std::uint32_t find_root(Ops& ops, const Params& g, std::uint32_t p) {
     const std::uint32_t f = g.flag;
     for (std::uint64_t it = 0;; ++it) {
         ops.bound(it, g.pixels + 1, "find_root");
-        const std::uint32_t q = ops.ld(&g.labels[p]) & ~f;
+        const std::uint32_t q = ld_parent(ops, g, &g.labels[p]) & ~f;
         if (q == p) return p;
         if (g.sw.path_halving) {
             // A stale grandparent is still an ancestor, and atomicMin never undoes a lower parent
             // that another thread just wrote (a plain store could: TESTING F3).
-            const std::uint32_t r = ops.ld(&g.labels[q]) & ~f;
+            const std::uint32_t r = ld_parent(ops, g, &g.labels[q]) & ~f;
             if (r != q) ops.amin(&g.labels[p], r | f);
             p = r;
         } else {
@@ -144,6 +154,148 @@ CCL_HD TilePos tile_pos(const Params& g, std::uint64_t tile, std::uint32_t tid) 
     return t;
 }
 
+/// Which earlier neighbours a pixel joins, from which of them share its value (sX) and whether its
+/// left join is made already (by Start: the warp run, or the tile's union-find). See connect_pixel.
+struct Joins {
+    bool L = false, U = false, UL = false, UR = false;
+};
+
+CCL_HD Joins choose_joins(const Params& g, bool sL, bool sU, bool sUL, bool sUR, bool left_done) {
+    Joins j;
+    const bool skip = g.sw.skip_joins;
+    j.L = sL && !left_done;
+    if (g.connectivity == 8) {
+        if (skip) {
+            j.U = !sL && sU;
+            j.UL = !sL && !sU && sUL;
+            j.UR = sUR && !sU;
+        } else {
+            j.U = sU;
+            j.UL = sUL;
+            j.UR = sUR;
+        }
+    } else {
+        j.U = skip ? sU && !(sL && sUL) : sU;
+    }
+    // A run start whose L, UL and U all have its value is joined to L through UL–U already, so
+    // it joins U instead of L. Joining L would chain every row's warp runs one after another (a
+    // 33,600-pixel row of paper is a chain of 1,050 roots); joining U hangs each run under the
+    // root of the run above, so paper forms short trees (the row-above-first order of cuCIM).
+    if (skip && j.L && sU && sUL) {
+        j.L = false;
+        j.U = true;
+        j.UL = false;
+        j.UR = false;
+    }
+    return j;
+}
+
+/// Root of tile-local pixel @p p in the block's shared parent array (local index = thread id, raster
+/// order within the tile, so the local minimum is also the global one).
+template <class Ops>
+CCL_HD std::uint32_t find_local(Ops& ops, const Params& g, std::uint32_t p) {
+    for (std::uint64_t it = 0;; ++it) {
+        ops.bound(it, 1025, "find_local");
+        const std::uint32_t q = ops.sh_ld(p);
+        if (q == p) return p;
+        if (g.sw.path_halving) {
+            const std::uint32_t r = ops.sh_ld(q);
+            if (r != q) ops.sh_amin(p, r);
+            p = r;
+        } else {
+            p = q;
+        }
+    }
+}
+
+template <class Ops>
+CCL_HD void unite_local(Ops& ops, const Params& g, std::uint32_t a, std::uint32_t b) {
+    for (std::uint64_t it = 0;; ++it) {
+        ops.bound(it, 2050, "unite_local");
+        a = find_local(ops, g, a);
+        b = find_local(ops, g, b);
+        if (a == b) return;
+        if (a > b) {
+            const std::uint32_t t = a;
+            a = b;
+            b = t;
+        }
+        const std::uint32_t old = ops.sh_amin(b, a);
+        if (old == b) return;
+        b = old;
+    }
+}
+
+/// The old root counting of Start (count_after_connect off): the warp's lane 0 adds the warp's
+/// roots to their Number tiles' counters. Called by every lane of the active mask.
+template <class Ops>
+CCL_HD void count_roots_in_start(Ops& ops, const Params& g, const TilePos& t, std::uint32_t i, bool is_root) {
+    const std::uint32_t active_mask = mask_below(t.active);
+    std::uint32_t roots = ops.ballot(active_mask, is_root) & active_mask;
+    if (t.lane == 0) {
+        const std::uint32_t i0 = i;
+        while (roots != 0) {
+            const std::uint32_t l = ffs32(roots) - 1;
+            const std::uint32_t tile = (i0 + l) / g.number_tile;
+            const std::uint64_t end = std::uint64_t(tile + 1) * g.number_tile - i0;  // first lane past the tile
+            const std::uint32_t in_tile = roots & mask_below(end < 32 ? std::uint32_t(end) : 32u);
+            ops.aadd(&g.counts[tile], popc32(in_tile));
+            roots &= ~in_tile;
+        }
+    }
+}
+
+/// Start of a whole tile with tile_union_find: every thread of the block calls it (it has
+/// barriers). Warp runs seed the block's shared parent array, then each pixel joins its earlier
+/// same-valued neighbours inside the tile (the rules of connect_pixel, the tile taken as a picture
+/// of its own), then every pixel stores the global index of its tile-component's first pixel.
+template <PixelFormat F, class Ops>
+CCL_HD void start_tile(Ops& ops, const Params& g, const TilePos& t, std::uint32_t tid) {
+    const std::uint32_t tx = tid % g.tile_w, ty = tid / g.tile_w;
+    std::uint32_t c = 0, lp = tid;
+    bool bg_value = false;
+    if (t.inside) {
+        c = key_at<F>(g, t.x, t.y);
+        bg_value = g.has_background && c == g.background_key;
+        if (g.sw.warp_runs) {
+            const std::uint32_t active_mask = mask_below(t.active);
+            const bool same_left = t.lane > 0 && key_at<F>(g, t.x - 1, t.y) == c;
+            const std::uint32_t starts = (ops.ballot(active_mask, !same_left) & active_mask) | 1u;
+            lp = tid - (t.lane - highest_bit(starts & mask_upto(t.lane)));
+        }
+    }
+    ops.sh_st(tid, lp);
+    ops.sync();
+    const bool skip_bg = bg_value && g.sw.background_in_start;
+    if (t.inside && !skip_bg) {
+        const bool hasL = tx > 0, hasU = ty > 0;
+        const bool sL = hasL && key_at<F>(g, t.x - 1, t.y) == c;
+        const bool sU = hasU && key_at<F>(g, t.x, t.y - 1) == c;
+        const bool sUL = hasL && hasU && key_at<F>(g, t.x - 1, t.y - 1) == c;
+        const bool sUR = g.connectivity == 8 && hasU && tx + 1 < g.tile_w && t.x + 1 < g.width &&
+                         key_at<F>(g, t.x + 1, t.y - 1) == c;
+        const Joins j = choose_joins(g, sL, sU, sUL, sUR, g.sw.warp_runs && t.lane > 0);
+        if (j.L && !g.sw.up_before_left) unite_local(ops, g, tid, tid - 1);
+        if (j.U) unite_local(ops, g, tid, tid - g.tile_w);
+        if (j.UL) unite_local(ops, g, tid, tid - g.tile_w - 1);
+        if (j.UR) unite_local(ops, g, tid, tid - g.tile_w + 1);
+        if (j.L && g.sw.up_before_left) unite_local(ops, g, tid, tid - 1);
+    }
+    ops.sync();
+    if (!t.inside) return;
+    const std::uint32_t i = index_of(g, t.x, t.y);
+    bool is_root = false;
+    if (skip_bg) {
+        ops.st(&g.labels[i], g.background);
+    } else {
+        const std::uint32_t r = find_local(ops, g, tid);
+        const std::uint32_t parent = index_of(g, t.x0 + r % g.tile_w, t.y0 + r / g.tile_w);
+        ops.st(&g.labels[i], parent | g.flag);
+        is_root = parent == i && !bg_value;
+    }
+    if (!g.sw.count_after_connect) count_roots_in_start(ops, g, t, i, is_root);
+}
+
 /// Start for one pixel: parent = first pixel of its run within the warp (or itself), background
 /// = its final 0; the warp's lane 0 counts the warp's root run starts per Number tile.
 template <PixelFormat F, class Ops>
@@ -164,18 +316,7 @@ CCL_HD void start_pixel(Ops& ops, const Params& g, const TilePos& t) {
     else
         ops.st(&g.labels[i], parent | g.flag);
     // Background-valued roots are never numbered, whichever switch marks them.
-    std::uint32_t roots = ops.ballot(active_mask, parent == i && !bg_value) & active_mask;
-    if (t.lane == 0) {
-        const std::uint32_t i0 = i;
-        while (roots != 0) {
-            const std::uint32_t l = ffs32(roots) - 1;
-            const std::uint32_t tile = (i0 + l) / g.number_tile;
-            const std::uint64_t end = std::uint64_t(tile + 1) * g.number_tile - i0;  // first lane past the tile
-            const std::uint32_t in_tile = roots & mask_below(end < 32 ? std::uint32_t(end) : 32u);
-            ops.aadd(&g.counts[tile], popc32(in_tile));
-            roots &= ~in_tile;
-        }
-    }
+    if (!g.sw.count_after_connect) count_roots_in_start(ops, g, t, i, parent == i && !bg_value);
 }
 
 /// Connect for one pixel. Neighbours before it in raster order (8-conn: up-left, up, up-right,
@@ -193,10 +334,14 @@ CCL_HD void start_pixel(Ops& ops, const Params& g, const TilePos& t) {
 template <PixelFormat F, class Ops>
 CCL_HD void connect_pixel(Ops& ops, const Params& g, const TilePos& t) {
     const std::uint32_t x = t.x, y = t.y;
+    const bool tile_uf = g.sw.tile_union_find;
+    // With the tile's union-find, a pixel off the tile's top row and left column has only joins
+    // inside the tile (its UR join in the right column is made by the next tile's DL join).
+    if (tile_uf && x > t.x0 && y > t.y0) return;
     const std::uint32_t c = key_at<F>(g, x, y);
     const bool bg_value = g.has_background && c == g.background_key;
     if (bg_value && g.sw.background_in_start) return;
-    const bool counted = !bg_value;
+    const bool counted = !bg_value && !g.sw.count_after_connect;
     const std::uint32_t i = index_of(g, x, y);
     const bool skip = g.sw.skip_joins;
     const bool sL = x > 0 && key_at<F>(g, x - 1, y) == c;
@@ -206,44 +351,41 @@ CCL_HD void connect_pixel(Ops& ops, const Params& g, const TilePos& t) {
         sUL = x > 0 && key_at<F>(g, x - 1, y - 1) == c;
         sUR = g.connectivity == 8 && x + 1 < g.width && key_at<F>(g, x + 1, y - 1) == c;
     }
-    bool jL = sL && !(g.sw.warp_runs && t.lane > 0);  // lanes past 0 share their left's run
-    bool jU = false, jUL = false, jUR = false;
-    if (g.connectivity == 8) {
-        if (skip) {
-            jU = !sL && sU;
-            jUL = !sL && !sU && sUL;
-            jUR = sUR && !sU;
-        } else {
-            jU = sU;
-            jUL = sUL;
-            jUR = sUR;
-        }
-        if (x + 1 == t.x0 + g.tile_w && y > t.y0) jUR = false;  // made by the pixel it reaches
-    } else {
-        jU = skip ? sU && !(sL && sUL) : sU;
-    }
-    // A run start whose L, UL and U all have its value is joined to L through UL–U already, so
-    // it joins U instead of L. Joining L would chain every row's warp runs one after another (a
-    // 33,600-pixel row of paper is a chain of 1,050 roots); joining U hangs each run under the
-    // root of the run above, so paper forms short trees (the row-above-first order of cuCIM).
-    if (skip && jL && sU && sUL) {
-        jL = false;
-        jU = true;
-        jUL = false;
-        jUR = false;
-    }
+    // Lanes past 0 share their left's warp run; with the tile's union-find every pixel past the
+    // tile's first column is joined to its left by Start (the tile row is one "warp").
+    const bool left_done = tile_uf ? x > t.x0 : (g.sw.warp_runs && t.lane > 0);
+    Joins j = choose_joins(g, sL, sU, sUL, sUR, left_done);
+    if (g.connectivity == 8 && x + 1 == t.x0 + g.tile_w && y > t.y0) j.UR = false;  // made by the pixel it reaches
+    // Below the top row only the first column is left (the rest returned above): its U and UR are
+    // inside the tile (made by Start), its L, UL and DL reach the tile on the left.
+    if (tile_uf && y > t.y0) j.U = j.UR = false;
     // The down-left join made for the tile on the left (see above).
     bool jDL = false;
     if (g.connectivity == 8 && x == t.x0 && x > 0 && std::uint64_t(y) + 1 < g.height &&
         std::uint64_t(y) + 1 < std::uint64_t(t.y0) + g.tile_h)
         jDL = key_at<F>(g, x - 1, y + 1) == c && (!skip || key_at<F>(g, x - 1, y) != c);
 
-    if (jL && !g.sw.up_before_left) unite(ops, g, i, i - 1, counted);
-    if (jU) unite(ops, g, i, i - g.width, counted);
-    if (jUL) unite(ops, g, i, i - g.width - 1, counted);
-    if (jUR) unite(ops, g, i, i - g.width + 1, counted);
-    if (jL && g.sw.up_before_left) unite(ops, g, i, i - 1, counted);
+    if (j.L && !g.sw.up_before_left) unite(ops, g, i, i - 1, counted);
+    if (j.U) unite(ops, g, i, i - g.width, counted);
+    if (j.UL) unite(ops, g, i, i - g.width - 1, counted);
+    if (j.UR) unite(ops, g, i, i - g.width + 1, counted);
+    if (j.L && g.sw.up_before_left) unite(ops, g, i, i - 1, counted);
     if (jDL) unite(ops, g, i, i + g.width - 1, counted);
+}
+
+/// Connect with tile_union_find, unfused: one thread per pixel of the tiles' top rows and left
+/// columns (tile_w + tile_h − 1 a tile), @p threads a block; no votes, so warps may span tiles.
+template <PixelFormat F, class Ops>
+CCL_HD void connect_border_program(Ops& ops, const Params& g, std::uint32_t tid, std::uint64_t block,
+                                   std::uint32_t threads) {
+    const std::uint32_t per = g.tile_w + g.tile_h - 1;
+    const std::uint64_t k = block * threads + tid;
+    const std::uint64_t tile = k / per;
+    if (tile >= g.tiles) return;
+    const std::uint32_t b = std::uint32_t(k % per);
+    const std::uint32_t tid_in_tile = b < g.tile_w ? b : (b - g.tile_w + 1) * g.tile_w;
+    const TilePos t = tile_pos(g, tile, tid_in_tile);
+    if (t.inside) connect_pixel<F>(ops, g, t);
 }
 
 /// What a Start/Connect block does. mode 0: the fused kernel, tiles in ticket order (raster order
@@ -255,7 +397,12 @@ CCL_HD void start_connect_program(Ops& ops, const Params& g, std::uint32_t tid, 
     std::uint64_t tile = block;
     if (mode == 0) tile = ops.block_ticket(&g.tickets[0], tid);
     const TilePos t = tile_pos(g, tile, tid);
-    if (mode != 2 && t.inside) start_pixel<F>(ops, g, t);
+    if (mode != 2) {
+        if (g.sw.tile_union_find)
+            start_tile<F>(ops, g, t, tid);
+        else if (t.inside)
+            start_pixel<F>(ops, g, t);
+    }
     if (mode == 0) {
         ops.fence();
         ops.sync();
@@ -279,6 +426,30 @@ CCL_HD void start_connect_program(Ops& ops, const Params& g, std::uint32_t tid, 
         ops.sync();
     }
     if (mode != 1 && t.inside) connect_pixel<F>(ops, g, t);
+}
+
+/// Count (count_after_connect): the roots of Number tile @p tile, summed over the block and stored
+/// with one plain store; no atomics. A root holds its own index (with the flag on the flag path);
+/// background pixels hold a value that is never an index. Runs after Connect, so roots are final.
+template <PixelFormat F, class Ops>
+CCL_HD void count_program(Ops& ops, const Params& g, std::uint32_t tid, std::uint64_t tile) {
+    constexpr std::uint32_t kMaxPpt = 4;
+    const std::uint32_t ppt = g.number_ppt;
+    const std::uint64_t base = tile * g.number_tile + std::uint64_t(tid) * ppt;
+    const std::uint32_t n = base >= g.pixels ? 0u : std::uint32_t(g.pixels - base < ppt ? g.pixels - base : ppt);
+    std::uint32_t v[kMaxPpt] = {0, 0, 0, 0};
+    if (n) ops.ld_own(&g.labels[base], n, v);
+    std::uint32_t roots = 0;
+    for (std::uint32_t j = 0; j < n; ++j) {
+        const std::uint32_t i = std::uint32_t(base + j);
+        if (v[j] != (i | g.flag)) continue;
+        const bool bg_root = g.has_background && !g.sw.background_in_start &&
+                             key_at<F>(g, i % g.width, i / g.width) == g.background_key;
+        roots += bg_root ? 0u : 1u;
+    }
+    std::uint32_t total = 0;
+    ops.block_exclusive_sum(roots, total);
+    if (tid == 0) ops.st(&g.counts[tile], total);
 }
 
 /// Number on the flag path, one block a Number tile taken in ticket order (so every earlier tile is
@@ -325,18 +496,23 @@ CCL_HD void number_program(Ops& ops, const Params& g, std::uint32_t tid) {
     for (std::uint32_t j = 0; j < n; ++j) {
         if (!(v[j] & kFlag) || (root_bits >> j & 1u)) continue;
         std::uint32_t p = v[j] & ~kFlag;
+        // Weak loads (cached_loads) may see a stale flagged parent (still an ancestor) but never
+        // a label that is not final; a root not numbered yet is re-read from L2 from then on.
+        bool coherent = !g.sw.cached_loads;
         for (std::uint64_t it = 0;; ++it) {
             ops.bound(it, std::uint64_t(1) << 40, "number walk");
-            const std::uint32_t w = ops.ld(&g.labels[p]);
+            const std::uint32_t w = coherent ? ops.ld(&g.labels[p]) : ops.ld_weak(&g.labels[p]);
             if ((w & kFlag) == 0) {
                 out[j] = w;
                 break;
             }
             const std::uint32_t q = w & ~kFlag;
-            if (q == p)
+            if (q == p) {
+                coherent = true;
                 ops.pause();  // a root of an earlier tile, not numbered yet
-            else
+            } else {
                 p = q;
+            }
         }
         changed = true;
     }
@@ -351,7 +527,11 @@ CCL_HD void collapse_wide_pixel(Ops& ops, const Params& g, std::uint64_t i64) {
     const std::uint32_t i = std::uint32_t(i64);
     const std::uint32_t v = ops.ld(&g.labels[i]);
     if (v == g.background && g.sw.background_in_start && g.has_background) return;
-    const std::uint32_t r = find_root(ops, g, v & ~g.flag);
+    // Coherent loads here whatever cached_loads says: the root found is stored as the pixel's final
+    // root, so it must not be a stale one.
+    Params gc = g;
+    gc.sw.cached_loads = false;
+    const std::uint32_t r = find_root(ops, gc, v & ~g.flag);
     if (r == i) {
         const bool bg_root = g.has_background && !g.sw.background_in_start &&
                              key_at<F>(g, i % g.width, i / g.width) == g.background_key;
