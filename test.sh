@@ -4,14 +4,15 @@
 #      as errors): unit, property, adversarial, I/O and kernel-emulator tests; GPU tests skip
 #      themselves without a device;
 #   2. pytest: the CLI against cc3d, OpenCV and scikit-image;
+#   2b. python: `pip install .` (the package, into build/python-site) and its pytest against the peers;
 #   3. the same C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   4. the threaded labeller (and emulator) under ThreadSanitizer;
 #   5. libFuzzer (clang): the labeller and the decoders, briefly, from the committed corpora.
-# Set CCLABEL_TEST_STAGES="release pytest asan tsan fuzz" to run a subset.
+# Set CCLABEL_TEST_STAGES="release pytest python asan tsan fuzz" to run a subset.
 set -euo pipefail
 root=$(cd "$(dirname "$0")" && pwd)
 cd "$root"
-stages=${CCLABEL_TEST_STAGES:-"release pytest asan tsan fuzz"}
+stages=${CCLABEL_TEST_STAGES:-"release pytest python asan tsan fuzz"}
 jobs=$(nproc)
 has() { [[ " $stages " == *" $1 "* ]]; }
 banner() { printf '\n=== %s ===\n' "$*"; }
@@ -30,6 +31,16 @@ fi
 if has pytest; then
   banner "pytest: the CLI against cc3d, OpenCV and scikit-image"
   CCLABEL_CLI="$root/build/release/src/cli/cclabel" python3 -m pytest -q tests/python
+fi
+if has python; then
+  banner "python: pip install . and the package against cc3d, OpenCV and scikit-image"
+  # Into a private folder (no site-packages touched); the CMake build folder build/python/ is kept,
+  # so a second run recompiles only what changed.
+  site="$root/build/python-site"
+  rm -rf "$site"
+  CMAKE_BUILD_PARALLEL_LEVEL="$jobs" PIP_ROOT_USER_ACTION=ignore \
+    python3 -m pip install -q --no-build-isolation --no-deps --target "$site" .
+  PYTHONPATH="$site" CCLABEL_PYTHON_REQUIRED=1 python3 -m pytest -q tests/python/test_package.py
 fi
 if has asan; then
   banner "AddressSanitizer + UndefinedBehaviorSanitizer"

@@ -30,6 +30,9 @@ if ((want_test)); then
   python3 -c "import cv2" 2>/dev/null || py_missing+=(opencv-python-headless)
   python3 -c "import skimage" 2>/dev/null || py_missing+=(scikit-image)
   python3 -c "import pytest" 2>/dev/null || py_missing+=(pytest)
+  # What `pip install .` needs to build the Python package without build isolation.
+  python3 -c "import scikit_build_core" 2>/dev/null || py_missing+=(scikit-build-core)
+  python3 -c "import nanobind" 2>/dev/null || py_missing+=(nanobind)
   if ((${#py_missing[@]})); then
     echo "setup: pip installing ${py_missing[*]}"
     python3 -m pip install -q "${py_missing[@]}" 2>/dev/null ||

@@ -1,0 +1,9 @@
+"""The compiled core of cclabel (nanobind); use cclabel.label instead."""
+from typing import Any, Optional
+
+built_with_cuda: bool
+
+def cuda_available() -> bool: ...
+def _inspect(image: Any, connectivity: Any, background: Any, backend: Any) -> dict[str, Any]: ...
+def _label(image: Any, out: Any, counts: Any, connectivity: Any, background: Any, backend: Any, stream: int,
+           workspace: Optional[Any]) -> None: ...
