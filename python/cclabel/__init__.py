@@ -125,7 +125,19 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
     if lib == "torch" and getattr(image, "requires_grad", False):
         image = image.detach()
 
-    info = _cclabel._inspect(image, connectivity, background, backend)
+    # PyTorch's unsigned dtypes have few operations: its tensors travel as signed views of the same
+    # bits (no DLPack export of uint16/uint32 needed), the labels as an int32 view of uint32.
+    unsigned = False
+    if lib == "torch":
+        import torch
+        u32 = _torch_uint32(torch)
+        if out is not None and getattr(out, "dtype", None) != u32:
+            raise TypeError("out: dtype must be torch.uint32, got " + str(getattr(out, "dtype", type(out).__name__)))
+        alias = {getattr(torch, "uint16", None): torch.int16, u32: torch.int32}.get(image.dtype)
+        if alias is not None:
+            image, unsigned = image.view(alias), True
+
+    info = _cclabel._inspect(image, connectivity, background, backend, unsigned)
     if info["gpu"] and lib == "numpy":
         raise TypeError("image: GPU arrays of " + type(image).__module__.split(".", 1)[0] +
                         " are not supported; pass a CuPy array or a PyTorch tensor")
@@ -140,26 +152,27 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
             import numpy as np
             image = np.ascontiguousarray(image if hasattr(image, "__array_interface__") or
                                          not hasattr(image, "__dlpack__") else np.from_dlpack(image))
-        info = _cclabel._inspect(image, connectivity, background, backend)
+        info = _cclabel._inspect(image, connectivity, background, backend, unsigned)
 
     shape = info["shape"]
     count_shape = (shape[0],) if info["batch"] else ()
     if not info["gpu"]:
         if lib == "torch":
-            import torch
-            u32 = _torch_uint32(torch)
             labels = torch.empty(shape, dtype=u32) if out is None else out
             counts = torch.empty(count_shape, dtype=u32)
+            _cclabel._label(image, labels.view(torch.int32), counts.view(torch.int32), connectivity, background,
+                            backend, 0, None, unsigned, True)
+            host_counts = counts.view(torch.int32).numpy().view("uint32")
         else:
             import numpy as np
             labels = np.empty(shape, dtype=np.uint32) if out is None else out
-            counts = np.empty(count_shape, dtype=np.uint32)
-        _cclabel._label(image, labels, counts, connectivity, background, backend, 0, None)
+            counts = host_counts = np.empty(count_shape, dtype=np.uint32)
+            _cclabel._label(image, labels, counts, connectivity, background, backend, 0, None)
         if not return_num:
             return labels
         if info["batch"]:
-            return labels, (counts.tolist() if num_as_int else counts)
-        return labels, int(counts)
+            return labels, (host_counts.tolist() if num_as_int else counts)
+        return labels, int(host_counts)
 
     if lib == "cupy":
         import cupy
@@ -171,20 +184,20 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
             workspace = cupy.empty(ws_bytes, dtype=cupy.uint8) if ws_bytes else None
             _cclabel._label(image, labels, counts, connectivity, background, backend, stream, workspace)
     else:
-        import torch
-        u32 = _torch_uint32(torch)
         device = image.device
         stream = torch.cuda.current_stream(device).cuda_stream
         labels = torch.empty(shape, dtype=u32, device=device) if out is None else out
         counts = torch.empty(count_shape, dtype=u32, device=device)
         ws_bytes = info["workspace_bytes"]
         workspace = torch.empty(ws_bytes, dtype=torch.uint8, device=device) if ws_bytes else None
-        _cclabel._label(image, labels, counts, connectivity, background, backend, stream, workspace)
+        _cclabel._label(image, labels.view(torch.int32), counts.view(torch.int32), connectivity, background,
+                        backend, stream, workspace, unsigned, True)
     # The workspace goes back to the library's pool here; the pool reuses it in stream order.
     if not return_num:
         return labels
-    if num_as_int:
-        return labels, (counts.tolist() if info["batch"] else int(counts.item()))
+    if num_as_int:  # waits for the GPU
+        host = cupy.asnumpy(counts) if lib == "cupy" else counts.view(torch.int32).cpu().numpy().view("uint32")
+        return labels, (host.tolist() if info["batch"] else int(host))
     return labels, counts
 
 

@@ -106,9 +106,13 @@ InArray import_image(nb::handle h) {
 
 // Decides the layout of an image array. With @p copy_ok set, layouts that a contiguous copy fixes
 // (Fortran order, rows upside down) set *needs_copy instead of raising.
-Layout inspect(const InArray& a, bool* needs_copy) {
+// With @p as_unsigned, int16/int32 arrays are the bits of uint16/uint32 ones (PyTorch tensors are
+// passed as such views, so that no DLPack export of its unsigned dtypes is needed).
+Layout inspect(const InArray& a, bool* needs_copy, bool as_unsigned) {
     Layout L;
-    const auto d = a.dtype();
+    auto d = a.dtype();
+    if (as_unsigned && d == nb::dtype<std::int16_t>()) d = nb::dtype<std::uint16_t>();
+    if (as_unsigned && d == nb::dtype<std::int32_t>()) d = nb::dtype<std::uint32_t>();
     L.dtype = dtype_str(d);
     const std::size_t nd = a.ndim();
     for (std::size_t i = 0; i < nd; ++i) L.shape.push_back(std::int64_t(a.shape(i)));
@@ -336,7 +340,8 @@ std::optional<std::vector<std::uint64_t>> parse_background(nb::handle h, const L
 
 // Checks an output (or counts) array: uint32, C-contiguous, writable, the expected shape, on the
 // image's device, not overlapping the image.
-OutArray import_out(nb::handle h, const char* name, const std::vector<std::int64_t>& want, const Layout& L) {
+OutArray import_out(nb::handle h, const char* name, const std::vector<std::int64_t>& want, const Layout& L,
+                    bool int32_ok) {
     OutArray a;
     if (!nb::try_cast(h, a, /*convert=*/false)) {
         InArray ro;
@@ -344,7 +349,7 @@ OutArray import_out(nb::handle h, const char* name, const std::vector<std::int64
             throw nb::value_error((std::string(name) + ": the array is read-only").c_str());
         throw nb::type_error((std::string(name) + ": expected a writable uint32 array, got " + py_type_name(h)).c_str());
     }
-    if (!is<std::uint32_t>(a.dtype()))
+    if (!is<std::uint32_t>(a.dtype()) && !(int32_ok && is<std::int32_t>(a.dtype())))
         throw nb::type_error((std::string(name) + ": dtype must be uint32, got " + dtype_str(a.dtype())).c_str());
     std::vector<std::int64_t> shape;
     for (std::size_t i = 0; i < a.ndim(); ++i) shape.push_back(std::int64_t(a.shape(i)));
@@ -387,10 +392,11 @@ cclabel::ImageView view_of(const Layout& L, std::int64_t b) {
 
 // _inspect(image, connectivity, background, backend) -> dict: checks every argument but out and
 // says what the Python layer needs to allocate the result.
-nb::dict py_inspect(nb::handle image, nb::handle connectivity, nb::handle background, nb::handle backend) {
+nb::dict py_inspect(nb::handle image, nb::handle connectivity, nb::handle background, nb::handle backend,
+                    bool as_unsigned) {
     InArray a = import_image(image);
     bool needs_copy = false;
-    Layout L = inspect(a, &needs_copy);
+    Layout L = inspect(a, &needs_copy, as_unsigned);
     cclabel::Options opt;
     opt.connectivity = parse_connectivity(connectivity);
     opt.background = parse_background(background, L);
@@ -427,18 +433,18 @@ nb::dict py_inspect(nb::handle image, nb::handle connectivity, nb::handle backgr
 // _label(image, out, counts, connectivity, background, backend, stream, workspace): labels into
 // out and writes the counts (shape (B,) or ()), on the image's device.
 void py_label(nb::handle image, nb::handle out, nb::handle counts, nb::handle connectivity, nb::handle background,
-              nb::handle backend, std::uintptr_t stream, nb::handle workspace) {
+              nb::handle backend, std::uintptr_t stream, nb::handle workspace, bool as_unsigned, bool out_int32) {
     InArray a = import_image(image);
-    Layout L = inspect(a, nullptr);
+    Layout L = inspect(a, nullptr, as_unsigned);
     cclabel::Options opt;
     opt.connectivity = parse_connectivity(connectivity);
     opt.background = parse_background(background, L);
     opt.backend = parse_backend(backend);
     const std::vector<std::int64_t> want =
         L.batch ? std::vector<std::int64_t>{L.B, L.H, L.W} : std::vector<std::int64_t>{L.H, L.W};
-    OutArray o = import_out(out, "out", want, L);
+    OutArray o = import_out(out, "out", want, L, out_int32);
     OutArray n = import_out(counts, "counts", L.batch ? std::vector<std::int64_t>{L.B} : std::vector<std::int64_t>{},
-                            L);
+                            L, out_int32);
     auto* labels = static_cast<std::uint32_t*>(o.data_handle()) + o.byte_offset() / 4;
     auto* count = static_cast<std::uint32_t*>(n.data_handle()) + n.byte_offset() / 4;
     const std::int64_t plane = L.H * L.W;
@@ -508,9 +514,11 @@ NB_MODULE(_cclabel, m) {
             PyErr_SetString(PyExc_ValueError, e.what());
         }
     });
-    m.def("_inspect", &py_inspect, "image"_a.none(), "connectivity"_a.none(), "background"_a.none(), "backend"_a.none());
+    m.def("_inspect", &py_inspect, "image"_a.none(), "connectivity"_a.none(), "background"_a.none(), "backend"_a.none(),
+          "as_unsigned"_a = false);
     m.def("_label", &py_label, "image"_a.none(), "out"_a.none(), "counts"_a, "connectivity"_a.none(),
-          "background"_a.none(), "backend"_a.none(), "stream"_a, "workspace"_a.none());
+          "background"_a.none(), "backend"_a.none(), "stream"_a, "workspace"_a.none(), "as_unsigned"_a = false,
+          "out_int32"_a = false);
     m.def("cuda_available", &cclabel::cuda_available,
           "True where this build has the CUDA backend and a CUDA device is present.");
 #if CCLABEL_HAVE_CUDA

@@ -319,6 +319,28 @@ def test_docstring_examples():
     assert tried > 5 and failures == 0
 
 
+def test_signed_views_of_unsigned_data():
+    """The path PyTorch tensors take (no DLPack export of torch.uint16/uint32 needed): the image as an
+    int16/int32 view of its bits, the labels and counts written through int32 views."""
+    from cclabel import _cclabel
+    rng = np.random.default_rng(9)
+    for dtype, signed in ((np.uint16, np.int16), (np.uint32, np.int32)):
+        top = int(np.iinfo(dtype).max)
+        img = np.array([top, top - 1, 1], dtype)[rng.integers(0, 3, size=(3, 21, 17))]
+        labels = np.empty(img.shape, np.uint32)
+        counts = np.empty(3, np.uint32)
+        _cclabel._label(img.view(signed), labels.view(np.int32), counts.view(np.int32), 4, top, "cpu", 0, None,
+                        True, True)
+        want, want_counts = cclabel.label(img, connectivity=4, background=top, return_num=True)
+        np.testing.assert_array_equal(labels, want)
+        np.testing.assert_array_equal(counts, want_counts)
+        assert _cclabel._inspect(img[0].view(signed), 8, top, "auto", True)["shape"] == (21, 17)
+    with pytest.raises(TypeError, match="dtype int16 is not supported"):
+        cclabel.label(np.zeros((3, 3), np.int16))
+    with pytest.raises(TypeError, match="out: dtype must be uint32, got int32"):
+        cclabel.label(np.zeros((3, 3), np.uint32), out=np.zeros((3, 3), np.int32))
+
+
 # --- bad arguments ---------------------------------------------------------------------------------
 
 U8 = np.zeros((4, 5), np.uint8)
