@@ -4,7 +4,7 @@
 // each stage, extra device memory; every switch off in turn and several launch shapes; and the host
 // API with copies included. Labels are checked against the CPU backend at every size.
 //
-//   bench_cuda [--dpi 50,100,...] [--reps N] [--variants DPI] [--no-check] [--no-host]
+//   bench_cuda [--dpi 50,100,...] [--reps N] [--variants DPI] [--no-check] [--no-host] [--few]
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -116,7 +116,7 @@ std::vector<int> parse_list(const char* s) {
 int main(int argc, char** argv) {
     std::vector<int> dpis = {50, 100, 200, 300, 400, 600, 800};
     int reps = 10, variants_dpi = 800;
-    bool check = true, host = true;
+    bool check = true, host = true, few = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--dpi" && i + 1 < argc) dpis = parse_list(argv[++i]);
@@ -124,8 +124,9 @@ int main(int argc, char** argv) {
         else if (a == "--variants" && i + 1 < argc) variants_dpi = std::atoi(argv[++i]);
         else if (a == "--no-check") check = false;
         else if (a == "--no-host") host = false;
+        else if (a == "--few") few = true;  // variants: skip the older switches (measured before)
         else {
-            std::fprintf(stderr, "usage: bench_cuda [--dpi 50,100] [--reps N] [--variants DPI|0] [--no-check] [--no-host]\n");
+            std::fprintf(stderr, "usage: bench_cuda [--dpi 50,100] [--reps N] [--variants DPI|0] [--no-check] [--no-host] [--few]\n");
             return 2;
         }
     }
@@ -145,18 +146,19 @@ int main(int argc, char** argv) {
         };
         std::vector<V> vs;
         vs.push_back({"defaults (32x8, number 1024 by 4, unfused)", {}});
-        auto sw = [&](const char* n, auto f) {
+        auto sw = [&](const char* n, auto f, bool old = false) {
+            if (old && few) return;
             cclabel::cuda::Tuning t;
             f(t.switches);
             vs.push_back({n, t});
         };
-        sw("up_before_left off", [](auto& s) { s.up_before_left = false; });
-        sw("warp_runs off", [](auto& s) { s.warp_runs = false; });
-        sw("skip_joins off", [](auto& s) { s.skip_joins = false; });
-        sw("path_halving off", [](auto& s) { s.path_halving = false; });
-        sw("background_in_start off", [](auto& s) { s.background_in_start = false; });
-        sw("fuse_start_connect on", [](auto& s) { s.fuse_start_connect = true; });
-        sw("warp_runs+skip_joins off", [](auto& s) { s.warp_runs = false; s.skip_joins = false; });
+        sw("up_before_left off", [](auto& s) { s.up_before_left = false; }, true);
+        sw("warp_runs off", [](auto& s) { s.warp_runs = false; }, true);
+        sw("skip_joins off", [](auto& s) { s.skip_joins = false; }, true);
+        sw("path_halving off", [](auto& s) { s.path_halving = false; }, true);
+        sw("background_in_start off", [](auto& s) { s.background_in_start = false; }, true);
+        sw("fuse_start_connect on", [](auto& s) { s.fuse_start_connect = true; }, true);
+        sw("warp_runs+skip_joins off", [](auto& s) { s.warp_runs = false; s.skip_joins = false; }, true);
         sw("tile_union_find off", [](auto& s) { s.tile_union_find = false; });
         sw("count_after_connect off", [](auto& s) { s.count_after_connect = false; });
         sw("cached_loads off", [](auto& s) { s.cached_loads = false; });

@@ -77,7 +77,12 @@ TEST(Cuda, RandomImagesEveryFormatShapeAndSwitch) {
         t.shape = s;
         tunings.push_back({"shape " + std::to_string(s.tile_w) + "x" + std::to_string(s.tile_h), t});
     }
-    for (int k = 0; k < 7; ++k) {
+    {
+        cuda::Tuning t;  // 1024-thread tiles: the whole shared parent array of tile_union_find
+        t.shape = {32, 32, 32, 1024, 4};
+        tunings.push_back({"shape 32x32", t});
+    }
+    for (int k = 0; k < 11; ++k) {
         cuda::Tuning t;
         std::string n;
         switch (k) {
@@ -88,6 +93,15 @@ TEST(Cuda, RandomImagesEveryFormatShapeAndSwitch) {
             case 4: t.switches.background_in_start = false; n = "background_in_start off"; break;
             case 5: t.switches.fuse_start_connect = true; n = "fuse_start_connect on"; break;
             case 6: t.force_wide_numbering = true; n = "wide numbering"; break;
+            case 7: t.switches.tile_union_find = false; n = "tile_union_find off"; break;
+            case 8: t.switches.count_after_connect = false; n = "count_after_connect off"; break;
+            case 9: t.switches.cached_loads = false; n = "cached_loads off"; break;
+            case 10:
+                t.switches.tile_union_find = false;
+                t.switches.count_after_connect = false;
+                t.switches.cached_loads = false;
+                n = "the old kernels (tile_union_find, count_after_connect, cached_loads off)";
+                break;
         }
         tunings.push_back({n, t});
     }
