@@ -6,7 +6,7 @@
 #   2. pytest: the CLI against cc3d, OpenCV and scikit-image;
 #   2b. python: `pip install .` (the package, into build/python-site) and its pytest against the peers;
 #   3. the same C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer;
-#   4. the threaded labeller (and emulator) under ThreadSanitizer;
+#   4. the threaded CPU labeller under ThreadSanitizer (the emulator runs fibers, not threads);
 #   5. libFuzzer (clang): the labeller and the decoders, briefly, from the committed corpora.
 # Set CCLABEL_TEST_STAGES="release pytest python asan tsan fuzz" to run a subset.
 set -euo pipefail
@@ -55,7 +55,7 @@ if has tsan; then
   cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCCLABEL_SANITIZE=thread \
     -DCCLABEL_ENABLE_CUDA=OFF -DCCLABEL_BUILD_BENCH=OFF -DCCLABEL_BUILD_CLI=OFF >/dev/null
   cmake --build build/tsan -j"$jobs"
-  TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build/tsan --output-on-failure -j"$jobs" -L "cpu|emu"
+  TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build/tsan --output-on-failure -j"$jobs" -L cpu
 fi
 if has fuzz; then
   banner "libFuzzer: labeller and decoders"
