@@ -160,9 +160,13 @@ int main(int argc, char** argv) {
         sw("fuse_start_connect on", [](auto& s) { s.fuse_start_connect = true; }, true);
         sw("warp_runs+skip_joins off", [](auto& s) { s.warp_runs = false; s.skip_joins = false; }, true);
         sw("tile_union_find off", [](auto& s) { s.tile_union_find = false; });
-        sw("count_after_connect off", [](auto& s) { s.count_after_connect = false; });
+        sw("count_after_connect on", [](auto& s) { s.count_after_connect = true; });
         sw("cached_loads off", [](auto& s) { s.cached_loads = false; });
-        sw("tile_uf off, cached_loads off", [](auto& s) { s.tile_union_find = false; s.cached_loads = false; });
+        sw("tile_uf off, cached_loads off, count on", [](auto& s) {
+            s.tile_union_find = false;
+            s.cached_loads = false;
+            s.count_after_connect = true;
+        });
         sw("all three off (before)", [](auto& s) {
             s.tile_union_find = false;
             s.count_after_connect = false;

@@ -94,7 +94,7 @@ TEST(Cuda, RandomImagesEveryFormatShapeAndSwitch) {
             case 5: t.switches.fuse_start_connect = true; n = "fuse_start_connect on"; break;
             case 6: t.force_wide_numbering = true; n = "wide numbering"; break;
             case 7: t.switches.tile_union_find = false; n = "tile_union_find off"; break;
-            case 8: t.switches.count_after_connect = false; n = "count_after_connect off"; break;
+            case 8: t.switches.count_after_connect = true; n = "count_after_connect on"; break;
             case 9: t.switches.cached_loads = false; n = "cached_loads off"; break;
             case 10:
                 t.switches.tile_union_find = false;

@@ -133,7 +133,7 @@ std::vector<Variant> variants() {
             case 4: o.switches.background_in_start = false; n = "background_in_start off"; break;
             case 5: o.switches.fuse_start_connect = true; n = "fuse_start_connect on"; break;
             case 6: o.switches.tile_union_find = false; n = "tile_union_find off"; break;
-            case 7: o.switches.count_after_connect = false; n = "count_after_connect off"; break;
+            case 7: o.switches.count_after_connect = true; n = "count_after_connect on"; break;
             case 8: o.switches.cached_loads = false; n = "cached_loads off"; break;
             case 9:
                 o.switches.tile_union_find = false;
@@ -153,6 +153,9 @@ std::vector<Variant> variants() {
     w.switches.count_after_connect = false;
     w.switches.tile_union_find = false;
     v.push_back({"wide numbering, background_in_start off, old counting, no tile union-find", w});
+    w.switches.count_after_connect = true;
+    w.switches.tile_union_find = true;
+    v.push_back({"wide numbering, background_in_start off, Count kernel", w});
     Tuning f;
     f.shape = shape(8, 3, 4, 5, 1);
     f.switches.fuse_start_connect = true;

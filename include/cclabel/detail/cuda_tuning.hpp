@@ -33,9 +33,11 @@ struct Switches {
     /// joins that leave the tile (its top row and left column), one thread per border pixel.
     bool tile_union_find = true;
     /// Roots are counted per Number tile by a Count kernel after Connect (plain loads, a block
-    /// sum, one store per tile). Off: Start counts run starts with atomicAdd and every union
+    /// sum, one store per tile). Off (the default: with tile_union_find Start has one root per
+    /// tile component left to count, and the extra read of the labels cost more than those
+    /// atomics, bench/RESULTS.md): Start counts its roots with atomicAdd and every union
     /// subtracts one with another atomicAdd.
-    bool count_after_connect = true;
+    bool count_after_connect = false;
     /// find() and Number's walks read parents with weak loads that may hit L1 (a stale parent is
     /// still an ancestor: parents only decrease); a walk that meets a root not numbered yet re-reads
     /// it from L2. Off: every hop is a relaxed device-scope load (an L2 round trip).
