@@ -204,6 +204,12 @@ void number_row(std::uint64_t begin, std::uint64_t end, std::uint64_t band_begin
                 i = simd::replace_run(out, i, end, v, last_number) - 1;
                 continue;
             }
+            if (v == std::uint32_t(i + 1)) {  // roots in a row: pictures with many colours
+                i = simd::number_roots(out, i, end, n) - 1;
+                last_v = std::uint32_t(i + 1);
+                last_number = n;
+                continue;
+            }
             last_v = v;
         }
         if constexpr (External) {

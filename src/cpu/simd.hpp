@@ -25,7 +25,36 @@ inline std::uint64_t replace_run_scalar(std::uint32_t* out, std::uint64_t i, std
     return i;
 }
 
+/// From @p i on, while out[i] == i + 1 (the pixel is its own root), gives it the next number
+/// (++n); returns the first i that is not a root, or end.
+inline std::uint64_t number_roots_scalar(std::uint32_t* out, std::uint64_t i, std::uint64_t end, std::uint32_t& n) {
+    while (i < end && out[i] == std::uint32_t(i + 1)) out[i++] = ++n;
+    return i;
+}
+
 #if CCLABEL_X86_SIMD
+__attribute__((target("avx2"))) inline std::uint64_t number_roots_avx2(std::uint32_t* out, std::uint64_t i,
+                                                                        std::uint64_t end, std::uint32_t& n) {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    while (i + 8 <= end) {
+        const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(out + i));
+        const __m256i self = _mm256_add_epi32(_mm256_set1_epi32(int(std::uint32_t(i + 1))), lane);
+        const unsigned eq = unsigned(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(x, self))));
+        const __m256i numbers = _mm256_add_epi32(_mm256_set1_epi32(int(n + 1)), lane);
+        if (eq != 0xFF) {
+            const int k = __builtin_ctz(~eq);  // first lane that is not a root
+            _mm256_maskstore_epi32(reinterpret_cast<int*>(out + i), _mm256_cmpgt_epi32(_mm256_set1_epi32(k), lane),
+                                   numbers);
+            n += std::uint32_t(k);
+            return i + std::uint64_t(k);
+        }
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), numbers);
+        n += 8;
+        i += 8;
+    }
+    return number_roots_scalar(out, i, end, n);
+}
+
 __attribute__((target("ssse3"))) inline void rgb8_keys_ssse3(const std::uint8_t* row, std::uint32_t n,
                                                                std::uint32_t* keys) {
     // Four pixels are 12 bytes; one shuffle spreads them over four 32-bit lanes with zero tops.
@@ -77,6 +106,15 @@ inline std::uint64_t replace_run(std::uint32_t* out, std::uint64_t begin, std::u
     if (avx2) return replace_run_avx2(out, begin, end, v, number);
 #endif
     return replace_run_scalar(out, begin, end, v, number);
+}
+
+/// See number_roots_scalar.
+inline std::uint64_t number_roots(std::uint32_t* out, std::uint64_t i, std::uint64_t end, std::uint32_t& n) {
+#if CCLABEL_X86_SIMD
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2) return number_roots_avx2(out, i, end, n);
+#endif
+    return number_roots_scalar(out, i, end, n);
 }
 
 }  // namespace cclabel::cpu::simd
