@@ -50,22 +50,25 @@ struct Forest {
         while (out[l - 1] != l) l = out[l - 1];
         return l;
     }
-    void unite(std::uint32_t a, std::uint32_t b) const {
+    /// Joins the sets of @p a and @p b; returns the root hung under the other, or 0 when they were
+    /// one set already.
+    std::uint32_t unite(std::uint32_t a, std::uint32_t b) const {
         a = find(a);
         b = find(b);
-        if (a < b) out[b - 1] = a;
-        else if (b < a) out[a - 1] = b;
+        if (a == b) return 0;
+        if (a > b) std::swap(a, b);
+        out[b - 1] = a;
+        return b;
     }
 };
 
 struct Band {
     std::int64_t y0 = 0, y1 = 0;
     std::uint64_t begin = 0, end = 0;  ///< pixel indices
-    std::uint32_t roots = 0;
     std::uint32_t first_label = 0;  ///< numbers of this band's roots start after this
-    /// Roots of this band that pixels of later bands point at, with their rank in the band.
-    std::vector<std::uint32_t> targets;
-    std::vector<std::uint32_t> target_rank;
+    /// Roots per row, kept by the scan (a fresh label adds one to its row, a union takes one from
+    /// the hung root's row) and the seams: no pass over the pixels is needed to count them.
+    std::vector<std::uint32_t> row_roots;
     /// Per row: mostly long stretches of one label (then numbering caches the last label).
     std::vector<std::uint8_t> stretchy_rows;
 };
@@ -79,6 +82,10 @@ void scan_band(const detail::Request& r, Band& b, std::uint32_t* out) {
     std::vector<std::uint8_t> code(w);
     std::vector<std::uint8_t>& runs = b.stretchy_rows;
     runs.assign(std::size_t(b.y1 - b.y0), 0);
+    b.row_roots.assign(std::size_t(b.y1 - b.y0), 0);
+    auto unite = [&](std::uint32_t a, std::uint32_t c) {
+        if (const std::uint32_t hung = forest.unite(a, c)) --b.row_roots[std::size_t((hung - 1) / w - b.y0)];
+    };
     for (std::int64_t y = b.y0; y < b.y1; ++y) {
         load_row_keys<F>(r.row(y), w, keys_cur.data());
         const std::uint32_t* kc = keys_cur.data();
@@ -99,14 +106,18 @@ void scan_band(const detail::Request& r, Band& b, std::uint32_t* out) {
         // it is this row's first label, or the spare zero of `none`.
         const std::uint32_t* op = above ? o - w : none.data();
         std::uint32_t cand[6] = {0, 0, 0, 0, 0, 0};  // indexed by Source
+        // Labels opened in this row (unions may take from the row's count first: unsigned wrap-around
+        // makes the sum right all the same).
+        std::uint32_t fresh = 0;
         auto step = [&](std::uint32_t x, std::uint8_t c) {
+            fresh += tab.fresh[c];
             cand[kFresh] = first + x;
             cand[kFromU] = op[x];
             cand[kFromUR] = op[x + 1];
             const std::uint32_t lab = cand[tab.source[c]];
             if (tab.join[c] != kFresh) [[unlikely]] {
                 const std::uint32_t j = cand[tab.join[c]];
-                if (j != lab) forest.unite(lab, j);
+                if (j != lab) unite(lab, j);
             }
             o[x] = lab;
             cand[kFromL] = lab;
@@ -123,6 +134,7 @@ void scan_band(const detail::Request& r, Band& b, std::uint32_t* out) {
                 cand[kFromUL] = op[x - 1];
                 step(x, cd[x]);
             }
+            b.row_roots[std::size_t(y - b.y0)] += fresh;
             std::swap(keys_prev, keys_cur);
             continue;
         }
@@ -135,7 +147,7 @@ void scan_band(const detail::Request& r, Band& b, std::uint32_t* out) {
                 std::copy(op + x, op + e, o + x);
                 if constexpr (Conn == 4) {  // L and U are not neighbours of each other here
                     for (std::uint32_t i = x; i < e; ++i)
-                        if ((cd[i] & kL) && o[i - 1] != o[i]) forest.unite(o[i - 1], o[i]);
+                        if ((cd[i] & kL) && o[i - 1] != o[i]) unite(o[i - 1], o[i]);
                 }
             } else if (c & kBackground) {
                 e = stretch_end(cd, x + 1, w, kBackground, kBackground);
@@ -143,6 +155,7 @@ void scan_band(const detail::Request& r, Band& b, std::uint32_t* out) {
             } else if (c == 0) {
                 e = stretch_end(cd, x + 1, w, 0xFF, 0);
                 for (std::uint32_t i = x; i < e; ++i) o[i] = first + i;
+                fresh += e - x;
             } else {
                 cand[kFromUL] = op[x - 1];
                 step(x, c);
@@ -152,6 +165,7 @@ void scan_band(const detail::Request& r, Band& b, std::uint32_t* out) {
             cand[kFromL] = o[e - 1];
             x = e;
         }
+        b.row_roots[std::size_t(y - b.y0)] += fresh;
         std::swap(keys_prev, keys_cur);
     }
 }
@@ -270,9 +284,20 @@ std::uint32_t label_impl(const detail::Request& r, std::uint32_t* out) {
 
     std::vector<std::uint32_t> ext_root, ext_number;  // roots pointed at across bands, and numbers
     std::uint32_t total = 0;
+    auto band_of = [&](std::uint32_t label) -> Band& {
+        auto it = std::upper_bound(bands.begin(), bands.end(), std::uint64_t(label),
+                                   [](std::uint64_t v, const Band& b) { return v <= b.begin; });
+        return *(it - 1);
+    };
+    // One thread, between the scan and the numbering: merge the seams, count every band's roots,
+    // and number the roots that pixels of later bands point at.
     auto after_scan = [&]() noexcept {
         std::vector<std::uint32_t> linked;
         for (int i = 1; i < nb; ++i) merge_seam<F, Conn>(r, forest, bands[std::size_t(i)], linked);
+        for (std::uint32_t c : linked) {
+            Band& b = band_of(c);
+            --b.row_roots[std::size_t((c - 1) / w - std::uint64_t(b.y0))];
+        }
         for (std::uint32_t c : linked) {
             const std::uint32_t root = forest.find_readonly(c);
             out[c - 1] = root;
@@ -280,42 +305,45 @@ std::uint32_t label_impl(const detail::Request& r, std::uint32_t* out) {
         }
         std::sort(ext_root.begin(), ext_root.end());
         ext_root.erase(std::unique(ext_root.begin(), ext_root.end()), ext_root.end());
-        for (std::uint32_t root : ext_root) {
-            auto it = std::upper_bound(bands.begin(), bands.end(), std::uint64_t(root),
-                                       [](std::uint64_t v, const Band& b) { return v <= b.begin; });
-            (it - 1)->targets.push_back(root);
-        }
-    };
-    auto after_count = [&]() noexcept {
+
         std::uint32_t next = 0;
         for (Band& b : bands) {
             b.first_label = next;
-            next += b.roots;
-            for (std::uint32_t rank : b.target_rank) ext_number.push_back(b.first_label + rank);
+            for (std::uint32_t c : b.row_roots) next += c;
         }
         total = next;
+
+        // A root's number: its band's first label, the roots of the rows above it in the band, and
+        // the roots of its own row up to it (targets are sorted, so a row is read once).
+        ext_number.reserve(ext_root.size());
+        const Band* band = nullptr;
+        std::uint64_t row = 0, pos = 0;
+        std::uint32_t before_row = 0, in_row = 0;  // roots of the band before `row`; of `row` before `pos`
+        for (std::uint32_t root : ext_root) {
+            const Band& b = band_of(root);
+            if (&b != band) {
+                band = &b;
+                row = std::uint64_t(b.y0);
+                before_row = b.first_label;
+                pos = row * w;
+                in_row = 0;
+            }
+            const std::uint64_t root_row = (root - 1) / w;
+            if (root_row != row) {
+                for (; row < root_row; ++row) before_row += b.row_roots[std::size_t(row - std::uint64_t(b.y0))];
+                pos = row * w;
+                in_row = 0;
+            }
+            for (; pos < root; ++pos) in_row += out[pos] == std::uint32_t(pos + 1);  // up to the root itself
+            ext_number.push_back(before_row + in_row);
+        }
     };
     std::barrier sync_scan(nb, after_scan);
-    std::barrier sync_count(nb, after_count);
 
     auto work = [&](int bi) {
         Band& b = bands[std::size_t(bi)];
         scan_band<F, Conn>(r, b, out);
         sync_scan.arrive_and_wait();
-
-        std::uint32_t roots = 0;
-        std::size_t t = 0;
-        b.target_rank.reserve(b.targets.size());
-        for (std::uint64_t i = b.begin; i < b.end; ++i) {
-            roots += out[i] == std::uint32_t(i + 1);
-            if (t < b.targets.size() && b.targets[t] == std::uint32_t(i + 1)) [[unlikely]] {
-                b.target_rank.push_back(roots);
-                ++t;
-            }
-        }
-        b.roots = roots;
-        sync_count.arrive_and_wait();
-
         number_band(b, w, out, ext_root, ext_number);
     };
     std::vector<std::jthread> pool;
