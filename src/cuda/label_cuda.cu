@@ -188,7 +188,9 @@ void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView
                   std::uint32_t* count, const Options& options, cudaStream_t stream, const Tuning& tuning,
                   const StageEvents* events) {
     using namespace detail;
-    const cclabel::detail::Request r = cclabel::detail::make_request(image, labels, options);
+    // The size query needs no buffers (as with CUB): a stand-in for the labels lets it validate the rest.
+    static std::uint32_t no_labels;
+    const cclabel::detail::Request r = cclabel::detail::make_request(image, workspace ? labels : &no_labels, options);
     const std::uint64_t pixels = r.pixels();
     const std::uint64_t number_tiles =
         tuning.shape.number_tile ? (pixels + tuning.shape.number_tile - 1) / tuning.shape.number_tile : 0;
