@@ -1,0 +1,174 @@
+// Region statistics on the CPU: one pass over the label image in horizontal bands, one thread a
+// band, each band summing into its own dense per-label table; the tables are then merged label
+// range by label range. Exact 64-bit integer sums; the centroid is divided once at the end.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cclabel/error.hpp"
+#include "cclabel/label.hpp"
+#include "cclabel/stats.hpp"
+#include "core/request.hpp"
+
+namespace cclabel {
+namespace {
+
+constexpr std::uint64_t kNone = ~std::uint64_t(0);
+
+/// One band's sums for one label.
+struct Partial {
+    std::uint64_t area = 0;
+    std::uint64_t sum_x = 0;  // ≤ h · w(w−1)/2 < 2^63 since w · h < 2^32
+    std::uint64_t sum_y = 0;
+    std::uint64_t perimeter = 0;
+    std::uint64_t first = kNone;  // raster index of the band's first pixel of the label
+    std::uint32_t min_x = std::numeric_limits<std::uint32_t>::max(), max_x = 0;
+    std::uint32_t min_y = std::numeric_limits<std::uint32_t>::max(), max_y = 0;
+};
+
+/// Runs fn(part, begin, end) for `parts` even slices of [0, n), on `parts` threads (this one too).
+template <typename Fn>
+void parallel_slices(int parts, std::uint64_t n, Fn&& fn) {
+    if (parts <= 1) {
+        fn(0, std::uint64_t(0), n);
+        return;
+    }
+    std::vector<std::thread> pool;
+    pool.reserve(std::size_t(parts - 1));
+    auto slice = [&](int p) { return n * std::uint64_t(p) / std::uint64_t(parts); };
+    for (int p = 1; p < parts; ++p) pool.emplace_back([&, p] { fn(p, slice(p), slice(p + 1)); });
+    fn(0, slice(0), slice(1));
+    for (auto& t : pool) t.join();
+}
+
+std::array<std::uint32_t, 4> read_value(const detail::Request& r, std::uint64_t index) {
+    const std::int64_t y = std::int64_t(index / std::uint64_t(r.width));
+    const std::int64_t x = std::int64_t(index % std::uint64_t(r.width));
+    const std::uint8_t* p = r.row(y) + x * bytes_per_pixel(r.format);
+    std::array<std::uint32_t, 4> v{};
+    switch (r.format) {
+        case PixelFormat::Binary8: v[0] = p[0] != 0 ? 1u : 0u; break;
+        case PixelFormat::Gray8: v[0] = p[0]; break;
+        case PixelFormat::Gray16: { std::uint16_t g; std::memcpy(&g, p, 2); v[0] = g; break; }
+        case PixelFormat::U32: std::memcpy(&v[0], p, 4); break;
+        case PixelFormat::RGB8: v = {p[0], p[1], p[2], 0}; break;
+        case PixelFormat::RGBA8: v = {p[0], p[1], p[2], p[3]}; break;
+    }
+    return v;
+}
+
+void scan_band(const std::uint32_t* labels, std::int64_t w, std::int64_t h, int conn, std::int64_t y0,
+               std::int64_t y1, Partial* part) {
+    for (std::int64_t y = y0; y < y1; ++y) {
+        const std::uint32_t* cur = labels + y * w;
+        const std::uint32_t* up = y > 0 ? cur - w : nullptr;
+        const std::uint32_t* dn = y + 1 < h ? cur + w : nullptr;
+        const bool edge_row = up == nullptr || dn == nullptr;
+        for (std::int64_t x = 0; x < w; ++x) {
+            const std::uint32_t l = cur[x];
+            Partial& p = part[l];
+            if (p.first == kNone) {
+                p.first = std::uint64_t(y * w + x);
+                p.min_y = std::uint32_t(y);  // rows are scanned in order: the first row is the top
+            }
+            ++p.area;
+            p.sum_x += std::uint64_t(x);
+            p.sum_y += std::uint64_t(y);
+            p.min_x = std::min(p.min_x, std::uint32_t(x));
+            p.max_x = std::max(p.max_x, std::uint32_t(x));
+            p.max_y = std::uint32_t(y);
+            bool boundary = edge_row || x == 0 || x + 1 == w;
+            if (!boundary) {
+                boundary = cur[x - 1] != l || cur[x + 1] != l || up[x] != l || dn[x] != l;
+                if (!boundary && conn == 8)
+                    boundary = up[x - 1] != l || up[x + 1] != l || dn[x - 1] != l || dn[x + 1] != l;
+            }
+            p.perimeter += boundary ? 1u : 0u;
+        }
+    }
+}
+
+}  // namespace
+
+std::vector<RegionStats> regions(const ImageView& image, const std::uint32_t* labels, const Options& options) {
+    const std::uint32_t dummy = 0;
+    const detail::Request r = detail::make_request(image, labels != nullptr ? labels : &dummy, options);
+    const std::uint64_t pixels = r.pixels();
+    if (pixels == 0) {
+        std::vector<RegionStats> out(1);
+        out[0].cx = out[0].cy = std::numeric_limits<double>::quiet_NaN();
+        return out;
+    }
+    if (labels == nullptr) throw Error("label image is null for a non-empty image");
+
+    // Thread count: never more than the rows, and no thread for less than 16 Ki pixels.
+    int threads = int(std::min<std::uint64_t>({std::uint64_t(r.threads), std::uint64_t(r.height),
+                                                std::max<std::uint64_t>(1, pixels >> 14)}));
+
+    // N = the largest label, which must be numberable within the picture.
+    std::vector<std::uint32_t> band_max(std::size_t(threads), 0);
+    parallel_slices(threads, pixels, [&](int t, std::uint64_t b, std::uint64_t e) {
+        std::uint32_t m = 0;
+        for (std::uint64_t i = b; i < e; ++i) m = std::max(m, labels[i]);
+        band_max[std::size_t(t)] = m;
+    });
+    const std::uint32_t n = *std::max_element(band_max.begin(), band_max.end());
+    if (n > pixels)
+        throw Error("label value " + std::to_string(n) + " exceeds the number of pixels (" + std::to_string(pixels) +
+                    "): not a label image of this " + std::to_string(r.width) + " x " + std::to_string(r.height) +
+                    " picture");
+    const std::size_t rows = std::size_t(n) + 1;
+
+    // Each band keeps a dense table of N + 1 partials: cap the tables at 256 MiB beyond the first.
+    const std::uint64_t table_bytes = std::uint64_t(rows) * sizeof(Partial);
+    const std::uint64_t cap = std::uint64_t(256) << 20;
+    threads = int(std::min<std::uint64_t>(std::uint64_t(threads), 1 + cap / table_bytes));
+
+    std::vector<std::vector<Partial>> tables(static_cast<std::size_t>(threads));
+    parallel_slices(threads, std::uint64_t(r.height), [&](int t, std::uint64_t y0, std::uint64_t y1) {
+        tables[std::size_t(t)].assign(rows, Partial{});
+        scan_band(labels, r.width, r.height, r.connectivity, std::int64_t(y0), std::int64_t(y1),
+                  tables[std::size_t(t)].data());
+    });
+
+    std::vector<RegionStats> out(rows);
+    const int merge_threads = int(std::min<std::uint64_t>(std::uint64_t(threads), std::max<std::uint64_t>(1, rows >> 12)));
+    parallel_slices(merge_threads, rows, [&](int, std::uint64_t b, std::uint64_t e) {
+        for (std::uint64_t l = b; l < e; ++l) {
+            Partial m = tables[0][l];
+            for (std::size_t t = 1; t < tables.size(); ++t) {
+                const Partial& p = tables[t][l];
+                if (p.area == 0) continue;
+                m.area += p.area;
+                m.sum_x += p.sum_x;
+                m.sum_y += p.sum_y;
+                m.perimeter += p.perimeter;
+                m.first = std::min(m.first, p.first);
+                m.min_x = std::min(m.min_x, p.min_x);
+                m.max_x = std::max(m.max_x, p.max_x);
+                m.min_y = std::min(m.min_y, p.min_y);
+                m.max_y = std::max(m.max_y, p.max_y);
+            }
+            RegionStats& s = out[l];
+            s.area = m.area;
+            s.perimeter = m.perimeter;
+            if (m.area == 0) {
+                s.cx = s.cy = std::numeric_limits<double>::quiet_NaN();
+                continue;
+            }
+            s.x = m.min_x;
+            s.y = m.min_y;
+            s.width = std::int64_t(m.max_x) - std::int64_t(m.min_x) + 1;
+            s.height = std::int64_t(m.max_y) - std::int64_t(m.min_y) + 1;
+            s.cx = double(m.sum_x) / double(m.area);
+            s.cy = double(m.sum_y) / double(m.area);
+            s.value = read_value(r, m.first);
+        }
+    });
+    return out;
+}
+
+}  // namespace cclabel
