@@ -14,6 +14,7 @@
 #include "cclabel/cclabel.hpp"
 #include "cclabel/io.hpp"
 #include "cli/background_arg.hpp"
+#include "cli/stats_csv.hpp"
 #include "cli/pixel_census.hpp"
 #include "cli/progress.hpp"
 
@@ -32,6 +33,9 @@ struct LabelArgs {
     std::string backend = "auto";
     int threads = 0;
     bool verify = false;
+    std::string stats;
+    std::uint64_t min_size = 0;
+    std::uint32_t largest = 0;
 };
 
 std::string with_commas(std::uint64_t v) {
@@ -77,6 +81,11 @@ std::string label_one(const LabelArgs& a, const cli::BackgroundArg* bg, const st
         const VerifyReport v = cclabel::verify(view, labels.empty() ? &none : labels.data(), o);
         if (!v.ok) throw Error("verification failed: " + v.message);
     }
+    std::uint32_t count = r.count;
+    if (a.min_size > 1) count = remove_small(labels.data(), img.width, img.height, a.min_size);
+    if (a.largest > 0) count = keep_largest(labels.data(), img.width, img.height, a.largest);
+    if (const std::string st = output_for(a.stats, input, many, "csv"); !st.empty())
+        cli::write_stats_csv(st, regions(view, labels.empty() ? &none : labels.data(), o));
     const std::string ext = a.format == "tiff" ? "tif" : "npy";
     if (const std::string out = output_for(a.output, input, many, ext); !out.empty())
         io::write_labels(out, labels.data(), img.width, img.height);
@@ -85,7 +94,7 @@ std::string label_one(const LabelArgs& a, const cli::BackgroundArg* bg, const st
 
     std::ostringstream line;
     line << input << ": " << img.width << "x" << img.height << " " << format_name(img.format) << ", "
-         << with_commas(cli::count_distinct(view)) << " colours, " << with_commas(r.count) << " regions, ";
+         << with_commas(cli::count_distinct(view)) << " colours, " << with_commas(count) << " regions, ";
     line.setf(std::ios::fixed);
     line.precision(1);
     line << ms << " ms (" << backend_name(r.backend) << ")";
@@ -172,6 +181,13 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     lab->add_option("-j,--threads", a.threads, "CPU threads (default: all cores)")->check(CLI::PositiveNumber);
     lab->add_flag("--verify", a.verify, "Check every labelling with the built-in certificate (cclabel::verify)");
+    lab->add_option("--min-size", a.min_size,
+                    "Remove regions of fewer pixels (label 0), renumbering the rest 1..M in raster order");
+    lab->add_option("--largest", a.largest, "Keep only the K largest regions (ties: the earlier one), renumbered");
+    lab->add_option("--stats", a.stats,
+                    "CSV of region statistics (after filtering): label, area, x, y, width, height (as OpenCV), "
+                    "cx, cy (centroid), perimeter (pixels touching another label or the edge), value; row 0 is "
+                    "the background. A folder with several inputs");
     lab->footer(
         "Examples:\n"
         "  cclabel label plan.png -o plan.npy --background '#ffffff'\n"
