@@ -13,8 +13,8 @@
 //      final root.
 //   3. Number. Walking its pixels in raster order, a band gives each root (out[i] == i + 1) the next
 //      number and every other pixel the number already written at its parent's pixel, which comes
-//      earlier. With several bands, the bands count their roots first and a prefix over the counts
-//      says where each band's numbers start.
+//      earlier. With several bands, the roots each band holds (counted per row during the scan and
+//      the seam step, so no pass is spent on it) give by a prefix where each band's numbers start.
 // Bands never share a write outside the seam step and every choice depends on the picture only,
 // so the labels are the same for every thread count.
 #include "cpu/label_cpu.hpp"
@@ -64,7 +64,7 @@ struct Forest {
 
 struct Band {
     std::int64_t y0 = 0, y1 = 0;
-    std::uint64_t begin = 0, end = 0;  ///< pixel indices
+    std::uint64_t begin = 0;  ///< index of the band's first pixel
     std::uint32_t first_label = 0;  ///< numbers of this band's roots start after this
     /// Roots per row, kept by the scan (a fresh label adds one to its row, a union takes one from
     /// the hung root's row) and the seams: no pass over the pixels is needed to count them.
@@ -201,10 +201,7 @@ void merge_seam(const detail::Request& r, const Forest& forest, const Band& belo
     }
 }
 
-// Numbers the pixels [b.begin, b.end): roots get first_label + 1, + 2, ...; every other pixel the
-// number its parent's pixel already holds (the parent comes earlier), or, for a root of an earlier
-// band, that root's number. Selects, not branches, for the common cases: noise makes roots
-// unpredictable. Returns the band's last number.
+// Numbers the pixels [begin, end) of one row, continuing from @p n (see number_pixels).
 template <bool External, bool Stretchy>
 void number_row(std::uint64_t begin, std::uint64_t end, std::uint64_t band_begin, std::uint32_t* out, std::uint32_t& n,
                 const std::vector<std::uint32_t>& ext_root, const std::vector<std::uint32_t>& ext_number) {
@@ -274,7 +271,6 @@ std::uint32_t label_impl(const detail::Request& r, std::uint32_t* out) {
         b.y0 = r.height * i / nb;
         b.y1 = r.height * (i + 1) / nb;
         b.begin = std::uint64_t(b.y0) * w;
-        b.end = std::uint64_t(b.y1) * w;
     }
     const Forest forest{out};
     if (nb == 1) {

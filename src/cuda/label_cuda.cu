@@ -21,6 +21,7 @@
 #include "core/request.hpp"
 #include "cuda/kernels/bodies.cuh"
 #include "cuda/launch.hpp"
+#include "cuda/params.hpp"
 
 namespace cclabel::cuda::detail {
 namespace {
@@ -212,30 +213,12 @@ void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView
         return;
     }
     auto* ws = static_cast<std::uint8_t*>(workspace);
-    Params g;
-    g.img = r.data;
-    g.stride = r.stride;
-    g.width = plan.width;
-    g.height = plan.height;
-    g.pixels = pixels;
+    Params g = make_params(r, plan, tuning);
     g.labels = labels;
     g.counts = reinterpret_cast<std::uint32_t*>(ws + plan.off_counts);
     g.done = reinterpret_cast<std::uint32_t*>(ws + plan.off_done);
     g.tickets = reinterpret_cast<std::uint32_t*>(ws + plan.off_tickets);
     g.mask = plan.wide ? reinterpret_cast<std::uint32_t*>(ws + plan.off_mask) : nullptr;
-    g.tile_w = tuning.shape.tile_w;
-    g.tile_h = tuning.shape.tile_h;
-    g.warp_w = tuning.shape.warp_w;
-    g.number_tile = tuning.shape.number_tile;
-    g.number_ppt = tuning.shape.number_ppt;
-    g.tiles_x = std::uint32_t(plan.tiles_x);
-    g.tiles = plan.tiles;
-    g.flag = plan.wide ? 0u : kFlag;
-    g.background = plan.wide ? kWideBackground : 0u;
-    g.has_background = r.has_background;
-    g.background_key = r.background_key;
-    g.connectivity = r.connectivity;
-    g.sw = tuning.switches;
 
     CCL_CUDA(cudaMemsetAsync(ws, 0, plan.zero_end, stream));
     if (events) record(events->after_clear, stream, "cudaEventRecord(after_clear)");

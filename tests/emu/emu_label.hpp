@@ -9,6 +9,7 @@
 #include "core/request.hpp"
 #include "cuda/kernels/bodies.cuh"
 #include "cuda/launch.hpp"
+#include "cuda/params.hpp"
 #include "emu/executor.hpp"
 
 namespace cclabel::emu {
@@ -31,30 +32,12 @@ inline EmuRun emu_label(const cclabel::detail::Request& r, std::uint32_t* out, c
         mask(plan.wide ? plan.mask_words : 1, 0);
     for (std::uint64_t i = 0; i < plan.pixels; ++i) out[i] = 0xFFFFFFFFu;  // poison, and the "never increases" start
 
-    Params g;
-    g.img = r.data;
-    g.stride = r.stride;
-    g.width = plan.width;
-    g.height = plan.height;
-    g.pixels = plan.pixels;
+    Params g = make_params(r, plan, tuning);
     g.labels = out;
     g.counts = counts.data();
     g.done = done.data();
     g.tickets = tickets.data();
     g.mask = mask.data();
-    g.tile_w = tuning.shape.tile_w;
-    g.tile_h = tuning.shape.tile_h;
-    g.warp_w = tuning.shape.warp_w;
-    g.number_tile = tuning.shape.number_tile;
-    g.number_ppt = tuning.shape.number_ppt;
-    g.tiles_x = std::uint32_t(plan.tiles_x);
-    g.tiles = plan.tiles;
-    g.flag = plan.wide ? 0u : kFlag;
-    g.background = plan.wide ? kWideBackground : 0u;
-    g.has_background = r.has_background;
-    g.background_key = r.background_key;
-    g.connectivity = r.connectivity;
-    g.sw = tuning.switches;
 
     Executor ex(seed);
     ex.set_regions({{out, plan.pixels, "labels"},

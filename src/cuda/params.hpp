@@ -1,0 +1,35 @@
+#pragma once
+// The kernels' parameters for one call, from the validated request and its launch plan. The GPU
+// launcher and the CPU executor in tests/emu both build them here, so that what CI emulates and
+// what the GPU runs cannot drift apart; each caller then points them at its own buffers.
+#include "cclabel/detail/cuda_tuning.hpp"
+#include "core/request.hpp"
+#include "cuda/kernels/bodies.cuh"
+#include "cuda/launch.hpp"
+
+namespace cclabel::cuda::detail {
+
+inline Params make_params(const cclabel::detail::Request& r, const LaunchPlan& plan, const Tuning& tuning) {
+    Params g;
+    g.img = r.data;
+    g.stride = r.stride;
+    g.width = plan.width;
+    g.height = plan.height;
+    g.pixels = plan.pixels;
+    g.tile_w = tuning.shape.tile_w;
+    g.tile_h = tuning.shape.tile_h;
+    g.warp_w = tuning.shape.warp_w;
+    g.number_tile = tuning.shape.number_tile;
+    g.number_ppt = tuning.shape.number_ppt;
+    g.tiles_x = std::uint32_t(plan.tiles_x);
+    g.tiles = plan.tiles;
+    g.flag = plan.wide ? 0u : kFlag;
+    g.background = plan.wide ? kWideBackground : 0u;
+    g.has_background = r.has_background;
+    g.background_key = r.background_key;
+    g.connectivity = r.connectivity;
+    g.sw = tuning.switches;
+    return g;
+}
+
+}  // namespace cclabel::cuda::detail
