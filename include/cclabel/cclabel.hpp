@@ -5,6 +5,7 @@
 #include "cclabel/image_view.hpp"
 #include "cclabel/label.hpp"
 #include "cclabel/options.hpp"
+#include "cclabel/segment.hpp"
 #include "cclabel/stats.hpp"
 #include "cclabel/verify.hpp"
 #include "cclabel/version.hpp"
