@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds, tests, sanitizes and benchmarks the CUDA backend on the GPU machine in one go; logs go to
 # $OUT (or ./gpu-out). Phases can be picked: scripts/gpu_check.sh [build] [test] [bench] [sanitize]
-# (default: all four). Knobs: TEST_TIMEOUT, HUGE (1: A37/A38 too), BENCH_TIMEOUT, BENCH_ARGS,
+# [python] [benches] (default: build test bench sanitize). python: `pip install .` and the package's
+# pytest with CuPy and PyTorch on the GPU (cc3d from .device/whl). benches: every other bench/cuda
+# program that was built (bench_segment, bench_stats, ...), each with BENCHES_TIMEOUT. Knobs: TEST_TIMEOUT, HUGE (1: A37/A38 too), BENCH_TIMEOUT, BENCH_ARGS,
 # SAN_TIMEOUT, SAN_TOOLS (default: memcheck initcheck synccheck racecheck), SAN_FILTER, B. GoogleTest comes from .device/googletest (a copy of /usr/src/googletest
 # carried along), since the GPU machine has none. Every step has a time limit so that one stuck
 # step cannot eat the device time.
@@ -31,7 +33,8 @@ if has build; then
   t0=$SECONDS
   cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCCLABEL_ENABLE_CUDA=ON -DCCLABEL_BUILD_CLI=$cli \
         -DCCLABEL_BUILD_BENCH=ON -DCCLABEL_GTEST_SOURCE=$PWD/.device/googletest >"$OUT/build.log" 2>&1 &&
-  ninja -C $B -j"$(nproc)" cclabel_cuda_tests cclabel_emu_tests bench_cuda >>"$OUT/build.log" 2>&1
+  benches=$(cd bench/cuda && ls bench_*.cpp | sed 's/\.cpp$//' | tr '\n' ' ')
+  ninja -C $B -j"$(nproc)" cclabel_cuda_tests cclabel_emu_tests $benches >>"$OUT/build.log" 2>&1
   rc=$?
   log "build rc=$rc in $((SECONDS - t0)) s"
   [ $rc -eq 0 ] || { tail -40 "$OUT/build.log"; exit 1; }
@@ -64,6 +67,29 @@ if has sanitize; then
       ./$B/tests/cuda/cclabel_cuda_tests --gtest_filter="$filter" >"$OUT/sanitize_$tool.log" 2>&1
     rc=$?
     log "compute-sanitizer $tool rc=$rc in $((SECONDS - t0)) s: $(grep -E 'ERROR SUMMARY|PASSED|FAILED' "$OUT/sanitize_$tool.log" | tr '\n' ' ' | cut -c1-200)"
+  done
+fi
+if has python; then
+  t0=$SECONDS
+  site=/tmp/cclabel-site
+  rm -rf $site
+  [ -d .device/whl ] && python3 -m pip install -q --no-index --no-deps --target $site .device/whl/*.whl >"$OUT/pip.log" 2>&1
+  CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) timeout ${PIP_TIMEOUT:-400} python3 -m pip install -v --no-build-isolation --no-deps \
+    --target $site . >>"$OUT/pip.log" 2>&1
+  log "pip install rc=$? in $((SECONDS - t0)) s"
+  t0=$SECONDS
+  PYTHONPATH=$site CCLABEL_PYTHON_REQUIRED=1 timeout ${PYTEST_TIMEOUT:-300} python3 -m pytest -q -rs \
+    $(ls tests/python/test_package.py tests/python/test_regions_package.py 2>/dev/null) >"$OUT/pytest.log" 2>&1
+  log "pytest rc=$? in $((SECONDS - t0)) s: $(tail -1 "$OUT/pytest.log")"
+fi
+
+if has benches; then
+  for b in $B/bench/cuda/bench_*; do
+    name=$(basename $b)
+    [ "$name" = bench_cuda ] && continue
+    t0=$SECONDS
+    timeout ${BENCHES_TIMEOUT:-120} $b 2>&1 | tee "$OUT/$name.txt" | tail -30
+    log "$name rc=$? in $((SECONDS - t0)) s"
   done
 fi
 cat "$OUT/summary.txt"

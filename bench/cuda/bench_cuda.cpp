@@ -159,20 +159,26 @@ int main(int argc, char** argv) {
         sw("background_in_start off", [](auto& s) { s.background_in_start = false; }, true);
         sw("fuse_start_connect on", [](auto& s) { s.fuse_start_connect = true; }, true);
         sw("warp_runs+skip_joins off", [](auto& s) { s.warp_runs = false; s.skip_joins = false; }, true);
-        sw("tile_union_find off", [](auto& s) { s.tile_union_find = false; });
-        sw("count_after_connect on", [](auto& s) { s.count_after_connect = true; });
-        sw("cached_loads off", [](auto& s) { s.cached_loads = false; });
+        sw("tile_union_find off", [](auto& s) { s.tile_union_find = false; }, true);
+        sw("count_after_connect on", [](auto& s) { s.count_after_connect = true; }, true);
+        sw("cached_loads off", [](auto& s) { s.cached_loads = false; }, true);
         sw("tile_uf off, cached_loads off, count on", [](auto& s) {
             s.tile_union_find = false;
             s.cached_loads = false;
             s.count_after_connect = true;
-        });
+        }, true);
         sw("all three off (before)", [](auto& s) {
             s.tile_union_find = false;
             s.count_after_connect = false;
             s.cached_loads = false;
+        }, true);
+        sw("fused, tile_uf on", [](auto& s) { s.fuse_start_connect = true; }, true);
+        sw("shared_keys off", [](auto& s) { s.shared_keys = false; });
+        sw("plain_flatten off", [](auto& s) { s.plain_flatten = false; });
+        sw("shared_walks off", [](auto& s) { s.shared_walks = false; });
+        sw("shared_keys, plain_flatten, shared_walks off (before)", [](auto& s) {
+            s.shared_keys = s.plain_flatten = s.shared_walks = false;
         });
-        sw("fused, tile_uf on", [](auto& s) { s.fuse_start_connect = true; });
         for (auto sh : {cclabel::cuda::LaunchShape{64, 4, 32, 1024, 4}, cclabel::cuda::LaunchShape{32, 16, 32, 1024, 4},
                         cclabel::cuda::LaunchShape{32, 32, 32, 1024, 4}, cclabel::cuda::LaunchShape{64, 8, 32, 1024, 4},
                         cclabel::cuda::LaunchShape{64, 16, 32, 1024, 4}, cclabel::cuda::LaunchShape{128, 8, 32, 1024, 4},

@@ -41,6 +41,7 @@ struct DeviceOps {
     std::uint32_t* smem;  // ≥ 33 words
     std::uint32_t tid, nthreads;
     std::uint32_t* tsm = nullptr;  // the tile's shared parent array (tile_union_find), one word a thread
+    std::uint32_t* tkeys = nullptr;  // the tile's pixel values (shared_keys), one word a thread
 
     __device__ std::uint32_t ld(const std::uint32_t* p) {
         std::uint32_t v;
@@ -56,6 +57,11 @@ struct DeviceOps {
     __device__ std::uint32_t sh_ld(std::uint32_t k) { return static_cast<volatile std::uint32_t*>(tsm)[k]; }
     __device__ void sh_st(std::uint32_t k, std::uint32_t v) { static_cast<volatile std::uint32_t*>(tsm)[k] = v; }
     __device__ std::uint32_t sh_amin(std::uint32_t k, std::uint32_t v) { return atomicMin(&tsm[k], v); }
+    __device__ void key_st(std::uint32_t k, std::uint32_t v) { tkeys[k] = v; }
+    __device__ std::uint32_t key_ld(std::uint32_t k) { return tkeys[k]; }
+    __device__ std::uint32_t shfl(std::uint32_t mask, std::uint32_t v, std::uint32_t src) {
+        return __shfl_sync(mask, v, int(src));
+    }
     __device__ std::uint32_t ld_acquire(const std::uint32_t* p) {
         std::uint32_t v;
         asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
@@ -83,14 +89,18 @@ struct DeviceOps {
             const uint4 q = *reinterpret_cast<const uint4*>(p);
             v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
         } else {
-            for (std::uint32_t j = 0; j < n; ++j) v[j] = p[j];
+            CCL_UNROLL
+            for (std::uint32_t j = 0; j < 4; ++j)
+                if (j < n) v[j] = p[j];
         }
     }
     __device__ void st_own(std::uint32_t* p, std::uint32_t n, const std::uint32_t* v) {
         if (n == 4 && (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0) {
             *reinterpret_cast<uint4*>(p) = make_uint4(v[0], v[1], v[2], v[3]);
         } else {
-            for (std::uint32_t j = 0; j < n; ++j) p[j] = v[j];
+            CCL_UNROLL
+            for (std::uint32_t j = 0; j < 4; ++j)
+                if (j < n) p[j] = v[j];
         }
     }
     __device__ std::uint32_t block_ticket(std::uint32_t* counter, std::uint32_t t) {
@@ -130,7 +140,8 @@ template <PixelFormat F>
 __global__ void __launch_bounds__(1024) start_connect_kernel(Params g, int mode) {
     __shared__ std::uint32_t smem[40];
     __shared__ std::uint32_t tsm[1024];
-    DeviceOps ops{smem, threadIdx.x, blockDim.x, tsm};
+    __shared__ std::uint32_t tkeys[1024];
+    DeviceOps ops{smem, threadIdx.x, blockDim.x, tsm, tkeys};
     start_connect_program<F>(ops, g, threadIdx.x, blockIdx.x, mode);
 }
 

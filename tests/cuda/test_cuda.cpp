@@ -82,7 +82,7 @@ TEST(Cuda, RandomImagesEveryFormatShapeAndSwitch) {
         t.shape = {32, 32, 32, 1024, 4};
         tunings.push_back({"shape 32x32", t});
     }
-    for (int k = 0; k < 11; ++k) {
+    for (int k = 0; k < 14; ++k) {
         cuda::Tuning t;
         std::string n;
         switch (k) {
@@ -102,6 +102,9 @@ TEST(Cuda, RandomImagesEveryFormatShapeAndSwitch) {
                 t.switches.cached_loads = false;
                 n = "the old kernels (tile_union_find, count_after_connect, cached_loads off)";
                 break;
+            case 11: t.switches.shared_keys = false; n = "shared_keys off"; break;
+            case 12: t.switches.plain_flatten = false; n = "plain_flatten off"; break;
+            case 13: t.switches.shared_walks = false; n = "shared_walks off"; break;
         }
         tunings.push_back({n, t});
     }

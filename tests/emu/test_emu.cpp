@@ -121,7 +121,7 @@ std::vector<Variant> variants() {
     t.shape = shape(32, 2, 32, 32, 4);
     v.push_back({"all on, 32x2 warp 32", t});
     const LaunchShape small = shape(4, 2, 4, 8, 2);
-    for (int k = 0; k < 10; ++k) {
+    for (int k = 0; k < 14; ++k) {
         Tuning o;
         o.shape = small;
         const char* n = "";
@@ -140,6 +140,13 @@ std::vector<Variant> variants() {
                 o.switches.count_after_connect = false;
                 o.switches.cached_loads = false;
                 n = "tile_union_find, count_after_connect, cached_loads off (the old kernels)";
+                break;
+            case 10: o.switches.shared_keys = false; n = "shared_keys off"; break;
+            case 11: o.switches.plain_flatten = false; n = "plain_flatten off"; break;
+            case 12: o.switches.shared_walks = false; n = "shared_walks off"; break;
+            case 13:
+                o.switches.shared_keys = o.switches.plain_flatten = o.switches.shared_walks = false;
+                n = "shared_keys, plain_flatten, shared_walks off";
                 break;
         }
         v.push_back({n, o});

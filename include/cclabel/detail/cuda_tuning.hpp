@@ -42,6 +42,19 @@ struct Switches {
     /// still an ancestor: parents only decrease); a walk that meets a root not numbered yet re-reads
     /// it from L2. Off: every hop is a relaxed device-scope load (an L2 round trip).
     bool cached_loads = true;
+    /// Start reads each pixel's value from the picture once into shared memory; the run vote and
+    /// the tile's joins compare neighbours there. Off: every comparison re-reads the picture
+    /// (an RGB8 neighbour is three byte loads, four neighbours and the vote a pixel).
+    bool shared_keys = true;
+    /// Start flattens the finished tile forest with plain shared loads, no path halving: the lanes
+    /// of a run walk the same words, which shared memory broadcasts, where an atomicMin on each of
+    /// them serialised the warp. Off: the flatten halves paths with atomicMin like the joins.
+    bool plain_flatten = true;
+    /// Number shares walks inside a warp: lanes whose pixels have the same parent (one Start tile's
+    /// component, 32 pixels of a row) let one lane walk and take its result by a shuffle (at most
+    /// four rounds a warp, the rest walk on their own), and a thread reuses the walk of its
+    /// previous pixel when the parent is the same. Off: every pixel walks.
+    bool shared_walks = true;
 };
 
 /// Launch geometry. tile_w × tile_h pixels per block of Start/Connect, one thread a pixel; a warp

@@ -6,3 +6,11 @@
 #else
 #define CCL_HD inline
 #endif
+
+// Unrolls a loop of constant trip count in device code, so that small per-thread arrays indexed by
+// its counter stay in registers (a dynamic index puts them in local memory).
+#if defined(__CUDA_ARCH__)
+#define CCL_UNROLL _Pragma("unroll")
+#else
+#define CCL_UNROLL
+#endif

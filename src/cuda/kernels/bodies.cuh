@@ -208,6 +208,17 @@ CCL_HD std::uint32_t find_local(Ops& ops, const Params& g, std::uint32_t p) {
     }
 }
 
+/// Root of tile-local pixel @p p in a forest that no thread changes any more: plain loads only.
+template <class Ops>
+CCL_HD std::uint32_t find_local_plain(Ops& ops, std::uint32_t p) {
+    for (std::uint64_t it = 0;; ++it) {
+        ops.bound(it, 1025, "find_local_plain");
+        const std::uint32_t q = ops.sh_ld(p);
+        if (q == p) return p;
+        p = q;
+    }
+}
+
 template <class Ops>
 CCL_HD void unite_local(Ops& ops, const Params& g, std::uint32_t a, std::uint32_t b) {
     for (std::uint64_t it = 0;; ++it) {
@@ -252,28 +263,37 @@ CCL_HD void count_roots_in_start(Ops& ops, const Params& g, const TilePos& t, st
 template <PixelFormat F, class Ops>
 CCL_HD void start_tile(Ops& ops, const Params& g, const TilePos& t, std::uint32_t tid) {
     const std::uint32_t tx = tid % g.tile_w, ty = tid / g.tile_w;
+    const bool sk = g.sw.shared_keys;
     std::uint32_t c = 0, lp = tid;
     bool bg_value = false;
     if (t.inside) {
         c = key_at<F>(g, t.x, t.y);
         bg_value = g.has_background && c == g.background_key;
-        if (g.sw.warp_runs) {
-            const std::uint32_t active_mask = mask_below(t.active);
-            const bool same_left = t.lane > 0 && key_at<F>(g, t.x - 1, t.y) == c;
-            const std::uint32_t starts = (ops.ballot(active_mask, !same_left) & active_mask) | 1u;
-            lp = tid - (t.lane - highest_bit(starts & mask_upto(t.lane)));
-        }
+    }
+    if (sk) {
+        ops.key_st(tid, c);  // every thread, so the barrier below is reached by all
+        ops.sync();
+    }
+    // The value of tile-local pixel @p k at (x, y): from shared memory, or the picture again.
+    auto value_of = [&](std::uint32_t k, std::uint32_t x, std::uint32_t y) {
+        return sk ? ops.key_ld(k) : key_at<F>(g, x, y);
+    };
+    if (t.inside && g.sw.warp_runs) {
+        const std::uint32_t active_mask = mask_below(t.active);
+        const bool same_left = t.lane > 0 && value_of(tid - 1, t.x - 1, t.y) == c;
+        const std::uint32_t starts = (ops.ballot(active_mask, !same_left) & active_mask) | 1u;
+        lp = tid - (t.lane - highest_bit(starts & mask_upto(t.lane)));
     }
     ops.sh_st(tid, lp);
     ops.sync();
     const bool skip_bg = bg_value && g.sw.background_in_start;
     if (t.inside && !skip_bg) {
         const bool hasL = tx > 0, hasU = ty > 0;
-        const bool sL = hasL && key_at<F>(g, t.x - 1, t.y) == c;
-        const bool sU = hasU && key_at<F>(g, t.x, t.y - 1) == c;
-        const bool sUL = hasL && hasU && key_at<F>(g, t.x - 1, t.y - 1) == c;
+        const bool sL = hasL && value_of(tid - 1, t.x - 1, t.y) == c;
+        const bool sU = hasU && value_of(tid - g.tile_w, t.x, t.y - 1) == c;
+        const bool sUL = hasL && hasU && value_of(tid - g.tile_w - 1, t.x - 1, t.y - 1) == c;
         const bool sUR = g.connectivity == 8 && hasU && tx + 1 < g.tile_w && t.x + 1 < g.width &&
-                         key_at<F>(g, t.x + 1, t.y - 1) == c;
+                         value_of(tid - g.tile_w + 1, t.x + 1, t.y - 1) == c;
         const Joins j = choose_joins(g, sL, sU, sUL, sUR, g.sw.warp_runs && t.lane > 0);
         if (j.L && !g.sw.up_before_left) unite_local(ops, g, tid, tid - 1);
         if (j.U) unite_local(ops, g, tid, tid - g.tile_w);
@@ -288,7 +308,8 @@ CCL_HD void start_tile(Ops& ops, const Params& g, const TilePos& t, std::uint32_
     if (skip_bg) {
         ops.st(&g.labels[i], g.background);
     } else {
-        const std::uint32_t r = find_local(ops, g, tid);
+        // The forest is final after the barrier, so a plain walk sees a fixed tree.
+        const std::uint32_t r = g.sw.plain_flatten ? find_local_plain(ops, tid) : find_local(ops, g, tid);
         const std::uint32_t parent = index_of(g, t.x0 + r % g.tile_w, t.y0 + r / g.tile_w);
         ops.st(&g.labels[i], parent | g.flag);
         is_root = parent == i && !bg_value;
@@ -452,6 +473,29 @@ CCL_HD void count_program(Ops& ops, const Params& g, std::uint32_t tid, std::uin
     if (tid == 0) ops.st(&g.counts[tile], total);
 }
 
+inline constexpr std::uint32_t kNoParent = 0xFFFFFFFFu;  // never a parent on the flag path (< 2^31)
+inline constexpr std::uint32_t kSharedWalkRounds = 4;
+
+/// The label of the region of parent @p p on the flag path: the first unflagged value up its
+/// chain. Weak loads (cached_loads) may see a stale flagged parent (still an ancestor) but never
+/// a label that is not final; a root not numbered yet is re-read from L2 from then on.
+template <class Ops>
+CCL_HD std::uint32_t walk_to_label(Ops& ops, const Params& g, std::uint32_t p) {
+    bool coherent = !g.sw.cached_loads;
+    for (std::uint64_t it = 0;; ++it) {
+        ops.bound(it, std::uint64_t(1) << 40, "number walk");
+        const std::uint32_t w = coherent ? ops.ld(&g.labels[p]) : ops.ld_weak(&g.labels[p]);
+        if ((w & kFlag) == 0) return w;
+        const std::uint32_t q = w & ~kFlag;
+        if (q == p) {
+            coherent = true;
+            ops.pause();  // a root of an earlier tile, not numbered yet
+        } else {
+            p = q;
+        }
+    }
+}
+
 /// Number on the flag path, one block a Number tile taken in ticket order (so every earlier tile is
 /// held by a running block). Each thread owns number_ppt consecutive pixels (one 16-byte load and
 /// store when aligned). Roots get offset + rank + 1; every other pixel walks up until it meets an
@@ -467,10 +511,11 @@ CCL_HD void number_program(Ops& ops, const Params& g, std::uint32_t tid) {
     std::uint32_t v[kMaxPpt] = {0, 0, 0, 0}, out[kMaxPpt] = {0, 0, 0, 0};
     if (n) ops.ld_own(&g.labels[base], n, v);
     std::uint32_t root_bits = 0, numbered = 0;
-    for (std::uint32_t j = 0; j < n; ++j) {
+    CCL_UNROLL
+    for (std::uint32_t j = 0; j < kMaxPpt; ++j) {
         const std::uint32_t i = std::uint32_t(base + j);
         out[j] = v[j];
-        if (v[j] != (i | kFlag)) continue;
+        if (j >= n || v[j] != (i | kFlag)) continue;
         root_bits |= 1u << j;
         // With background_in_start off the background's region is built like any other; its root
         // takes label 0 and everything that walks to it follows.
@@ -485,7 +530,8 @@ CCL_HD void number_program(Ops& ops, const Params& g, std::uint32_t tid) {
     }
     std::uint32_t total = 0;
     std::uint32_t rank = ops.block_exclusive_sum(numbered, total);
-    for (std::uint32_t j = 0; j < n; ++j)
+    CCL_UNROLL
+    for (std::uint32_t j = 0; j < kMaxPpt; ++j)
         if ((root_bits >> j & 1u) && out[j] != 0) {
             out[j] = g.counts[tile] + (rank++) + 1;
             ops.st(&g.labels[base + j], out[j]);
@@ -493,28 +539,47 @@ CCL_HD void number_program(Ops& ops, const Params& g, std::uint32_t tid) {
     ops.check_tile_total(tid, total, g.counts[tile + 1] - g.counts[tile]);
     ops.sync();
     bool changed = root_bits != 0;
-    for (std::uint32_t j = 0; j < n; ++j) {
-        if (!(v[j] & kFlag) || (root_bits >> j & 1u)) continue;
-        std::uint32_t p = v[j] & ~kFlag;
-        // Weak loads (cached_loads) may see a stale flagged parent (still an ancestor) but never
-        // a label that is not final; a root not numbered yet is re-read from L2 from then on.
-        bool coherent = !g.sw.cached_loads;
-        for (std::uint64_t it = 0;; ++it) {
-            ops.bound(it, std::uint64_t(1) << 40, "number walk");
-            const std::uint32_t w = coherent ? ops.ld(&g.labels[p]) : ops.ld_weak(&g.labels[p]);
-            if ((w & kFlag) == 0) {
-                out[j] = w;
-                break;
+    // Pixels still to resolve: flagged, not a root (background already holds its 0).
+    std::uint32_t pending = 0;
+    CCL_UNROLL
+    for (std::uint32_t j = 0; j < kMaxPpt; ++j)
+        if (j < n && (v[j] & kFlag) && !(root_bits >> j & 1u)) pending |= 1u << j;
+    changed = changed || pending != 0;
+    auto next_parent = [&]() {  // of the first pending pixel
+        std::uint32_t p = kNoParent;
+        CCL_UNROLL
+        for (std::uint32_t j = kMaxPpt; j-- > 0;)
+            if (pending >> j & 1u) p = v[j] & ~kFlag;
+        return p;
+    };
+    auto settle = [&](std::uint32_t p, std::uint32_t label) {
+        CCL_UNROLL
+        for (std::uint32_t j = 0; j < kMaxPpt; ++j)
+            if ((pending >> j & 1u) && (v[j] & ~kFlag) == p) {
+                out[j] = label;
+                pending &= ~(1u << j);
             }
-            const std::uint32_t q = w & ~kFlag;
-            if (q == p) {
-                coherent = true;
-                ops.pause();  // a root of an earlier tile, not numbered yet
-            } else {
-                p = q;
-            }
+    };
+    if (g.sw.shared_walks) {
+        // The lanes of this warp that exist (Number blocks are whole warps on the GPU; the
+        // executor's may end in a partial one).
+        const std::uint32_t threads = g.number_tile / g.number_ppt;
+        const std::uint32_t lane = tid % g.warp_w, first = tid - lane;
+        const std::uint32_t lanes = mask_below(threads - first < g.warp_w ? threads - first : g.warp_w);
+        for (std::uint32_t round = 0; round < kSharedWalkRounds; ++round) {
+            const std::uint32_t mine = next_parent();
+            const std::uint32_t want = ops.ballot(lanes, mine != kNoParent) & lanes;
+            if (want == 0) break;  // the same for every lane
+            const std::uint32_t leader = ffs32(want) - 1;
+            const std::uint32_t p = ops.shfl(lanes, mine, leader);
+            std::uint32_t label = lane == leader ? walk_to_label(ops, g, p) : 0u;
+            label = ops.shfl(lanes, label, leader);
+            settle(p, label);
         }
-        changed = true;
+    }
+    while (pending) {
+        const std::uint32_t p = next_parent();
+        settle(p, walk_to_label(ops, g, p));
     }
     // Background pixels already hold 0: a thread of only background writes nothing.
     if (changed) ops.st_own(&g.labels[base], n, out);
