@@ -2,6 +2,7 @@
 /// @file io.hpp
 /// @brief Reading pictures and writing label images (libpng, libtiff; PPM/PGM and NumPy .npy).
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,52 @@ struct Image {
 /// order of first appearance, which keeps exact equality and so the labels.
 /// Throws Error("<path>: <reason>") for a missing, corrupt, truncated or unsupported file.
 Image read_image(const std::string& path);
+
+/// One page of a document: a PDF page rendered at a resolution, a TIFF directory, or the one
+/// picture of any other file.
+struct Page {
+    int index = 0;  ///< 0-based
+    int count = 1;  ///< pages in the file
+    /// Size, format and description always; the pixels too, unless the page lives in a renderer's
+    /// buffer (PDF), which `rendered` keeps alive and `rendered_view` describes (with its stride).
+    Image image;
+    std::shared_ptr<const void> rendered;
+    ImageView rendered_view;
+
+    ImageView view() const { return rendered ? rendered_view : image.view(); }
+};
+
+/// Options of PageReader.
+struct PageOptions {
+    double dpi = 150;  ///< PDF rendering resolution (pixels per inch)
+};
+
+/// Reads a file page by page: PDF (rendered by Poppler's C++ library to RGB8 on white paper, with
+/// anti-aliasing; only where the build found poppler-cpp, otherwise opening a PDF is an Error
+/// saying so), TIFF (every directory a page, each decoded as read_image decodes the first), and
+/// any other format read_image takes as one page. The file is chosen by its first bytes.
+/// Throws Error("<path>: <reason>") as read_image does.
+class PageReader {
+public:
+    explicit PageReader(const std::string& path, const PageOptions& options = {});
+    ~PageReader();
+    PageReader(PageReader&&) noexcept;
+    PageReader& operator=(PageReader&&) noexcept;
+
+    int pages() const;
+    /// Page @p index, 0 ≤ index < pages(); throws Error naming the file and page otherwise, or
+    /// when the page cannot be decoded (the other pages may still be read).
+    Page read(int index);
+
+    /// Whether this build reads PDF files.
+    static bool reads_pdf();
+
+    class Source;
+
+private:
+    std::string path_;
+    std::unique_ptr<Source> source_;
+};
 
 /// Writes a label image: 32-bit unsigned TIFF for .tif/.tiff, NumPy .npy (uint32, shape (height,
 /// width), C order) for .npy; any other extension is an Error.

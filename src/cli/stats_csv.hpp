@@ -1,13 +1,28 @@
 #pragma once
-// The CLI's region statistics file: one CSV row per label, the background first.
+// The region statistics table of `cclabel stats` and `cclabel label --stats`: one CSV row per label,
+// the background (label 0) first.
+#include <array>
+#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "cclabel/image_view.hpp"
 #include "cclabel/stats.hpp"
 
 namespace cclabel::cli {
 
-/// Writes @p stats to @p path; throws cclabel::Error naming the file when it cannot be written.
-void write_stats_csv(const std::string& path, const std::vector<RegionStats>& stats);
+inline constexpr char kStatsHeader[] = "label,area,left,top,width,height,centroid_x,centroid_y,perimeter,value";
+
+/// A region's value as the table writes it: "#rrggbb" for RGB8, "#rrggbbaa" for RGBA8, the integer
+/// otherwise.
+std::string format_value(const std::array<std::uint32_t, 4>& value, PixelFormat format);
+
+/// Writes the header and one row per entry of @p stats (of an image in @p format) to @p out;
+/// throws cclabel::Error naming @p name when the write fails.
+void write_stats_csv(std::FILE* out, const std::string& name, const std::vector<RegionStats>& stats,
+                     PixelFormat format);
+
+/// The same into the file @p path.
+void write_stats_csv(const std::string& path, const std::vector<RegionStats>& stats, PixelFormat format);
 
 }  // namespace cclabel::cli

@@ -1,6 +1,7 @@
 // TIFF through libtiff: strips (row by row, so memory grows only as the file delivers data) and
 // tiles (one band of tile rows at a time), contiguous or separate planes, 1 to 32 bits per
-// sample. The first page of a multi-page file is read.
+// sample. read_image reads the first page; PageReader reads every directory of a multi-page file
+// as a page, each exactly as the first would be read.
 #include <tiffio.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "io/io_common.hpp"
+#include "io/page_source.hpp"
 #include "io/sample_sink.hpp"
 #include "io/tiff_handle.hpp"
 
@@ -148,10 +150,8 @@ private:
     int palette_bytes_ = 1;
 };
 
-}  // namespace
-
-Image read_tiff(const std::string& path, std::uint64_t /*file_size*/) {
-    TiffHandle tiff(path, "r");
+/// Decodes the handle's current directory.
+Image read_directory(TiffHandle& tiff, const std::string& path) {
     TIFF* tif = tiff.get();
     Layout l;
     std::uint16_t spp = 1, bps = 1, format = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG, compression = 1;
@@ -278,5 +278,38 @@ Image read_tiff(const std::string& path, std::uint64_t /*file_size*/) {
     if (l.separate) desc += " planar";
     return sink.finish(desc);
 }
+
+/// A multi-page TIFF, one handle open for all its pages.
+class TiffPages : public PageReader::Source {
+public:
+    explicit TiffPages(const std::string& path) : path_(path), tiff_(path, "r") {
+        // Counting walks the directory chain; libtiff stops at a loop or a broken link.
+        count_ = int(std::min<tdir_t>(TIFFNumberOfDirectories(tiff_.get()), tdir_t(1) << 20));
+        if (count_ < 1) tiff_.fail("TIFF without an image directory");
+    }
+    int pages() const override { return count_; }
+    Page read(int index) override {
+        if (!TIFFSetDirectory(tiff_.get(), tdir_t(index))) tiff_.fail("cannot find page " + std::to_string(index + 1));
+        Page p;
+        p.index = index;
+        p.count = count_;
+        p.image = read_directory(tiff_, path_);
+        return p;
+    }
+
+private:
+    std::string path_;
+    TiffHandle tiff_;
+    int count_ = 0;
+};
+
+}  // namespace
+
+Image read_tiff(const std::string& path, std::uint64_t /*file_size*/) {
+    TiffHandle tiff(path, "r");
+    return read_directory(tiff, path);
+}
+
+std::unique_ptr<PageReader::Source> open_tiff_pages(const std::string& path) { return std::make_unique<TiffPages>(path); }
 
 }  // namespace cclabel::io::detail

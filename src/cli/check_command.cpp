@@ -1,0 +1,111 @@
+// `cclabel check`: compare a label image (any tool's) with the true labels of the picture, which
+// the CPU labeller makes, and say whether it split, joined or renumbered regions.
+#include <iostream>
+#include <memory>
+
+#include "cclabel/cclabel.hpp"
+#include "cclabel/compare.hpp"
+#include "cclabel/io.hpp"
+#include "cli/background_arg.hpp"
+#include "cli/commands.hpp"
+#include "cli/label_file.hpp"
+#include "cli/pixel_census.hpp"
+
+namespace cclabel::cli {
+namespace {
+
+// Exit codes, documented in --help and the README.
+constexpr int kIdentical = 0, kRenumbered = 1, kWrong = 2, kCannotCheck = 3;
+
+struct CheckArgs {
+    std::string labels;
+    std::string image;
+    int connectivity = 8;
+    std::string background;
+    int threads = 0;
+};
+
+std::string plural(std::uint64_t n, const char* one, const char* many) {
+    return with_commas(n) + " " + (n == 1 ? one : many);
+}
+
+int run_check(const CheckArgs& a) {
+    LabelFile given;
+    io::Image img;
+    std::vector<std::uint32_t> truth;
+    try {
+        Options o;
+        o.connectivity = a.connectivity;
+        o.threads = a.threads;
+        o.backend = Backend::Cpu;  // the truth
+        std::optional<BackgroundArg> bg;
+        if (!a.background.empty()) bg = parse_background(a.background);
+        img = io::read_image(a.image);
+        given = read_label_file(a.labels);
+        if (given.width != img.width || given.height != img.height) {
+            throw Error(a.labels + ": " + std::to_string(given.width) + "x" + std::to_string(given.height) + " labels for a " +
+                        std::to_string(img.width) + "x" + std::to_string(img.height) + " image");
+        }
+        const ImageView view = img.view();
+        if (bg) {
+            if (!bg->automatic) o.background = bg->value;
+            else if (img.format != PixelFormat::Binary8 && view.pixels() != 0) o.background = most_frequent(view);
+        }
+        truth.resize(view.pixels());
+        std::uint32_t none = 0;
+        label(view, truth.empty() ? &none : truth.data(), o);
+    } catch (const std::exception& e) {
+        std::cerr << "cclabel: error: " << e.what() << "\n";
+        return kCannotCheck;
+    }
+
+    const LabelComparison c = compare_labels(truth.data(), given.labels.data(), img.width, img.height);
+    std::cout << a.labels << " against " << a.image << " (" << a.connectivity << "-connected): "
+              << plural(c.true_regions, "true region", "true regions") << ", "
+              << plural(c.given_regions, "given label", "given labels") << "\n";
+    if (c.identical()) {
+        std::cout << "identical\n";
+        return kIdentical;
+    }
+    if (c.same_partition()) {
+        std::cout << "same regions, numbered differently: " << plural(c.renumbered, "region", "regions") << "\n";
+        return kRenumbered;
+    }
+    std::cout << "wrong: " << with_commas(c.split) << " split (true regions under several labels), "
+              << with_commas(c.joined) << " joined (labels over several true regions or background and foreground)";
+    if (c.missed) std::cout << ", " << with_commas(c.missed) << " missed (true regions labelled 0)";
+    if (c.extra) std::cout << ", " << with_commas(c.extra) << " extra (labels on the background)";
+    std::cout << "; " << with_commas(c.pixels_differ) << " pixels differ; first wrong region at (x=" << c.x
+              << ", y=" << c.y << ")\n";
+    return kWrong;
+}
+
+}  // namespace
+
+Command add_check_command(CLI::App& app) {
+    auto a = std::make_shared<CheckArgs>();
+    CLI::App* cmd = app.add_subcommand(
+        "check",
+        "Check LABELS, a label image made by any tool, against the true labels of IMAGE (the CPU labeller's, "
+        "same -c and -b; 0 is the background in both). Reports how many true regions LABELS split (a region "
+        "under several labels, or partly 0), joined (a label over several regions, or over background and "
+        "foreground), missed (all 0) or invented on the background, and whether the numbering is the same.\n"
+        "Exit codes: 0 identical; 1 the same regions numbered differently; 2 regions split, joined, missed or "
+        "extra; 3 the check could not run (bad file, size mismatch).");
+    cmd->add_option("labels", a->labels,
+                    "Label image: .npy (bool, (u)int8/16/32/64), 32-bit or 8/16-bit TIFF, 8/16-bit gray PNG")
+        ->required();
+    cmd->add_option("image", a->image, "The picture that was labelled (PNG, TIFF, PPM/PGM, .npy)")->required();
+    cmd->add_option("-c,--connectivity", a->connectivity, "4 or 8")->check(CLI::IsMember({4, 8}))->capture_default_str();
+    cmd->add_option("-b,--background", a->background,
+                    "Background value of IMAGE (as for 'label'): its pixels must be 0 in LABELS");
+    cmd->add_option("-j,--threads", a->threads, "CPU threads (default: all cores)")->check(CLI::PositiveNumber);
+    cmd->footer(
+        "Example:\n"
+        "  cclabel check other-tool.npy plan.png -b '#ffffff'\n"
+        "  other-tool.npy against plan.png (8-connected): 79,051 true regions, 79,051 given labels\n"
+        "  same regions, numbered differently: 78,990 regions        (exit 1)");
+    return {cmd, [a] { return run_check(*a); }};
+}
+
+}  // namespace cclabel::cli

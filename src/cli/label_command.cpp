@@ -1,0 +1,155 @@
+// `cclabel label`: label every page of every input, write label images, previews and statistics.
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cclabel/io.hpp"
+#include "cli/commands.hpp"
+#include "cli/labelling.hpp"
+#include "cli/output_names.hpp"
+#include "cli/pixel_census.hpp"
+#include "cli/progress.hpp"
+#include "cli/stats_csv.hpp"
+
+namespace fs = std::filesystem;
+
+namespace cclabel::cli {
+namespace {
+
+struct LabelArgs {
+    std::vector<std::string> inputs;
+    std::string output;
+    std::string format = "npy";
+    std::string preview;
+    std::string stats;
+    LabelOptions label;
+};
+
+// Labels one page and writes its outputs; returns its report line. Throws Error for anything wrong.
+std::string label_page(const LabelArgs& a, const Labeller& labeller, const std::string& input, const io::Page& page,
+                       bool many) {
+    const ImageView view = page.view();
+    const Labelled r = labeller.run(view);
+    const std::int64_t w = view.width, h = view.height;
+    if (const std::string st = output_name(a.stats, input, many, "csv", page.index, page.count); !st.empty())
+        write_stats_csv(st, regions(r.labelled, r.data(), r.options), r.labelled.format);
+    const std::string ext = a.format == "tiff" ? "tif" : "npy";
+    if (const std::string out = output_name(a.output, input, many, ext, page.index, page.count); !out.empty())
+        io::write_labels(out, r.labels.data(), w, h);
+    if (const std::string pv = output_name(a.preview, input, many, "png", page.index, page.count); !pv.empty())
+        io::write_preview_png(pv, r.labels.data(), w, h);
+
+    std::ostringstream line;
+    line << page_name(input, page.index, page.count) << ": " << w << "x" << h << " " << format_name(view.format);
+    if (page.rendered) line << " (" << a.label.dpi << " dpi)";
+    line << ", " << with_commas(count_distinct(view)) << " colours, ";
+    if (!r.segmented.empty()) line << r.segmented << ", ";
+    line << with_commas(r.count) << " regions, ";
+    line.setf(std::ios::fixed);
+    line.precision(1);
+    line << r.ms << " ms (" << backend_name(r.backend) << ")";
+    if (a.label.verify) line << ", verified";
+    return line.str();
+}
+
+// Labels every page of one input; returns false when the file or one of its pages failed.
+bool label_input(const LabelArgs& a, const Labeller& labeller, const std::string& input, bool many, Progress& files) {
+    io::PageReader reader(input, io::PageOptions{a.label.dpi});
+    const int n = reader.pages();
+    Progress pages(std::size_t(n), n > 1 && isatty(STDERR_FILENO));
+    int failed = 0;
+    for (int i = 0; i < n; ++i) {
+        const std::string name = page_name(input, i, n);
+        try {
+            const std::string line = label_page(a, labeller, input, reader.read(i), many);
+            pages.clear();
+            files.clear();
+            std::cout << line << std::endl;
+        } catch (const std::exception& e) {
+            ++failed;
+            pages.clear();
+            files.clear();
+            print_error(name, e);
+        }
+        pages.step(name);
+    }
+    pages.clear();
+    if (n > 1 && failed) std::cerr << "cclabel: " << input << ": " << failed << " of " << n << " pages failed\n";
+    return failed == 0;
+}
+
+int run_label(const LabelArgs& a) {
+    const bool many = a.inputs.size() > 1;
+    std::unique_ptr<Labeller> labeller;
+    try {
+        labeller = std::make_unique<Labeller>(a.label);
+        if (many) {
+            for (const std::string* dir : {&a.output, &a.preview, &a.stats})
+                if (!dir->empty()) fs::create_directories(*dir);
+        } else if (!a.output.empty()) {
+            const std::string ext = fs::path(a.output).extension().string();
+            if (ext != ".npy" && ext != ".tif" && ext != ".tiff")
+                throw Error("-o " + a.output + ": the label file must end in .npy, .tif or .tiff");
+        }
+    } catch (const std::exception& e) {
+        std::cerr << "cclabel: error: " << e.what() << "\n";
+        return 2;
+    }
+
+    Progress files(a.inputs.size(), many && isatty(STDERR_FILENO));
+    int failed = 0;
+    for (const std::string& input : a.inputs) {
+        try {
+            if (!label_input(a, *labeller, input, many, files)) ++failed;
+        } catch (const std::exception& e) {
+            ++failed;
+            files.clear();
+            print_error(input, e);
+        }
+        files.step(input);
+    }
+    files.clear();
+    if (many && failed) std::cerr << "cclabel: " << failed << " of " << a.inputs.size() << " files failed\n";
+    return failed ? 1 : 0;
+}
+
+}  // namespace
+
+Command add_label_command(CLI::App& app) {
+    auto a = std::make_shared<LabelArgs>();
+    CLI::App* lab = app.add_subcommand(
+        "label",
+        "Label the regions of each INPUT: pixels joined by a path of 4- or 8-neighbours of exactly the same "
+        "value (all channels). Regions are numbered 1..N in raster order of their first pixel; background "
+        "pixels get 0. Every page of a PDF (rendered at --dpi) or multi-page TIFF is labelled. Prints one line "
+        "per page: size, distinct colours, regions, time.");
+    lab->add_option("inputs", a->inputs, "PNG, TIFF (every page), PPM/PGM, .npy or PDF (every page) pictures")->required();
+    lab->add_option("-o,--output", a->output,
+                    "Label image to write: .npy (uint32, shape (height, width)) or .tif (32-bit). With several "
+                    "inputs, a folder that receives <stem>.npy (or .tif with --format tiff) for each. Pages of a "
+                    "multi-page input add -p001, -p002, ... to the name");
+    lab->add_option("--format", a->format, "File type written into an -o folder")
+        ->check(CLI::IsMember({"npy", "tiff"}))
+        ->capture_default_str();
+    lab->add_option("--preview", a->preview,
+                    "Colourised preview PNG (each region a stable colour, background black); a folder with "
+                    "several inputs");
+    add_label_options(*lab, a->label);
+    lab->add_flag("--verify", a->label.verify, "Check every labelling with the built-in certificate (cclabel::verify)");
+    lab->add_option("--stats", a->stats,
+                    "CSV of region statistics (after filtering), as 'cclabel stats' prints them; a folder with "
+                    "several inputs");
+    lab->footer(
+        "Examples:\n"
+        "  cclabel label plan.png -o plan.npy --background '#ffffff'\n"
+        "  cclabel label scans/*.tif -o labels/ --format tiff --connectivity 4 --threads 8\n"
+        "  cclabel label drawings.pdf --dpi 400 -o drawings.npy      # drawings-p001.npy, ...\n"
+        "  cclabel label slide.png --threshold otsu --min-size 20\n"
+        "  cclabel label photo.png --kmeans 6 --seed 1 --preview photo-regions.png");
+    return {lab, [a] { return run_label(*a); }};
+}
+
+}  // namespace cclabel::cli

@@ -1,0 +1,116 @@
+#include "cli/labelling.hpp"
+
+#include <chrono>
+#include <limits>
+
+#include "cclabel/segment.hpp"
+#include "cli/pixel_census.hpp"
+
+namespace cclabel::cli {
+
+void add_label_options(CLI::App& cmd, LabelOptions& o) {
+    cmd.add_option("-c,--connectivity", o.connectivity, "4 (edges) or 8 (edges and corners)")
+        ->check(CLI::IsMember({4, 8}))
+        ->capture_default_str();
+    cmd.add_option("-b,--background", o.background,
+                   "Value whose pixels get label 0 and join nothing: '#rrggbb', '#rrggbbaa', 'r,g,b', a plain "
+                   "integer for one-channel images (and --kmeans cluster indices), or 'auto' (each image's most "
+                   "frequent value)");
+    cmd.add_option("--backend", o.backend, "auto (the GPU when present and worth it), cpu or cuda")
+        ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+        ->capture_default_str();
+    cmd.add_option("-j,--threads", o.threads, "CPU threads (default: all cores)")->check(CLI::PositiveNumber);
+    cmd.add_option("--min-size", o.min_size,
+                   "Remove regions of fewer pixels (label 0), renumbering the rest 1..M in raster order");
+    cmd.add_option("--largest", o.largest, "Keep only the K largest regions (ties: the earlier one), renumbered");
+    auto* th = cmd.add_option("--threshold", o.threshold,
+                              "Label the binary mask 'value > T' instead of the values (T an integer, or 'otsu' for "
+                              "Otsu's threshold of each image; RGB is thresholded on its luminance, "
+                              "Y = (4899 R + 9617 G + 1868 B + 8192) >> 14, as OpenCV's RGB2GRAY)");
+    auto* km = cmd.add_option("--kmeans", o.kmeans,
+                              "Cluster the colours into K groups first (K-means, k-means++ start) and label the "
+                              "cluster index image")
+                   ->check(CLI::Range(1, kKMeansMaxK));
+    th->excludes(km);
+    cmd.add_option("--seed", o.seed, "K-means seed (the same seed gives the same clusters)")->capture_default_str();
+    cmd.add_option("--iterations", o.iterations, "K-means centre updates at most")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    cmd.add_option("--dpi", o.dpi, "PDF rendering resolution, pixels per inch")
+        ->check(CLI::Range(1.0, 10000.0))
+        ->capture_default_str();
+}
+
+Labeller::Labeller(const LabelOptions& o) : o_(o) {
+    if (!o.background.empty()) bg_ = parse_background(o.background);
+    if (!o.threshold.empty() && o.threshold != "otsu") {
+        std::size_t used = 0;
+        unsigned long long t = 0;
+        try {
+            t = std::stoull(o.threshold, &used, 10);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != o.threshold.size() || o.threshold[0] == '-' || t > std::numeric_limits<std::uint32_t>::max())
+            throw Error("--threshold " + o.threshold + ": expected 'otsu' or an integer 0..4294967295");
+        fixed_threshold_ = std::uint32_t(t);
+    }
+    if (!o.threshold.empty() && bg_)
+        throw Error("--background does not apply with --threshold: the mask's 0 is the background");
+}
+
+Labelled Labeller::run(const ImageView& page) const {
+    Labelled r;
+    r.labelled = page;
+    const Backend backend = o_.backend == "cpu" ? Backend::Cpu : o_.backend == "cuda" ? Backend::Cuda : Backend::Auto;
+    if (!o_.threshold.empty()) {
+        SegmentOptions so;
+        so.backend = backend;
+        so.threads = o_.threads;
+        const std::uint32_t t = fixed_threshold_ ? *fixed_threshold_ : otsu_threshold(page, so);
+        r.mask.resize(page.pixels());
+        threshold(page, t, r.mask.data(), so);
+        r.labelled = make_view(r.mask.data(), page.width, page.height, PixelFormat::Binary8);
+        r.segmented = (fixed_threshold_ ? "threshold " : "otsu threshold ") + std::to_string(t);
+    } else if (o_.kmeans > 0) {
+        KMeansOptions ko;
+        ko.k = o_.kmeans;
+        ko.seed = o_.seed;
+        ko.max_iterations = o_.iterations;
+        ko.backend = backend;
+        ko.threads = o_.threads;
+        r.clusters.resize(page.pixels());
+        const KMeansResult km = kmeans(page, r.clusters.data(), ko);
+        r.labelled = make_view(r.clusters.data(), page.width, page.height, PixelFormat::U32);
+        r.segmented = "k-means " + std::to_string(o_.kmeans) + " clusters, " + std::to_string(km.iterations) +
+                      " iterations" + (km.converged ? " (converged)" : "");
+    }
+
+    Options& o = r.options;
+    o.connectivity = o_.connectivity;
+    o.threads = o_.threads;
+    o.backend = backend;
+    if (bg_) {
+        if (bg_->automatic) {
+            if (r.labelled.format != PixelFormat::Binary8 && r.labelled.pixels() != 0) o.background = most_frequent(r.labelled);
+        } else {
+            o.background = bg_->value;
+        }
+    }
+    r.labels.resize(r.labelled.pixels());
+    const auto t0 = std::chrono::steady_clock::now();
+    std::uint32_t none = 0;  // a valid pointer for an empty image
+    const LabelResult lr = label(r.labelled, r.labels.empty() ? &none : r.labels.data(), o);
+    r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    r.backend = lr.backend;
+    r.count = lr.count;
+    if (o_.verify) {
+        const VerifyReport v = verify(r.labelled, r.data(), o);
+        if (!v.ok) throw Error("verification failed: " + v.message);
+    }
+    if (o_.min_size > 1) r.count = remove_small(r.labels.data(), page.width, page.height, o_.min_size);
+    if (o_.largest > 0) r.count = keep_largest(r.labels.data(), page.width, page.height, o_.largest);
+    return r;
+}
+
+}  // namespace cclabel::cli

@@ -1,0 +1,80 @@
+// `cclabel stats`: label one input and print (or write) the statistics of every region.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "cclabel/io.hpp"
+#include "cli/commands.hpp"
+#include "cli/labelling.hpp"
+#include "cli/output_names.hpp"
+#include "cli/stats_csv.hpp"
+
+namespace cclabel::cli {
+namespace {
+
+struct StatsArgs {
+    std::string input;
+    std::string csv;
+    LabelOptions label;
+};
+
+int run_stats(const StatsArgs& a) {
+    try {
+        const Labeller labeller(a.label);
+        io::PageReader reader(a.input, io::PageOptions{a.label.dpi});
+        const int n = reader.pages();
+        if (n > 1 && a.csv.empty())
+            throw Error(a.input + ": " + std::to_string(n) + " pages: give --csv OUT.csv to write OUT-p001.csv, ... (one per page)");
+        int failed = 0;
+        for (int i = 0; i < n; ++i) {
+            try {
+                const io::Page page = reader.read(i);
+                const Labelled r = labeller.run(page.view());
+                const auto st = regions(r.labelled, r.data(), r.options);
+                if (a.csv.empty()) {
+                    write_stats_csv(stdout, "standard output", st, r.labelled.format);
+                } else {
+                    const std::string out = output_name(a.csv, a.input, false, "csv", i, n);
+                    write_stats_csv(out, st, r.labelled.format);
+                    std::cout << page_name(a.input, i, n) << ": " << with_commas(r.count) << " regions -> " << out
+                              << std::endl;
+                }
+            } catch (const std::exception& e) {
+                if (n == 1) throw;
+                ++failed;
+                print_error(page_name(a.input, i, n), e);
+            }
+        }
+        return failed ? 1 : 0;
+    } catch (const std::exception& e) {
+        print_error(a.input, e);
+        return 1;
+    }
+}
+
+}  // namespace
+
+Command add_stats_command(CLI::App& app) {
+    auto a = std::make_shared<StatsArgs>();
+    CLI::App* cmd = app.add_subcommand(
+        "stats",
+        "Label INPUT and print one CSV row per label, the background (label 0) first:\n"
+        "  label,area,left,top,width,height,centroid_x,centroid_y,perimeter,value\n"
+        "area in pixels; left, top, width, height the bounding box and centroid_x, centroid_y the mean column "
+        "and row (as OpenCV's connectedComponentsWithStats); perimeter the region's pixels that have a "
+        "neighbour (under -c) outside the region or the image; value the region's pixel value, '#rrggbb' "
+        "(RGB), '#rrggbbaa' (RGBA) or an integer (gray, 32-bit, binary; with --threshold the mask value 1, "
+        "with --kmeans the cluster index). Labels emptied by --min-size/--largest are renumbered away.");
+    cmd->add_option("input", a->input, "PNG, TIFF, PPM/PGM, .npy or PDF picture")->required();
+    cmd->add_option("--csv", a->csv,
+                    "Write the table to this file instead of standard output (a multi-page input writes "
+                    "OUT-p001.csv, ...)");
+    add_label_options(*cmd, a->label);
+    cmd->footer(
+        "Examples:\n"
+        "  cclabel stats plan.png -b '#ffffff' | sort -t, -k2 -n -r | head\n"
+        "  cclabel stats slide.tif --threshold otsu --min-size 50 --csv cells.csv");
+    return {cmd, [a] { return run_stats(*a); }};
+}
+
+}  // namespace cclabel::cli
