@@ -7,8 +7,8 @@ set -euo pipefail
 want_test=0
 [[ "${1:-}" == "--test" ]] && want_test=1
 
-pkgs=(build-essential cmake libpng-dev libtiff-dev libcli11-dev)
-((want_test)) && pkgs+=(libgtest-dev libbenchmark-dev clang libclang-rt-dev python3-pip)
+pkgs=(build-essential cmake libpng-dev libtiff-dev libcli11-dev pkg-config libpoppler-cpp-dev)
+((want_test)) && pkgs+=(libgtest-dev libbenchmark-dev clang libclang-rt-dev python3-pip poppler-utils)
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -30,6 +30,7 @@ if ((want_test)); then
   python3 -c "import cv2" 2>/dev/null || py_missing+=(opencv-python-headless)
   python3 -c "import skimage" 2>/dev/null || py_missing+=(scikit-image)
   python3 -c "import pytest" 2>/dev/null || py_missing+=(pytest)
+  python3 -c "import tifffile" 2>/dev/null || py_missing+=(tifffile)
   # What `pip install .` needs to build the Python package without build isolation.
   python3 -c "import scikit_build_core" 2>/dev/null || py_missing+=(scikit-build-core)
   python3 -c "import nanobind" 2>/dev/null || py_missing+=(nanobind)
