@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The side-by-side peer benchmark on the GPU machine, in one command from the repository root:
+#   bash bench/gpu_peers.sh [peers.py arguments...]       e.g. --max-dpi 400 --reps 3
+# 1. installs the carried wheels (.device/whl, from bench/fetch_wheels.sh: cc3d, colorcc, cuCIM)
+#    into /tmp/site, the machine reaching no package index;
+# 2. builds, at the same time: bench/cclabel_gen, bench/cclabel_time and the NPP harness
+#    bench/cuda/npp_label (CMake, Release, CUDA; no tests), and the cclabel Python package
+#    (pip --no-build-isolation into /tmp/site);
+# 3. runs bench/peers.py with the arguments given, everything written under ${OUT:-bench/out}:
+#    peers.md (the RESULTS.md section), peers.json, peers.png, RESULTS.md (bench/RESULTS.md with
+#    the section replaced, to copy back), failing crops, and the logs.
+# The whole run is meant to end within TOTAL_S seconds (default 470): peers.py stops starting new
+# workloads when the time left runs short, and says which it skipped.
+set -u -o pipefail
+cd "$(dirname "$0")/.."
+T0=$SECONDS
+OUT=${OUT:-bench/out}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+SITE=${SITE:-/tmp/site}
+B=${B:-build/gpu-peers}
+TOTAL_S=${TOTAL_S:-470}
+log() { echo "== $(date -u +%T) [$((SECONDS - T0)) s] $*" | tee -a "$OUT/summary.txt"; }
+
+log "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo +dirty)"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee -a "$OUT/summary.txt"
+nvcc --version 2>/dev/null | tail -1 | tee -a "$OUT/summary.txt"
+
+mkdir -p "$SITE"
+if ls .device/whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --target "$SITE" .device/whl/*.whl >"$OUT/wheels.log" 2>&1
+  log "wheels rc=$?: $(ls .device/whl | tr '\n' ' ')"
+else
+  log "no .device/whl: cc3d, colorcc and cuCIM will be reported as not installed unless the image has them"
+fi
+
+# The CLI needs libpng/libtiff/CLI11, which the GPU image lacks; the benchmark does not need it.
+cli=OFF
+pkg-config --exists libpng libtiff-4 2>/dev/null && cli=ON
+gen=""
+command -v ninja >/dev/null && gen="-G Ninja"
+jobs=$(nproc)
+(
+  cmake -S . -B "$B" $gen -DCMAKE_BUILD_TYPE=Release -DCCLABEL_ENABLE_CUDA=ON -DCCLABEL_BUILD_TESTS=OFF \
+        -DCCLABEL_BUILD_CLI=$cli -DCCLABEL_BUILD_BENCH=ON >"$OUT/cmake.log" 2>&1 &&
+  cmake --build "$B" -j$((jobs / 2)) --target cclabel_gen cclabel_time >>"$OUT/cmake.log" 2>&1
+  echo "tools rc=$?" >"$OUT/tools.rc"
+  # NPP is optional: without it (or if the harness does not build) peers.py reports npp as not built.
+  cmake --build "$B" -j$((jobs / 2)) --target npp_label >"$OUT/npp_build.log" 2>&1
+  echo "npp_label rc=$?" >>"$OUT/tools.rc"
+) &
+tools_pid=$!
+(
+  python3 -c "import scikit_build_core, nanobind" 2>>"$OUT/pip.log" || echo "scikit-build-core or nanobind missing" >>"$OUT/pip.log"
+  CMAKE_BUILD_PARALLEL_LEVEL=$((jobs / 2)) python3 -m pip install --no-build-isolation --no-deps --target "$SITE" \
+    -C build-dir=build/gpu-peers-py . >>"$OUT/pip.log" 2>&1
+  echo "pip rc=$?" >"$OUT/pip.rc"
+) &
+pip_pid=$!
+wait $tools_pid
+wait $pip_pid
+log "$(tr '\n' ' ' <"$OUT/tools.rc") $(cat "$OUT/pip.rc") (logs: cmake.log, npp_build.log, pip.log)"
+grep -q "tools rc=0" "$OUT/tools.rc" || { tail -30 "$OUT/cmake.log"; exit 1; }
+grep -q "npp_label rc=0" "$OUT/tools.rc" || tail -15 "$OUT/npp_build.log"
+grep -q "pip rc=0" "$OUT/pip.rc" || tail -15 "$OUT/pip.log"
+
+cp bench/RESULTS.md "$OUT/RESULTS.md"
+left=$((TOTAL_S - (SECONDS - T0)))
+# Time for the last workload started (the largest sheet takes about a minute) and the report.
+deadline=$((left > 190 ? left - 120 : 70))
+log "peers.py, ${left} s left, new workloads until ${deadline} s"
+PYTHONPATH="$SITE${PYTHONPATH:+:$PYTHONPATH}" timeout $((left > 60 ? left : 60)) \
+  python3 bench/peers.py --build "$B" --out "$OUT" --results "$OUT/RESULTS.md" --deadline-s $deadline "$@" \
+  > >(tee "$OUT/peers.txt") 2> >(tee "$OUT/peers.log" >&2)
+rc=$?
+log "peers.py rc=$rc"
+exit $rc
