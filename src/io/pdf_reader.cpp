@@ -67,8 +67,8 @@ public:
     Page read(int index) override {
         const std::unique_ptr<poppler::page> page(doc_->create_page(index));
         if (!page) fail(path_, "cannot read the page" + take_poppler_message());
-        // Refuse before rendering what could not be labelled (or allocated): the page box in
-        // points (1/72 inch) at the resolution, rounded up.
+        // The page box in points (1/72 inch) at the resolution, rounded up as pdftoppm does; refuse
+        // before rendering what could not be labelled (or allocated).
         const poppler::rectf box = page->page_rect(poppler::crop_box);
         const bool turned = page->orientation() == poppler::page::landscape || page->orientation() == poppler::page::seascape;
         const double w = std::ceil((turned ? box.height() : box.width()) * dpi_ / 72.0);
@@ -77,7 +77,9 @@ public:
             fail(path_, "the page is " + std::to_string(std::llround(w)) + " x " + std::to_string(std::llround(h)) +
                             " pixels at " + std::to_string(std::lround(dpi_)) + " dpi, over the limit of 2^32 - 1 pixels");
         }
-        auto img = std::make_shared<poppler::image>(renderer_.render_page(page.get(), dpi_, dpi_));
+        // The whole page as a slice of exactly that size: left to itself Poppler rounds the size
+        // to nearest, pdftoppm rounds up; this way both give the same raster.
+        auto img = std::make_shared<poppler::image>(renderer_.render_page(page.get(), dpi_, dpi_, 0, 0, int(w), int(h)));
         if (!img->is_valid() || img->format() != poppler::image::format_rgb24 || img->width() < 0 || img->height() < 0 ||
             img->bytes_per_row() < img->width() * 3) {
             fail(path_, "the page could not be rendered" + take_poppler_message());
