@@ -1,7 +1,9 @@
 #pragma once
 /// @file stats.hpp
 /// @brief Region statistics (area, bounding box, centroid, perimeter, value) and filtering of a
-/// label image (drop small regions, keep the k largest), on the CPU.
+/// label image (drop small regions, keep the k largest), on the CPU or the GPU (same results, bit
+/// for bit), and labelling with statistics in one call. The device versions (pictures and labels
+/// already in GPU memory, on a caller's stream) are in cclabel/cuda_stats.hpp.
 ///
 /// A region here is the set of pixels that carry one label value; the functions read the label
 /// image as it is (they do not re-label), so any label image works, not only this library's.
@@ -10,11 +12,13 @@
 #include <vector>
 
 #include "cclabel/image_view.hpp"
+#include "cclabel/label.hpp"
 #include "cclabel/options.hpp"
 
 namespace cclabel {
 
-/// Statistics of one region (one label value). All counts and coordinate sums are 64-bit.
+/// Statistics of one region (one label value). All counts and coordinate sums are 64-bit. A plain
+/// 80-byte row (no pointers, trivially copyable): the GPU writes arrays of it as they are.
 struct RegionStats {
     /// Number of pixels carrying the label.
     std::uint64_t area = 0;
@@ -48,26 +52,40 @@ struct RegionStats {
 /// labelled 0 (the background), with the same definitions (its perimeter counts background pixels
 /// next to a labelled pixel or the image border). Labels need not be consecutive: a label in 1..N
 /// with no pixel gets a row with area 0. @p options gives the connectivity of the perimeter and
-/// the thread count (options.threads; 0 means all cores; the result never depends on it); its
-/// background and backend are only validated (statistics always run on the CPU).
+/// the thread count (options.threads; 0 means all cores; the result never depends on it) and the
+/// backend (Auto: the GPU for images of 2^20 pixels or more when one is present; Cuda copies the
+/// picture and the labels to the GPU and the rows back; the rows are identical bit for bit,
+/// centroids included); its background is only validated.
 ///
-/// Throws cclabel::Error on the arguments label() rejects (see validate()), and when a label value
+/// Throws cclabel::Error on the arguments label() rejects (see validate()), when a label value
 /// exceeds the number of pixels (no labelling of the image can produce it, and N + 1 rows would be
-/// allocated for it).
+/// allocated for it), and for Backend::Cuda without a CUDA build or device.
 std::vector<RegionStats> regions(const ImageView& image, const std::uint32_t* labels, const Options& options = {});
 
 /// Removes the regions of fewer than @p min_area pixels from @p labels (width × height values,
 /// row-major, tightly packed): their pixels become 0, and the remaining regions are renumbered
 /// 1..M in raster order of their first pixel. Returns M. (cc3d's `dust`.) A region is a label
 /// value, as in regions(). Throws cclabel::Error on negative sizes, more than 2^32 - 1 pixels,
-/// a null pointer for a non-empty image, or a label value above the pixel count. Single-threaded.
-std::uint32_t remove_small(std::uint32_t* labels, std::int64_t width, std::int64_t height, std::uint64_t min_area);
+/// a null pointer for a non-empty image, or a label value above the pixel count. @p backend as in
+/// regions() (the CPU version is single-threaded; the GPU version copies the labels there and
+/// back); the labels are the same on both.
+std::uint32_t remove_small(std::uint32_t* labels, std::int64_t width, std::int64_t height, std::uint64_t min_area,
+                           Backend backend = Backend::Auto);
 
 /// Keeps the @p k largest regions of @p labels (by area; between equal areas the region whose
 /// first pixel comes first in raster order wins, which for label() output is the smaller label),
 /// sets every other pixel to 0 and renumbers the kept regions 1..M in raster order of their first
-/// pixel. Returns M = min(k, number of regions). (cc3d's `largest_k`.) Same errors as
-/// remove_small(). Single-threaded.
-std::uint32_t keep_largest(std::uint32_t* labels, std::int64_t width, std::int64_t height, std::uint32_t k);
+/// pixel. Returns M = min(k, number of regions). (cc3d's `largest_k`.) Same errors and backends
+/// as remove_small().
+std::uint32_t keep_largest(std::uint32_t* labels, std::int64_t width, std::int64_t height, std::uint32_t k,
+                           Backend backend = Backend::Auto);
+
+/// Labels @p image into @p out (as label()) and fills @p stats with regions() of the result (rows
+/// 0..N, N = the returned count). The same labels and rows as the two calls; what one call saves:
+/// on the CPU, the validation and the thread start-up of the second call (both steps use
+/// options.threads); on the GPU, the picture goes up once, labelling and statistics run back to
+/// back on one stream with one workspace (cuda::label_regions_device), and the labels and the
+/// rows come down once: the separate calls copy the picture up and the labels both ways twice.
+LabelResult label(const ImageView& image, std::uint32_t* out, const Options& options, std::vector<RegionStats>& stats);
 
 }  // namespace cclabel

@@ -7,14 +7,17 @@
 #include "cclabel/error.hpp"
 #include "cclabel/label.hpp"
 #include "cclabel/stats.hpp"
+#include "core/stats_backends.hpp"
 
 namespace cclabel {
 namespace {
 
 constexpr std::uint32_t kUnset = ~std::uint32_t(0);
 
-/// Validates the arguments and returns the pixel count.
-std::uint64_t checked_pixels(const std::uint32_t* labels, std::int64_t width, std::int64_t height) {
+}  // namespace
+
+std::uint64_t detail::filter_pixels(const std::uint32_t* labels, std::int64_t width, std::int64_t height,
+                                    bool allow_null) {
     if (width < 0 || height < 0)
         throw Error("label image size must not be negative (got " + std::to_string(width) + " x " +
                     std::to_string(height) + ")");
@@ -22,9 +25,11 @@ std::uint64_t checked_pixels(const std::uint32_t* labels, std::int64_t width, st
     if (std::uint64_t(height) > kMaxPixels / std::uint64_t(width))
         throw Error("label image of " + std::to_string(width) + " x " + std::to_string(height) +
                     " pixels has more than 4294967295 (2^32 - 1) pixels");
-    if (labels == nullptr) throw Error("label image is null for a non-empty image");
+    if (labels == nullptr && !allow_null) throw Error("label image is null for a non-empty image");
     return std::uint64_t(width) * std::uint64_t(height);
 }
+
+namespace {
 
 /// Area of every label 0..N (N = the largest label) and the raster index of each label's first pixel.
 struct Census {
@@ -63,8 +68,9 @@ std::uint32_t apply(std::uint32_t* labels, std::uint64_t pixels, const std::vect
 
 }  // namespace
 
-std::uint32_t remove_small(std::uint32_t* labels, std::int64_t width, std::int64_t height, std::uint64_t min_area) {
-    const std::uint64_t pixels = checked_pixels(labels, width, height);
+std::uint32_t detail::remove_small_cpu(std::uint32_t* labels, std::int64_t width, std::int64_t height,
+                                       std::uint64_t min_area) {
+    const std::uint64_t pixels = filter_pixels(labels, width, height);
     if (pixels == 0) return 0;
     const Census c = census(labels, pixels);
     std::vector<bool> keep(c.area.size());
@@ -72,8 +78,9 @@ std::uint32_t remove_small(std::uint32_t* labels, std::int64_t width, std::int64
     return apply(labels, pixels, keep);
 }
 
-std::uint32_t keep_largest(std::uint32_t* labels, std::int64_t width, std::int64_t height, std::uint32_t k) {
-    const std::uint64_t pixels = checked_pixels(labels, width, height);
+std::uint32_t detail::keep_largest_cpu(std::uint32_t* labels, std::int64_t width, std::int64_t height,
+                                       std::uint32_t k) {
+    const std::uint64_t pixels = detail::filter_pixels(labels, width, height);
     if (pixels == 0) return 0;
     const Census c = census(labels, pixels);
     std::vector<std::uint32_t> present;

@@ -12,6 +12,7 @@
 #include "cclabel/label.hpp"
 #include "cclabel/stats.hpp"
 #include "core/request.hpp"
+#include "core/stats_backends.hpp"
 
 namespace cclabel {
 namespace {
@@ -93,7 +94,8 @@ void scan_band(const std::uint32_t* labels, std::int64_t w, std::int64_t h, int 
 
 }  // namespace
 
-std::vector<RegionStats> regions(const ImageView& image, const std::uint32_t* labels, const Options& options) {
+std::vector<RegionStats> detail::regions_cpu(const ImageView& image, const std::uint32_t* labels,
+                                             const Options& options) {
     const std::uint32_t dummy = 0;
     const detail::Request r = detail::make_request(image, labels != nullptr ? labels : &dummy, options);
     const std::uint64_t pixels = r.pixels();

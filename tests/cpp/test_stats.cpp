@@ -354,3 +354,82 @@ TEST(Filter, TiesGoToRasterOrder) {
 
 }  // namespace
 }  // namespace cclabel::test
+
+namespace cclabel::test {
+namespace {
+
+TEST(Stats, LabelWithStatisticsEqualsTheTwoCalls) {
+    // The one-call overload gives the labels of label() and the rows of regions() of them.
+    std::uint32_t seed = 40;
+    for (PixelFormat f : kFormats)
+        for (int conn : {4, 8}) {
+            const std::int64_t w = 181, h = 97;
+            const auto img = make_image(w, h, f, random_values(w, h, 4, 0.2, seed++), 1);
+            Options o;
+            o.connectivity = conn;
+            o.threads = 2;
+            o.backend = Backend::Cpu;
+            if (f != PixelFormat::Binary8) o.background = background_channels(f, 0);
+            LabelImage lab(std::size_t(w * h), 0xDEADBEEF);
+            std::vector<RegionStats> st(3);  // replaced, not appended to
+            const LabelResult r = label(img.view(), lab.data(), o, st);
+            const Labels want = label(img.view(), o);
+            ASSERT_EQ(r.count, want.count);
+            ASSERT_EQ(r.backend, Backend::Cpu);
+            ASSERT_EQ(lab, want.data);
+            ASSERT_EQ(st.size(), std::size_t(want.count) + 1);
+            expect_stats(img, lab, conn, 2, std::string("fused ") + std::string(format_name(f)));
+            const auto sep = regions(img.view(), want.data.data(), o);
+            for (std::size_t l = 0; l < st.size(); ++l) {
+                ASSERT_EQ(st[l].area, sep[l].area);
+                ASSERT_EQ(st[l].perimeter, sep[l].perimeter);
+                ASSERT_EQ(st[l].cx, sep[l].cx);
+                ASSERT_EQ(st[l].value, sep[l].value);
+            }
+        }
+    // Empty image: N = 0 and the background row; bad arguments throw as label() does.
+    std::vector<RegionStats> st;
+    std::uint32_t dummy = 0;
+    EXPECT_EQ(label(make_view(nullptr, 0, 4, PixelFormat::Gray8), &dummy, Options{}, st).count, 0u);
+    ASSERT_EQ(st.size(), 1u);
+    EXPECT_EQ(st[0].area, 0u);
+    std::vector<std::uint8_t> img(12, 1);
+    Options bad;
+    bad.connectivity = 5;
+    EXPECT_THROW(label(make_view(img.data(), 4, 3, PixelFormat::Gray8), &dummy, bad, st), Error);
+    EXPECT_THROW(label(make_view(img.data(), 4, 3, PixelFormat::Gray8), nullptr, Options{}, st), Error);
+}
+
+TEST(Stats, CudaBackendWithoutDeviceIsAClearError) {
+    if (cuda_available()) GTEST_SKIP() << "a CUDA device is present (tests/cuda compares the backends)";
+    std::vector<std::uint8_t> img(4 * 3, 1);
+    LabelImage lab(img.size(), 1);
+    const auto view = make_view(img.data(), 4, 3, PixelFormat::Gray8);
+    Options o;
+    o.backend = Backend::Cuda;
+    for (auto call : {+[](const ImageView& v, LabelImage& l, const Options& opt) { (void)regions(v, l.data(), opt); },
+                      +[](const ImageView& v, LabelImage& l, const Options& opt) {
+                          std::vector<RegionStats> s;
+                          (void)label(v, l.data(), opt, s);
+                      },
+                      +[](const ImageView&, LabelImage& l, const Options&) {
+                          (void)remove_small(l.data(), 4, 3, 2, Backend::Cuda);
+                      },
+                      +[](const ImageView&, LabelImage& l, const Options&) {
+                          (void)keep_largest(l.data(), 4, 3, 2, Backend::Cuda);
+                      }}) {
+        try {
+            call(view, lab, o);
+            ADD_FAILURE() << "no error for backend cuda without a device";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("cuda"), std::string::npos) << e.what();
+        }
+    }
+    // Auto falls back to the CPU with the same result.
+    o.backend = Backend::Auto;
+    EXPECT_EQ(regions(view, lab.data(), o).size(), 2u);
+    EXPECT_EQ(remove_small(lab.data(), 4, 3, 2, Backend::Auto), 1u);
+}
+
+}  // namespace
+}  // namespace cclabel::test

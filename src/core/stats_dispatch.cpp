@@ -1,0 +1,60 @@
+// The statistics and filter entry points: validate, pick the backend as label() does, run it.
+#include "cclabel/error.hpp"
+#include "cclabel/label.hpp"
+#include "cclabel/stats.hpp"
+#include "core/backends.hpp"
+#include "core/request.hpp"
+#include "core/stats_backends.hpp"
+
+namespace cclabel {
+namespace {
+
+/// Auto resolved as label() resolves it. An empty image never needs the GPU (same result), but a
+/// Cuda request without a device still fails, as label() fails.
+Backend resolve(Backend b, std::uint64_t pixels) {
+    if (b == Backend::Auto)
+        return pixels >= detail::kAutoCudaMinPixels && detail::cuda_device_present() ? Backend::Cuda : Backend::Cpu;
+    if (b == Backend::Cuda && !detail::cuda_device_present()) detail::cuda_stats_unavailable();
+    return b;
+}
+
+}  // namespace
+
+std::vector<RegionStats> regions(const ImageView& image, const std::uint32_t* labels, const Options& options) {
+    const std::uint32_t dummy = 0;
+    const detail::Request r = detail::make_request(image, labels != nullptr ? labels : &dummy, options);
+    const Backend use = resolve(options.backend, r.pixels());
+    if (r.pixels() != 0 && labels == nullptr) throw Error("label image is null for a non-empty image");
+    if (use == Backend::Cuda && r.pixels() != 0) return detail::regions_cuda_host(image, labels, options);
+    return detail::regions_cpu(image, labels, options);
+}
+
+std::uint32_t remove_small(std::uint32_t* labels, std::int64_t width, std::int64_t height, std::uint64_t min_area,
+                           Backend backend) {
+    const std::uint64_t pixels = detail::filter_pixels(labels, width, height);
+    if (resolve(backend, pixels) == Backend::Cuda && pixels != 0)
+        return detail::filter_cuda_host(labels, width, height, false, min_area, 0);
+    return detail::remove_small_cpu(labels, width, height, min_area);
+}
+
+std::uint32_t keep_largest(std::uint32_t* labels, std::int64_t width, std::int64_t height, std::uint32_t k,
+                           Backend backend) {
+    const std::uint64_t pixels = detail::filter_pixels(labels, width, height);
+    if (resolve(backend, pixels) == Backend::Cuda && pixels != 0)
+        return detail::filter_cuda_host(labels, width, height, true, 0, k);
+    return detail::keep_largest_cpu(labels, width, height, k);
+}
+
+LabelResult label(const ImageView& image, std::uint32_t* out, const Options& options, std::vector<RegionStats>& stats) {
+    const detail::Request r = detail::make_request(image, out, options);
+    const Backend use = resolve(options.backend, r.pixels());
+    if (use == Backend::Cuda && r.pixels() != 0)
+        return LabelResult{detail::label_regions_cuda_host(image, out, options, stats), use};
+    Options cpu = options;
+    cpu.backend = Backend::Cpu;
+    const LabelResult res = label(image, out, cpu);
+    stats = detail::regions_cpu(image, out, cpu);
+    return LabelResult{res.count, use};
+}
+
+}  // namespace cclabel
