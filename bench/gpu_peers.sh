@@ -28,7 +28,7 @@ nvcc --version 2>/dev/null | tail -1 | tee -a "$OUT/summary.txt"
 
 mkdir -p "$SITE"
 if ls .device/whl/*.whl >/dev/null 2>&1; then
-  python3 -m pip install -q --no-index --no-deps --target "$SITE" .device/whl/*.whl >"$OUT/wheels.log" 2>&1
+  python3 -m pip install -q --upgrade --no-index --no-deps --target "$SITE" .device/whl/*.whl >"$OUT/wheels.log" 2>&1
   log "wheels rc=$?: $(ls .device/whl | tr '\n' ' ')"
 else
   log "no .device/whl: cc3d, colorcc and cuCIM will be reported as not installed unless the image has them"
@@ -52,7 +52,7 @@ jobs=$(nproc)
 tools_pid=$!
 (
   python3 -c "import scikit_build_core, nanobind" 2>>"$OUT/pip.log" || echo "scikit-build-core or nanobind missing" >>"$OUT/pip.log"
-  CMAKE_BUILD_PARALLEL_LEVEL=$((jobs / 2)) python3 -m pip install --no-build-isolation --no-deps --target "$SITE" \
+  CMAKE_BUILD_PARALLEL_LEVEL=$((jobs / 2)) python3 -m pip install --upgrade --no-build-isolation --no-deps --target "$SITE" \
     -C build-dir=build/gpu-peers-py . >>"$OUT/pip.log" 2>&1
   echo "pip rc=$?" >"$OUT/pip.rc"
 ) &
