@@ -44,7 +44,7 @@ fi
 
 if has test; then
   t0=$SECONDS
-  CCLABEL_GPU_HUGE=${HUGE:-1} timeout ${TEST_TIMEOUT:-300} ./$B/tests/cuda/cclabel_cuda_tests >"$OUT/gpu_tests.log" 2>&1
+  CCLABEL_GPU_HUGE=${HUGE:-1} timeout ${TEST_TIMEOUT:-300} $B/tests/cuda/cclabel_cuda_tests >"$OUT/gpu_tests.log" 2>&1
   rc=$?
   log "gpu tests rc=$rc in $((SECONDS - t0)) s: $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/gpu_tests.log" | tr '\n' ' ')"
   grep -E "FAILED|Failure" "$OUT/gpu_tests.log" | head -20
@@ -52,7 +52,7 @@ fi
 
 if has bench; then
   t0=$SECONDS
-  timeout ${BENCH_TIMEOUT:-240} ./$B/bench/cuda/bench_cuda ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.txt"
+  timeout ${BENCH_TIMEOUT:-240} $B/bench/cuda/bench_cuda ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.txt"
   log "bench rc=$? in $((SECONDS - t0)) s"
 fi
 
@@ -64,7 +64,7 @@ if has sanitize; then
     t0=$SECONDS
     extra=""; [ $tool = memcheck ] && extra="--leak-check full"
     timeout ${SAN_TIMEOUT:-100} compute-sanitizer --tool $tool $extra --error-exitcode 9 \
-      ./$B/tests/cuda/cclabel_cuda_tests --gtest_filter="$filter" >"$OUT/sanitize_$tool.log" 2>&1
+      $B/tests/cuda/cclabel_cuda_tests --gtest_filter="$filter" >"$OUT/sanitize_$tool.log" 2>&1
     rc=$?
     log "compute-sanitizer $tool rc=$rc in $((SECONDS - t0)) s: $(grep -E 'ERROR SUMMARY|PASSED|FAILED' "$OUT/sanitize_$tool.log" | tr '\n' ' ' | cut -c1-200)"
   done

@@ -175,9 +175,9 @@ int main(int argc, char** argv) {
         sw("fused, tile_uf on", [](auto& s) { s.fuse_start_connect = true; }, true);
         sw("shared_keys off", [](auto& s) { s.shared_keys = false; });
         sw("plain_flatten off", [](auto& s) { s.plain_flatten = false; });
-        sw("shared_walks off", [](auto& s) { s.shared_walks = false; });
-        sw("shared_keys, plain_flatten, shared_walks off (before)", [](auto& s) {
-            s.shared_keys = s.plain_flatten = s.shared_walks = false;
+        sw("compress_walks off", [](auto& s) { s.compress_walks = false; });
+        sw("shared_keys, plain_flatten, compress_walks off (before)", [](auto& s) {
+            s.shared_keys = s.plain_flatten = s.compress_walks = false;
         });
         for (auto sh : {cclabel::cuda::LaunchShape{64, 4, 32, 1024, 4}, cclabel::cuda::LaunchShape{32, 16, 32, 1024, 4},
                         cclabel::cuda::LaunchShape{32, 32, 32, 1024, 4}, cclabel::cuda::LaunchShape{64, 8, 32, 1024, 4},

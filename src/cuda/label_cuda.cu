@@ -59,9 +59,6 @@ struct DeviceOps {
     __device__ std::uint32_t sh_amin(std::uint32_t k, std::uint32_t v) { return atomicMin(&tsm[k], v); }
     __device__ void key_st(std::uint32_t k, std::uint32_t v) { tkeys[k] = v; }
     __device__ std::uint32_t key_ld(std::uint32_t k) { return tkeys[k]; }
-    __device__ std::uint32_t shfl(std::uint32_t mask, std::uint32_t v, std::uint32_t src) {
-        return __shfl_sync(mask, v, int(src));
-    }
     __device__ std::uint32_t ld_acquire(const std::uint32_t* p) {
         std::uint32_t v;
         asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");

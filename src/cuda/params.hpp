@@ -29,6 +29,12 @@ inline Params make_params(const cclabel::detail::Request& r, const LaunchPlan& p
     g.background_key = r.background_key;
     g.connectivity = r.connectivity;
     g.sw = tuning.switches;
+    g.fd_tile_w = FastDiv(g.tile_w);
+    g.fd_tiles_x = FastDiv(g.tiles_x ? g.tiles_x : 1);
+    g.fd_warp_w = FastDiv(g.warp_w);
+    g.fd_number_tile = FastDiv(g.number_tile);
+    g.fd_width = FastDiv(g.width ? g.width : 1);
+    g.fd_border = FastDiv(g.tile_w + g.tile_h - 1);
     return g;
 }
 

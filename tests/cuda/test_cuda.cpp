@@ -66,6 +66,15 @@ TEST(Cuda, BitHelpersMatchHostValues) {
     for (int k = 0; k < 21; ++k) EXPECT_EQ(v[k], want[k]) << "entry " << k;
 }
 
+long long gpu_fast_div_errors(const std::uint32_t* divisors, int n);
+
+TEST(Cuda, BitHelpersFastDivisionIsExact) {
+    REQUIRE_GPU();
+    const std::uint32_t divisors[] = {1, 2, 3, 7, 8, 31, 32, 33, 1024, 1025, 33600, 0x7FFFFFFFu, 0x80000000u,
+                                      0x80000001u, 0xFFFFFFFFu};
+    EXPECT_EQ(gpu_fast_div_errors(divisors, int(std::size(divisors))), 0);
+}
+
 TEST(Cuda, RandomImagesEveryFormatShapeAndSwitch) {
     REQUIRE_GPU();
     const std::pair<std::int64_t, std::int64_t> sizes[] = {{1, 1}, {1, 300}, {300, 1}, {31, 7}, {33, 9}, {65, 64},
@@ -104,7 +113,7 @@ TEST(Cuda, RandomImagesEveryFormatShapeAndSwitch) {
                 break;
             case 11: t.switches.shared_keys = false; n = "shared_keys off"; break;
             case 12: t.switches.plain_flatten = false; n = "plain_flatten off"; break;
-            case 13: t.switches.shared_walks = false; n = "shared_walks off"; break;
+            case 13: t.switches.compress_walks = false; n = "compress_walks off"; break;
         }
         tunings.push_back({n, t});
     }

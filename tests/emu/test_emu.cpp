@@ -49,6 +49,24 @@ TEST(EmuBits, EdgeValues) {
     EXPECT_EQ(cd::highest_bit(0x80000001u), 31u);
 }
 
+TEST(EmuBits, FastDivisionIsExact) {
+    // Divisors of every bit length and their neighbours, against dividends at the edges and random.
+    std::vector<std::uint32_t> divisors = {1, 2, 3, 5, 7, 8, 9, 31, 32, 33, 641, 1024, 1025, 4095, 33600, 0x7FFFFFFFu,
+                                           0x80000000u, 0x80000001u, 0xFFFFFFFEu, 0xFFFFFFFFu};
+    std::mt19937 rng(7);
+    for (int k = 0; k < 200; ++k) divisors.push_back(std::uint32_t(rng()) >> (rng() % 32) | 1u);
+    for (std::uint32_t d : divisors) {
+        const cd::FastDiv f(d);
+        std::vector<std::uint32_t> xs = {0, 1, d - 1, d, d + 1, 2 * d - 1, 2 * d, 0x7FFFFFFFu, 0x80000000u,
+                                         0xFFFFFFFEu, 0xFFFFFFFFu, 0xFFFFFFFFu - d, 0xFFFFFFFFu / d * d};
+        for (int k = 0; k < 2000; ++k) xs.push_back(std::uint32_t(rng()) >> (rng() % 32));
+        for (std::uint32_t x : xs) {
+            ASSERT_EQ(f.div(x), x / d) << x << " / " << d;
+            ASSERT_EQ(f.mod(x), x % d) << x << " % " << d;
+        }
+    }
+}
+
 // ---- the launch planner -------------------------------------------------------------------------
 
 TEST(EmuPlan, CoversThePictureAndRespectsLimits) {
@@ -143,10 +161,10 @@ std::vector<Variant> variants() {
                 break;
             case 10: o.switches.shared_keys = false; n = "shared_keys off"; break;
             case 11: o.switches.plain_flatten = false; n = "plain_flatten off"; break;
-            case 12: o.switches.shared_walks = false; n = "shared_walks off"; break;
+            case 12: o.switches.compress_walks = false; n = "compress_walks off"; break;
             case 13:
-                o.switches.shared_keys = o.switches.plain_flatten = o.switches.shared_walks = false;
-                n = "shared_keys, plain_flatten, shared_walks off";
+                o.switches.shared_keys = o.switches.plain_flatten = o.switches.compress_walks = false;
+                n = "shared_keys, plain_flatten, compress_walks off";
                 break;
         }
         v.push_back({n, o});

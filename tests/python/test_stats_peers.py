@@ -38,10 +38,10 @@ def test_binary_stats_equal_opencv(cli, tmp_path, conn, density):
     assert len(stats) == n  # row 0 is the background in both
     for lab, row in enumerate(stats):
         x, y, w, h, area = cv_stats[lab]
-        assert (int(row["x"]), int(row["y"]), int(row["width"]), int(row["height"])) == (x, y, w, h), lab
+        assert (int(row["left"]), int(row["top"]), int(row["width"]), int(row["height"])) == (x, y, w, h), lab
         assert int(row["area"]) == area, lab
-        assert float(row["cx"]) == pytest.approx(cv_centroids[lab][0], rel=1e-12, abs=1e-9)
-        assert float(row["cy"]) == pytest.approx(cv_centroids[lab][1], rel=1e-12, abs=1e-9)
+        assert float(row["centroid_x"]) == pytest.approx(cv_centroids[lab][0], rel=1e-12, abs=1e-9)
+        assert float(row["centroid_y"]) == pytest.approx(cv_centroids[lab][1], rel=1e-12, abs=1e-9)
 
 
 @pytest.mark.parametrize("conn", [4, 8])
@@ -56,11 +56,11 @@ def test_colour_stats_equal_skimage(cli, tmp_path, conn):
         row = stats[p.label]
         r0, c0, r1, c1 = p.bbox
         assert int(row["area"]) == p.area
-        assert (int(row["x"]), int(row["y"]), int(row["width"]), int(row["height"])) == (c0, r0, c1 - c0, r1 - r0)
-        assert float(row["cy"]) == pytest.approx(p.centroid[0], rel=1e-12, abs=1e-9)
-        assert float(row["cx"]) == pytest.approx(p.centroid[1], rel=1e-12, abs=1e-9)
+        assert (int(row["left"]), int(row["top"]), int(row["width"]), int(row["height"])) == (c0, r0, c1 - c0, r1 - r0)
+        assert float(row["centroid_y"]) == pytest.approx(p.centroid[0], rel=1e-12, abs=1e-9)
+        assert float(row["centroid_x"]) == pytest.approx(p.centroid[1], rel=1e-12, abs=1e-9)
         y, x = p.coords[0]  # the region's colour
-        assert row["value"].split(";")[:3] == [str(v) for v in rgb[y, x]]
+        assert row["value"] == "#%02x%02x%02x" % tuple(int(v) for v in rgb[y, x])
 
 
 @pytest.mark.parametrize("conn", [4, 8])

@@ -50,11 +50,10 @@ struct Switches {
     /// of a run walk the same words, which shared memory broadcasts, where an atomicMin on each of
     /// them serialised the warp. Off: the flatten halves paths with atomicMin like the joins.
     bool plain_flatten = true;
-    /// Number shares walks inside a warp: lanes whose pixels have the same parent (one Start tile's
-    /// component, 32 pixels of a row) let one lane walk and take its result by a shuffle (at most
-    /// four rounds a warp, the rest walk on their own), and a thread reuses the walk of its
-    /// previous pixel when the parent is the same. Off: every pixel walks.
-    bool shared_walks = true;
+    /// Number's walks write the label they found over every parent they passed (path
+    /// compression), so the tile roots chained across the picture by Connect are walked once, not
+    /// once per pixel's tile. Off: walks only read.
+    bool compress_walks = true;
 };
 
 /// Launch geometry. tile_w × tile_h pixels per block of Start/Connect, one thread a pixel; a warp

@@ -46,3 +46,39 @@ CCL_HD std::uint32_t mask_upto(std::uint32_t lane) { return mask_below(lane + 1)
 CCL_HD std::uint32_t highest_bit(std::uint32_t x) { return 31u - clz32(x); }
 
 }  // namespace cclabel::cuda::detail
+
+namespace cclabel::cuda::detail {
+
+/// High 32 bits of a 32 × 32-bit product.
+CCL_HD std::uint32_t mulhi32(std::uint32_t a, std::uint32_t b) {
+#if defined(__CUDA_ARCH__)
+    return __umulhi(a, b);
+#else
+    return std::uint32_t((std::uint64_t(a) * b) >> 32);
+#endif
+}
+
+/// Division of any 32-bit value by a divisor fixed at launch (tile width, tiles a row, Number tile
+/// size, picture width), by a multiply and shifts (Granlund & Montgomery 1994, round-up method):
+/// the kernels are instruction-bound, and a hardware-less integer division costs about twenty
+/// instructions on the GPU, a 64-bit one several times that.
+struct FastDiv {
+    std::uint32_t d = 1, m = 1, s1 = 0, s2 = 0;
+
+    FastDiv() = default;
+    /// @p divisor ≥ 1.
+    explicit FastDiv(std::uint32_t divisor) : d(divisor) {
+        std::uint32_t l = 0;
+        while (l < 32 && (std::uint64_t(1) << l) < divisor) ++l;  // ceil(log2 d)
+        m = std::uint32_t(((std::uint64_t(1) << 32) * ((std::uint64_t(1) << l) - divisor)) / divisor + 1);
+        s1 = l < 1 ? l : 1;
+        s2 = l > 0 ? l - 1 : 0;
+    }
+    CCL_HD std::uint32_t div(std::uint32_t x) const {
+        const std::uint32_t t = mulhi32(m, x);
+        return (t + ((x - t) >> s1)) >> s2;
+    }
+    CCL_HD std::uint32_t mod(std::uint32_t x) const { return x - div(x) * d; }
+};
+
+}  // namespace cclabel::cuda::detail

@@ -58,6 +58,9 @@ struct Params {
     std::uint32_t background_key = 0;
     int connectivity = 8;
     Switches sw{};
+    // Divisions by the launch's fixed sizes (bits.cuh): tile_w, tiles_x, warp_w, number_tile,
+    // width, and the border threads a tile (tile_w + tile_h − 1).
+    FastDiv fd_tile_w, fd_tiles_x, fd_warp_w, fd_number_tile, fd_width, fd_border;
 };
 
 template <PixelFormat F>
@@ -103,7 +106,7 @@ CCL_HD std::uint32_t find_root(Ops& ops, const Params& g, std::uint32_t p) {
 /// One fewer root in @p root's Number tile.
 template <class Ops>
 CCL_HD void uncount_root(Ops& ops, const Params& g, std::uint32_t root) {
-    ops.aadd(&g.counts[root / g.number_tile], 0xFFFFFFFFu);
+    ops.aadd(&g.counts[g.fd_number_tile.div(root)], 0xFFFFFFFFu);
 }
 
 /// Joins the sets of pixels @p a and @p b: the larger root is hung under the smaller with atomicMin;
@@ -134,17 +137,22 @@ CCL_HD void unite(Ops& ops, const Params& g, std::uint32_t a, std::uint32_t b, b
 struct TilePos {
     std::uint32_t x0 = 0, y0 = 0;  ///< the tile's first pixel
     std::uint32_t x = 0, y = 0;    ///< this thread's pixel
+    std::uint32_t tx = 0, ty = 0;  ///< this thread's pixel within the tile
     std::uint32_t lane = 0;        ///< position in its warp (x - warp's first x)
     std::uint32_t active = 0;      ///< lanes of this warp inside the picture (the mask of its votes)
     bool inside = false;
 };
 
-CCL_HD TilePos tile_pos(const Params& g, std::uint64_t tile, std::uint32_t tid) {
+CCL_HD TilePos tile_pos(const Params& g, std::uint64_t tile64, std::uint32_t tid) {
     TilePos t;
-    t.x0 = std::uint32_t(tile % g.tiles_x) * g.tile_w;
-    t.y0 = std::uint32_t(tile / g.tiles_x) * g.tile_h;
-    const std::uint32_t tx = tid % g.tile_w, ty = tid / g.tile_w;
-    t.lane = tx % g.warp_w;
+    const std::uint32_t tile = std::uint32_t(tile64);  // < 2^32: at most one tile a pixel
+    const std::uint32_t tile_y = g.fd_tiles_x.div(tile);
+    t.x0 = (tile - tile_y * g.tiles_x) * g.tile_w;
+    t.y0 = tile_y * g.tile_h;
+    t.ty = g.fd_tile_w.div(tid);
+    t.tx = tid - t.ty * g.tile_w;
+    const std::uint32_t tx = t.tx, ty = t.ty;
+    t.lane = g.fd_warp_w.mod(tx);
     const std::uint64_t x = std::uint64_t(t.x0) + tx, y = std::uint64_t(t.y0) + ty;
     t.inside = x < g.width && y < g.height;
     t.x = std::uint32_t(x);
@@ -247,7 +255,7 @@ CCL_HD void count_roots_in_start(Ops& ops, const Params& g, const TilePos& t, st
         const std::uint32_t i0 = i;
         while (roots != 0) {
             const std::uint32_t l = ffs32(roots) - 1;
-            const std::uint32_t tile = (i0 + l) / g.number_tile;
+            const std::uint32_t tile = g.fd_number_tile.div(i0 + l);
             const std::uint64_t end = std::uint64_t(tile + 1) * g.number_tile - i0;  // first lane past the tile
             const std::uint32_t in_tile = roots & mask_below(end < 32 ? std::uint32_t(end) : 32u);
             ops.aadd(&g.counts[tile], popc32(in_tile));
@@ -262,7 +270,7 @@ CCL_HD void count_roots_in_start(Ops& ops, const Params& g, const TilePos& t, st
 /// of its own), then every pixel stores the global index of its tile-component's first pixel.
 template <PixelFormat F, class Ops>
 CCL_HD void start_tile(Ops& ops, const Params& g, const TilePos& t, std::uint32_t tid) {
-    const std::uint32_t tx = tid % g.tile_w, ty = tid / g.tile_w;
+    const std::uint32_t tx = t.tx, ty = t.ty;
     const bool sk = g.sw.shared_keys;
     std::uint32_t c = 0, lp = tid;
     bool bg_value = false;
@@ -310,7 +318,8 @@ CCL_HD void start_tile(Ops& ops, const Params& g, const TilePos& t, std::uint32_
     } else {
         // The forest is final after the barrier, so a plain walk sees a fixed tree.
         const std::uint32_t r = g.sw.plain_flatten ? find_local_plain(ops, tid) : find_local(ops, g, tid);
-        const std::uint32_t parent = index_of(g, t.x0 + r % g.tile_w, t.y0 + r / g.tile_w);
+        const std::uint32_t ry = g.fd_tile_w.div(r);
+        const std::uint32_t parent = index_of(g, t.x0 + (r - ry * g.tile_w), t.y0 + ry);
         ops.st(&g.labels[i], parent | g.flag);
         is_root = parent == i && !bg_value;
     }
@@ -401,9 +410,16 @@ CCL_HD void connect_border_program(Ops& ops, const Params& g, std::uint32_t tid,
                                    std::uint32_t threads) {
     const std::uint32_t per = g.tile_w + g.tile_h - 1;
     const std::uint64_t k = block * threads + tid;
-    const std::uint64_t tile = k / per;
+    std::uint64_t tile;
+    std::uint32_t b;
+    if (k <= 0xFFFFFFFFu) {
+        tile = g.fd_border.div(std::uint32_t(k));
+        b = std::uint32_t(k) - std::uint32_t(tile) * per;
+    } else {
+        tile = k / per;
+        b = std::uint32_t(k % per);
+    }
     if (tile >= g.tiles) return;
-    const std::uint32_t b = std::uint32_t(k % per);
     const std::uint32_t tid_in_tile = b < g.tile_w ? b : (b - g.tile_w + 1) * g.tile_w;
     const TilePos t = tile_pos(g, tile, tid_in_tile);
     if (t.inside) connect_pixel<F>(ops, g, t);
@@ -429,7 +445,7 @@ CCL_HD void start_connect_program(Ops& ops, const Params& g, std::uint32_t tid, 
         ops.sync();
         if (tid == 0) {
             ops.st_release(&g.done[tile], 1);
-            const std::uint64_t tx = tile % g.tiles_x, ty = tile / g.tiles_x;
+            const std::uint64_t ty = g.fd_tiles_x.div(std::uint32_t(tile)), tx = tile - ty * g.tiles_x;
             std::uint64_t wait[4];
             int n = 0;
             if (tx > 0) wait[n++] = tile - 1;
@@ -465,7 +481,7 @@ CCL_HD void count_program(Ops& ops, const Params& g, std::uint32_t tid, std::uin
         const std::uint32_t i = std::uint32_t(base + j);
         if (v[j] != (i | g.flag)) continue;
         const bool bg_root = g.has_background && !g.sw.background_in_start &&
-                             key_at<F>(g, i % g.width, i / g.width) == g.background_key;
+                             key_at<F>(g, g.fd_width.mod(i), g.fd_width.div(i)) == g.background_key;
         roots += bg_root ? 0u : 1u;
     }
     std::uint32_t total = 0;
@@ -474,18 +490,35 @@ CCL_HD void count_program(Ops& ops, const Params& g, std::uint32_t tid, std::uin
 }
 
 inline constexpr std::uint32_t kNoParent = 0xFFFFFFFFu;  // never a parent on the flag path (< 2^31)
-inline constexpr std::uint32_t kSharedWalkRounds = 4;
+
+/// Writes @p label over every flagged parent on the chain from @p p (compress_walks): they are
+/// all of that region, so any later walk through them ends there. A label is below every flagged
+/// value, so this only ever lowers a word, and whoever else writes it writes the same label.
+template <class Ops>
+CCL_HD void compress_path(Ops& ops, const Params& g, std::uint32_t p, std::uint32_t label) {
+    for (std::uint64_t it = 0;; ++it) {
+        ops.bound(it, g.pixels + 1, "compress walk");
+        const std::uint32_t w = ops.ld_weak(&g.labels[p]);
+        if ((w & kFlag) == 0) return;
+        ops.st(&g.labels[p], label);
+        p = w & ~kFlag;
+    }
+}
 
 /// The label of the region of parent @p p on the flag path: the first unflagged value up its
 /// chain. Weak loads (cached_loads) may see a stale flagged parent (still an ancestor) but never
 /// a label that is not final; a root not numbered yet is re-read from L2 from then on.
 template <class Ops>
 CCL_HD std::uint32_t walk_to_label(Ops& ops, const Params& g, std::uint32_t p) {
+    const std::uint32_t start = p;
     bool coherent = !g.sw.cached_loads;
     for (std::uint64_t it = 0;; ++it) {
         ops.bound(it, std::uint64_t(1) << 40, "number walk");
         const std::uint32_t w = coherent ? ops.ld(&g.labels[p]) : ops.ld_weak(&g.labels[p]);
-        if ((w & kFlag) == 0) return w;
+        if ((w & kFlag) == 0) {
+            if (g.sw.compress_walks) compress_path(ops, g, start, w);
+            return w;
+        }
         const std::uint32_t q = w & ~kFlag;
         if (q == p) {
             coherent = true;
@@ -520,7 +553,7 @@ CCL_HD void number_program(Ops& ops, const Params& g, std::uint32_t tid) {
         // With background_in_start off the background's region is built like any other; its root
         // takes label 0 and everything that walks to it follows.
         const bool bg_root = g.has_background && !g.sw.background_in_start &&
-                             key_at<F>(g, i % g.width, i / g.width) == g.background_key;
+                             key_at<F>(g, g.fd_width.mod(i), g.fd_width.div(i)) == g.background_key;
         if (bg_root) {
             out[j] = 0;
             ops.st(&g.labels[i], 0);
@@ -560,23 +593,6 @@ CCL_HD void number_program(Ops& ops, const Params& g, std::uint32_t tid) {
                 pending &= ~(1u << j);
             }
     };
-    if (g.sw.shared_walks) {
-        // The lanes of this warp that exist (Number blocks are whole warps on the GPU; the
-        // executor's may end in a partial one).
-        const std::uint32_t threads = g.number_tile / g.number_ppt;
-        const std::uint32_t lane = tid % g.warp_w, first = tid - lane;
-        const std::uint32_t lanes = mask_below(threads - first < g.warp_w ? threads - first : g.warp_w);
-        for (std::uint32_t round = 0; round < kSharedWalkRounds; ++round) {
-            const std::uint32_t mine = next_parent();
-            const std::uint32_t want = ops.ballot(lanes, mine != kNoParent) & lanes;
-            if (want == 0) break;  // the same for every lane
-            const std::uint32_t leader = ffs32(want) - 1;
-            const std::uint32_t p = ops.shfl(lanes, mine, leader);
-            std::uint32_t label = lane == leader ? walk_to_label(ops, g, p) : 0u;
-            label = ops.shfl(lanes, label, leader);
-            settle(p, label);
-        }
-    }
     while (pending) {
         const std::uint32_t p = next_parent();
         settle(p, walk_to_label(ops, g, p));
@@ -599,7 +615,7 @@ CCL_HD void collapse_wide_pixel(Ops& ops, const Params& g, std::uint64_t i64) {
     const std::uint32_t r = find_root(ops, gc, v & ~g.flag);
     if (r == i) {
         const bool bg_root = g.has_background && !g.sw.background_in_start &&
-                             key_at<F>(g, i % g.width, i / g.width) == g.background_key;
+                             key_at<F>(g, g.fd_width.mod(i), g.fd_width.div(i)) == g.background_key;
         if (!bg_root) ops.aor(&g.mask[i / 32], 1u << (i % 32));
     } else
         ops.amin(&g.labels[i], r | g.flag);
@@ -624,11 +640,11 @@ CCL_HD void number_wide_pixel(Ops& ops, const Params& g, std::uint64_t i64) {
     }
     const std::uint32_t r = v & ~g.flag;
     if (g.has_background && !g.sw.background_in_start &&
-        key_at<F>(g, r % g.width, r / g.width) == g.background_key) {
+        key_at<F>(g, g.fd_width.mod(r), g.fd_width.div(r)) == g.background_key) {
         ops.st(&g.labels[i], 0);
         return;
     }
-    const std::uint64_t tile = r / g.number_tile;
+    const std::uint64_t tile = g.fd_number_tile.div(r);
     const std::uint64_t first = tile * g.number_tile;
     std::uint32_t rank = 0;
     for (std::uint64_t w = first / 32; w <= std::uint64_t(r) / 32; ++w) {
