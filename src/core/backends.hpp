@@ -17,3 +17,13 @@ std::uint32_t label_cuda_host(const Request& r, std::uint32_t* out);
 inline constexpr std::uint64_t kAutoCudaMinPixels = std::uint64_t(1) << 20;
 
 }  // namespace cclabel::detail
+
+namespace cclabel::detail {
+
+struct BatchRequest;  // core/batch_request.hpp
+
+/// Labels a validated batch on the GPU, host memory in and out: labels at out + label_offsets[b],
+/// N_b into counts[b] (B values). Throws Error (no device, CUDA errors, not built with CUDA).
+void cuda_label_batch(const BatchRequest& r, std::uint32_t* out, std::uint32_t* counts);
+
+}  // namespace cclabel::detail

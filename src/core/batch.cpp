@@ -1,0 +1,49 @@
+// label_batch(): validate the batch once, pick the backend, run it. The CPU spreads the images
+// over its threads (and a thread's share of the rest over each image when B is small); the GPU
+// gets the whole batch through detail::cuda_label_batch.
+#include <algorithm>
+
+#include "cclabel/batch.hpp"
+#include "cclabel/label.hpp"
+#include "core/backends.hpp"
+#include "core/batch_request.hpp"
+#include "core/parallel_for.hpp"
+
+namespace cclabel {
+namespace {
+
+BatchResult run(const detail::BatchRequest& r, std::uint32_t* out) {
+    const std::uint64_t B = r.images.size();
+    Backend use = r.options.backend;
+    if (use == Backend::Auto)
+        use = r.label_offsets.back() >= detail::kAutoCudaMinPixels && detail::cuda_device_present() ? Backend::Cuda
+                                                                                                      : Backend::Cpu;
+    BatchResult res;
+    res.backend = use;
+    res.counts.assign(B, 0);
+    if (use == Backend::Cuda) {
+        detail::cuda_label_batch(r, out, res.counts.data());
+        return res;
+    }
+    const int workers = int(std::min<std::uint64_t>(B, std::uint64_t(r.options.threads)));
+    Options o = r.options;
+    o.backend = Backend::Cpu;
+    o.threads = std::max(1, r.options.threads / std::max(workers, 1));
+    detail::parallel_for(B, workers, [&](std::uint64_t b) {
+        if (r.images[b].pixels() == 0) return;
+        res.counts[b] = label(r.images[b], out + r.label_offsets[b], o).count;
+    });
+    return res;
+}
+
+}  // namespace
+
+BatchResult label_batch(const BatchView& batch, std::uint32_t* out, const Options& options) {
+    return run(detail::make_batch_request(batch, out, options), out);
+}
+
+BatchResult label_batch(const RaggedBatchView& batch, std::uint32_t* out, const Options& options) {
+    return run(detail::make_batch_request(batch, out, options), out);
+}
+
+}  // namespace cclabel
