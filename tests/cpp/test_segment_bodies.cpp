@@ -73,7 +73,8 @@ TEST(SegmentBodies, HistogramAndOtsuAsTheGpuRunsThem) {
     int seed = 0;
     for (PixelFormat f : {PixelFormat::Gray8, PixelFormat::Gray16, PixelFormat::RGB8, PixelFormat::RGBA8})
         for (auto [w, h] : {std::pair{1, 1}, {255, 3}, {97, 131}, {300, 77}}) {
-            const Pic p = segref::random_pic(w, h, f, std::uint32_t(++seed), 3, 2, seed % 2 ? 5 : 256);
+            ++seed;
+            const Pic p = segref::random_pic(w, h, f, std::uint32_t(seed), 3, 2, seed % 2 ? 5 : 256);
             const bool wide = f == PixelFormat::Gray16;
             const std::vector<std::uint32_t> hist = gpu_histogram(p, wide ? kThreads * 64 : kThreads * 16, wide ? 8192 : 256);
             std::vector<std::uint32_t> want(hist.size(), 0);
@@ -106,7 +107,8 @@ TEST(SegmentBodies, KMeansAsTheGpuRunsIt) {
     for (PixelFormat f : {PixelFormat::RGB8, PixelFormat::RGBA8, PixelFormat::Gray8})
         for (auto [w, h] : {std::pair{1, 1}, {70, 1}, {129, 130}, {300, 90}})
             for (std::uint32_t k : {1u, 3u, 8u}) {
-                const Pic p = segref::random_pic(w, h, f, std::uint32_t(++seed), 1, 3, seed % 2 ? 6 : 256);
+                ++seed;
+                const Pic p = segref::random_pic(w, h, f, std::uint32_t(seed), 1, 3, seed % 2 ? 6 : 256);
                 const seg::Picture sp = picture(p);
                 const std::uint64_t pixels = std::uint64_t(w * h), s = std::uint64_t(seed) * 31;
                 const int iters = 5;
