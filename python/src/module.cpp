@@ -8,7 +8,11 @@
 //   - connectivity (4/8, or scikit-image's 1/2), background (int, tuple, "#rrggbb[aa]") and backend
 //     are checked with messages naming the argument;
 //   - host arrays go through cclabel::label, CUDA arrays through cclabel::cuda::label_device on the
-//     caller's stream, with the GIL released and no host synchronisation.
+//     caller's stream, with the GIL released and no host synchronisation;
+//   - region statistics and filters (cclabel.regions, remove_small, keep_largest) take a uint32
+//     label image: host arrays through cclabel::regions / remove_small / keep_largest, CUDA arrays
+//     through cclabel/cuda_stats.hpp on the caller's stream. Statistics come back as raw
+//     RegionStats rows ((N + 1, 10) uint64 words) that the Python layer splits into columns.
 // Errors: TypeError for a wrong kind of argument, ValueError for a wrong value; cclabel::Error from
 // the library becomes ValueError.
 #include <nanobind/nanobind.h>
@@ -24,10 +28,12 @@
 
 #include "cclabel/error.hpp"
 #include "cclabel/label.hpp"
+#include "cclabel/stats.hpp"
 #if CCLABEL_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
 #include "cclabel/cuda.hpp"
+#include "cclabel/cuda_stats.hpp"
 #endif
 
 namespace nb = nanobind;
@@ -503,6 +509,200 @@ void py_label(nb::handle image, nb::handle out, nb::handle counts, nb::handle co
 #endif
 }
 
+// --- region statistics and filters ---------------------------------------------------------------
+
+// A label image argument: uint32 (H, W), C-contiguous; writable when asked for.
+struct LabelArg {
+    std::uint32_t* data = nullptr;
+    std::int64_t H = 0, W = 0;
+    int device_type = kCpu, device_id = 0;
+};
+
+template <typename Arr>
+LabelArg label_arg(const Arr& a) {
+    LabelArg L;
+    if (!is<std::uint32_t>(a.dtype()))
+        throw nb::type_error(("labels: dtype must be uint32, got " + dtype_str(a.dtype()) +
+                              " (convert with .astype(np.uint32))")
+                                 .c_str());
+    if (a.ndim() != 2)
+        throw nb::value_error(("labels: expected shape (H, W), got " + std::to_string(a.ndim()) + " dimensions").c_str());
+    L.H = std::int64_t(a.shape(0));
+    L.W = std::int64_t(a.shape(1));
+    if (a.stride_ptr() && L.H * L.W != 0 && !((L.W == 1 || a.stride(1) == 1) && (L.H == 1 || a.stride(0) == L.W)))
+        throw nb::value_error("labels: must be C-contiguous (np.ascontiguousarray(labels))");
+    L.device_type = a.device_type();
+    L.device_id = a.device_id();
+    if (!on_host(L.device_type) && !on_gpu(L.device_type))
+        throw nb::value_error(("labels: arrays on " + device_str(L.device_type, L.device_id) + " are not supported").c_str());
+    L.data = reinterpret_cast<std::uint32_t*>(
+        const_cast<std::uint8_t*>(static_cast<const std::uint8_t*>(a.data_handle())) + a.byte_offset());
+    return L;
+}
+
+LabelArg import_labels(nb::handle h, bool writable) {
+    if (h.is_none()) throw nb::type_error("labels: expected a uint32 array, got None");
+    OutArray w;
+    if (nb::try_cast(h, w, /*convert=*/false)) return label_arg(w);
+    InArray ro;
+    if (!nb::try_cast(h, ro, false))
+        throw nb::type_error(("labels: expected a uint32 array (NumPy or CuPy), got " + py_type_name(h)).c_str());
+    if (writable) throw nb::value_error("labels: the array is read-only");
+    return label_arg(ro);  // read, never written
+}
+
+// The image of a regions call: one (H, W) picture on the labels' device.
+Layout import_stats_image(nb::handle image, const LabelArg& lab) {
+    InArray a = import_image(image);
+    Layout L = inspect(a, nullptr, false);
+    if (L.batch) throw nb::value_error("image: regions() takes one image, not a batch; call it per image");
+    if (L.H != lab.H || L.W != lab.W)
+        throw nb::value_error(("image: shape (" + std::to_string(L.H) + ", " + std::to_string(L.W) +
+                               ") does not match the labels' (" + std::to_string(lab.H) + ", " + std::to_string(lab.W) +
+                               ")")
+                                  .c_str());
+    if (on_gpu(L.device_type) != on_gpu(lab.device_type) || (on_gpu(L.device_type) && L.device_id != lab.device_id))
+        throw nb::value_error(("image: must be on the labels' device (" + device_str(lab.device_type, lab.device_id) +
+                               "), got " + device_str(L.device_type, L.device_id))
+                                  .c_str());
+    return L;
+}
+
+std::uint64_t parse_count(nb::handle h, const char* name) {
+    if (PyBool_Check(h.ptr()) || !PyIndex_Check(h.ptr()))
+        throw nb::type_error((std::string(name) + ": expected an int, got " + py_type_name(h)).c_str());
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(nb::int_(h).ptr(), &overflow);
+    if (overflow || v < 0)
+        throw nb::value_error((std::string(name) + ": must be a non-negative int, got " +
+                               nb::cast<std::string>(nb::str(h)))
+                                  .c_str());
+    return std::uint64_t(v);
+}
+
+// _regions(labels, image, connectivity, backend) -> (N + 1, 10) uint64 NumPy array of RegionStats rows.
+nb::ndarray<nb::numpy, std::uint64_t> py_regions(nb::handle labels, nb::handle image, nb::handle connectivity,
+                                                 nb::handle backend) {
+    const LabelArg lab = import_labels(labels, false);
+    const Layout L = import_stats_image(image, lab);
+    if (!on_host(L.device_type)) throw nb::value_error("labels: on the GPU; use the device path");
+    cclabel::Options opt;
+    opt.connectivity = parse_connectivity(connectivity);
+    opt.backend = parse_backend(backend);
+    auto* rows = new std::vector<cclabel::RegionStats>();
+    nb::capsule owner(rows, [](void* p) noexcept { delete static_cast<std::vector<cclabel::RegionStats>*>(p); });
+    {
+        nb::gil_scoped_release unlock;
+        *rows = cclabel::regions(view_of(L, 0), lab.H * lab.W ? lab.data : nullptr, opt);
+    }
+    const std::size_t shape[2] = {rows->size(), 10};
+    return nb::ndarray<nb::numpy, std::uint64_t>(static_cast<void*>(rows->data()), 2, shape, owner);
+}
+
+// _filter(labels, largest, param, backend) -> M: remove_small / keep_largest in place on the host.
+std::uint32_t py_filter(nb::handle labels, bool largest, nb::handle param, nb::handle backend) {
+    const LabelArg lab = import_labels(labels, true);
+    if (!on_host(lab.device_type)) throw nb::value_error("labels: on the GPU; use the device path");
+    const std::uint64_t p = parse_count(param, largest ? "k" : "min_size");
+    const cclabel::Backend b = parse_backend(backend);
+    if (largest && p > 0xFFFFFFFFull) throw nb::value_error("k: must be at most 2**32 - 1");
+    nb::gil_scoped_release unlock;
+    return largest ? cclabel::keep_largest(lab.data, lab.W, lab.H, std::uint32_t(p), b)
+                   : cclabel::remove_small(lab.data, lab.W, lab.H, p, b);
+}
+
+#if CCLABEL_HAVE_CUDA
+struct DeviceScope {
+    int prev = -1, dev = 0;
+    explicit DeviceScope(int d) : dev(d) {
+        if (cudaGetDevice(&prev) != cudaSuccess) prev = -1;
+        if (prev != dev) {
+            const cudaError_t e = cudaSetDevice(dev);
+            if (e != cudaSuccess) throw cclabel::Error("cudaSetDevice(" + std::to_string(dev) + "): " + cudaGetErrorString(e));
+        }
+    }
+    ~DeviceScope() {
+        if (prev >= 0 && prev != dev) cudaSetDevice(prev);
+    }
+};
+
+void* workspace_ptr(nb::handle workspace, int device_id, std::size_t& bytes) {
+    nb::ndarray<> ws;
+    if (!nb::try_cast(workspace, ws, false) || !on_gpu(ws.device_type()) || ws.device_id() != device_id)
+        throw nb::type_error("workspace: expected a writable byte array on the labels' GPU");
+    bytes = ws.nbytes();
+    return static_cast<std::uint8_t*>(ws.data_handle()) + ws.byte_offset();
+}
+#endif
+
+// _regions_device(labels, image, rows, connectivity, stream, workspace): rows (capacity, 10)
+// uint64 on the GPU, N = the largest label (found on the GPU), on the caller's stream.
+void py_regions_device(nb::handle labels, nb::handle image, nb::handle rows, nb::handle connectivity,
+                       std::uintptr_t stream, nb::handle workspace) {
+#if CCLABEL_HAVE_CUDA
+    const LabelArg lab = import_labels(labels, false);
+    const Layout L = import_stats_image(image, lab);
+    cclabel::Options opt;
+    opt.connectivity = parse_connectivity(connectivity);
+    OutArray r;
+    if (!nb::try_cast(rows, r, false) || !is<std::uint64_t>(r.dtype()) || r.ndim() != 2 || r.shape(1) != 10 ||
+        !on_gpu(r.device_type()))
+        throw nb::type_error("rows: expected a writable (capacity, 10) uint64 GPU array");
+    std::size_t ws_bytes = 0;
+    void* ws = workspace_ptr(workspace, lab.device_id, ws_bytes);
+    auto* out = reinterpret_cast<cclabel::RegionStats*>(static_cast<std::uint8_t*>(r.data_handle()) + r.byte_offset());
+    nb::gil_scoped_release unlock;
+    DeviceScope scope(lab.device_id);
+    cclabel::cuda::regions_device(ws, ws_bytes, view_of(L, 0), lab.data, nullptr, r.shape(0), out, opt,
+                                  reinterpret_cast<cudaStream_t>(stream));
+#else
+    (void)labels, (void)image, (void)rows, (void)connectivity, (void)stream, (void)workspace;
+    throw nb::value_error("labels: are on the GPU, but this cclabel was built without CUDA");
+#endif
+}
+
+// _filter_device(labels, largest, param, capacity, new_count, stream, workspace): in place on the GPU.
+// With workspace None, returns the workspace size.
+std::uint64_t py_filter_device(nb::handle labels, bool largest, nb::handle param, std::uint64_t capacity,
+                               nb::handle new_count, std::uintptr_t stream, nb::handle workspace) {
+#if CCLABEL_HAVE_CUDA
+    const LabelArg lab = import_labels(labels, true);
+    const std::uint64_t p = parse_count(param, largest ? "k" : "min_size");
+    if (largest && p > 0xFFFFFFFFull) throw nb::value_error("k: must be at most 2**32 - 1");
+    std::size_t ws_bytes = 0;
+    void* ws = workspace.is_none() ? nullptr : workspace_ptr(workspace, lab.device_id, ws_bytes);
+    std::uint32_t* m = nullptr;
+    if (ws) {
+        OutArray mc;
+        if (!nb::try_cast(new_count, mc, false) || !is<std::uint32_t>(mc.dtype()) || !on_gpu(mc.device_type()))
+            throw nb::type_error("new_count: expected a uint32 GPU array");
+        m = reinterpret_cast<std::uint32_t*>(static_cast<std::uint8_t*>(mc.data_handle()) + mc.byte_offset());
+    }
+    nb::gil_scoped_release unlock;
+    DeviceScope scope(lab.device_id);
+    auto s = reinterpret_cast<cudaStream_t>(stream);
+    if (largest)
+        cclabel::cuda::keep_largest_device(ws, ws_bytes, lab.data, lab.W, lab.H, nullptr, capacity, std::uint32_t(p),
+                                           m, s);
+    else
+        cclabel::cuda::remove_small_device(ws, ws_bytes, lab.data, lab.W, lab.H, nullptr, capacity, p, m, s);
+    return ws_bytes;
+#else
+    (void)labels, (void)largest, (void)param, (void)capacity, (void)new_count, (void)stream, (void)workspace;
+    throw nb::value_error("labels: are on the GPU, but this cclabel was built without CUDA");
+#endif
+}
+
+// _inspect_labels(labels) -> dict(gpu, device_id, shape): for the Python layer's allocations.
+nb::dict py_inspect_labels(nb::handle labels) {
+    const LabelArg lab = import_labels(labels, false);
+    nb::dict r;
+    r["gpu"] = on_gpu(lab.device_type);
+    r["device_id"] = lab.device_id;
+    r["shape"] = nb::make_tuple(lab.H, lab.W);
+    return r;
+}
+
 }  // namespace
 
 NB_MODULE(_cclabel, m) {
@@ -519,6 +719,13 @@ NB_MODULE(_cclabel, m) {
     m.def("_label", &py_label, "image"_a.none(), "out"_a.none(), "counts"_a, "connectivity"_a.none(),
           "background"_a.none(), "backend"_a.none(), "stream"_a, "workspace"_a.none(), "as_unsigned"_a = false,
           "out_int32"_a = false);
+    m.def("_regions", &py_regions, "labels"_a.none(), "image"_a.none(), "connectivity"_a.none(), "backend"_a.none());
+    m.def("_filter", &py_filter, "labels"_a.none(), "largest"_a, "param"_a.none(), "backend"_a.none());
+    m.def("_regions_device", &py_regions_device, "labels"_a.none(), "image"_a.none(), "rows"_a.none(),
+          "connectivity"_a.none(), "stream"_a, "workspace"_a.none());
+    m.def("_filter_device", &py_filter_device, "labels"_a.none(), "largest"_a, "param"_a.none(), "capacity"_a,
+          "new_count"_a.none(), "stream"_a, "workspace"_a.none());
+    m.def("_inspect_labels", &py_inspect_labels, "labels"_a.none());
     m.def("cuda_available", &cclabel::cuda_available,
           "True where this build has the CUDA backend and a CUDA device is present.");
 #if CCLABEL_HAVE_CUDA
