@@ -593,7 +593,7 @@ nb::ndarray<nb::numpy, std::uint64_t> py_regions(nb::handle labels, nb::handle i
     nb::capsule owner(rows, [](void* p) noexcept { delete static_cast<std::vector<cclabel::RegionStats>*>(p); });
     {
         nb::gil_scoped_release unlock;
-        *rows = cclabel::regions(view_of(L, 0), lab.H * lab.W ? lab.data : nullptr, opt);
+        *rows = cclabel::regions(view_of(L, 0), lab.H * lab.W != 0 ? lab.data : nullptr, opt);
     }
     const std::size_t shape[2] = {rows->size(), 10};
     return nb::ndarray<nb::numpy, std::uint64_t>(static_cast<void*>(rows->data()), 2, shape, owner);
