@@ -15,6 +15,7 @@
 #include "support/test_image.hpp"
 
 bool gpu_bit_table(std::uint32_t* host);
+long long gpu_fast_div_errors(const std::uint32_t* divisors, int n);
 
 namespace cclabel::test {
 namespace {
@@ -65,8 +66,6 @@ TEST(Cuda, BitHelpersMatchHostValues) {
                                     0, 1, 0x7FFFFFFFu, 0xFFFFFFFFu, 1, 0x7FFFFFFFu, 0xFFFFFFFFu, 0, 31};
     for (int k = 0; k < 21; ++k) EXPECT_EQ(v[k], want[k]) << "entry " << k;
 }
-
-long long gpu_fast_div_errors(const std::uint32_t* divisors, int n);
 
 TEST(Cuda, BitHelpersFastDivisionIsExact) {
     REQUIRE_GPU();
