@@ -347,16 +347,18 @@ class CclabelTime(Method):
     def run(self, wl, cfg):
         paths = [wl.path] if wl.kind != "batch" else [cfg.gen.save(m, f"batch{i}") for i, m in enumerate(wl.image)]
         repeat = 1 if wl.mpx > 100 else cfg.reps
-        total, total_into, labels = 0.0, 0.0, []
+        total, total_alloc, labels = 0.0, 0.0, []
         for p in paths:
             res, lab = self._one(p, wl.background, repeat)
-            # median_alloc_ms: label(view, options) allocates a fresh label image per call, as the
-            # Python peers do; median_ms (into a reused buffer) is kept in the JSON.
-            total += res["median_alloc_ms"]
-            total_into += res["median_ms"]
+            # median_ms: label(view, out, options) into a reused buffer, the labelling alone (the
+            # Python package, like cc3d, writes into a new np.empty-like array: no zero-filling).
+            # median_alloc_ms: label(view, options), which also allocates and zero-fills a label
+            # image (std::vector), an extra pass that no Python peer makes; kept in the JSON.
+            total += res["median_ms"]
+            total_alloc += res["median_alloc_ms"]
             labels.append(lab)
         note = "C++ cclabel_time" + (", 1 warm-up + 1 call" if repeat == 1 else "")
-        return Timed(total, [total], labels, note, extra={"into_buffer_ms": total_into})
+        return Timed(total, [total], labels, note, extra={"with_zeroed_alloc_ms": total_alloc})
 
     def labels_of(self, img, wl):
         path = cfg_tmp_save(self.tmp, img)
@@ -649,7 +651,7 @@ class Npp(Method):
     device = "gpu"
 
     def __init__(self, cfg):
-        self.tool = cfg.build / "bench" / "cuda" / "npp_label"
+        self.tool = cfg.npp
         self.tmp = cfg.tmp
         if cfg.cupy is None:
             self.why_missing = cfg.gpu_why
@@ -984,8 +986,9 @@ def report(rows, methods, missing, cfg, args, env, seconds, findings=()) -> str:
                  f"over {cfg.slow_s:g} s is timed once; repeats capped at {cfg.budget_s:g} s per measurement). GPU: "
                  "wall time between device synchronisations, picture already on the GPU (cclabel-cuda-copies: "
                  "NumPy in, NumPy out). Batch rows: the total of one call per image in a loop (cclabel-cuda-batch: "
-                 "one call on the whole batch). cclabel-cpu-1t: C++ `cclabel_time --threads 1`, which allocates a "
-                 "fresh label image per call like the Python peers; the others in-process from Python.")
+                 "one call on the whole batch). cclabel-cpu-1t: C++ `cclabel_time --threads 1`, the label call into a "
+                 "reused buffer (the Python package has no thread count; its figure with a freshly allocated and "
+                 "zero-filled label image is `with_zeroed_alloc_ms` in peers.json); the others in-process from Python.")
     lines.append("- Checks against cclabel's CPU labels: `=` identical numbers, `≈` same regions numbered "
                  "differently, `✗` different regions (details below), `est.` estimated, not run, `ref` the reference.")
     if missing:
@@ -1113,6 +1116,7 @@ class Config:
     opencv_colour_max_dpi: int
     opencv_colour_max_s: float
     max_dpi_run: int
+    npp: Path = Path("npp_label")
     gen: Generator | None = None
     cupy: object = None
     torch: object = None
@@ -1159,6 +1163,7 @@ def main() -> int:
     ap.add_argument("--methods", default="", help="comma-separated method names to run (default: all)")
     ap.add_argument("--build", default="", help="CMake build folder with bench/cclabel_gen (default: build/peers, "
                     "then build-bench)")
+    ap.add_argument("--npp", default="", help="the NPP harness (default: BUILD/bench/cuda/npp_label)")
     ap.add_argument("--results", default="", help="RESULTS.md to update (default bench/RESULTS.md; none with --quick)")
     ap.add_argument("--opencv-colour-max-dpi", type=int, default=100, help="measure OpenCV per colour up to this dpi")
     ap.add_argument("--opencv-colour-max-s", type=float, default=25.0,
@@ -1192,6 +1197,7 @@ def main() -> int:
         cfg = Config(reps, args.slow_s, args.budget_s, build, tmp, args.opencv_colour_max_dpi,
                      args.opencv_colour_max_s, dpis[-1])
         cfg.gen = Generator(build / "bench" / "cclabel_gen", tmp)
+        cfg.npp = Path(args.npp).resolve() if args.npp else build / "bench" / "cuda" / "npp_label"
         gpu = detect_gpu(cfg)
         log(f"build: {build}; GPU: {gpu if gpu != 'none' else cfg.gpu_why}")
 
