@@ -1,0 +1,115 @@
+// cclabel's own batch loop on the GPU (batch_loop.hpp), and the host batch path of Backend::Cuda
+// built on it: the images' bytes are copied up in one transfer, labelled one after another on one
+// stream, and the labels and counts copied back.
+#include "cuda/batch_loop.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "cclabel/cuda.hpp"
+#include "cclabel/error.hpp"
+#include "core/backends.hpp"
+#include "core/batch_request.hpp"
+
+namespace cclabel::cuda {
+
+std::size_t batch_loop_workspace_bytes(const std::vector<ImageView>& images, const Options& options,
+                                       cudaStream_t stream) {
+    std::size_t most = 0;
+    for (const ImageView& v : images) {
+        std::size_t bytes = 0;
+        label_device(nullptr, bytes, v, nullptr, nullptr, options, stream);
+        most = std::max(most, bytes);
+    }
+    return most;
+}
+
+void label_batch_loop(void* workspace, std::size_t workspace_bytes, const std::vector<ImageView>& images,
+                      const std::uint64_t* label_offsets, std::uint32_t* labels, std::uint32_t* counts,
+                      const Options& options, cudaStream_t stream) {
+    if (!images.empty() && (!label_offsets || !counts))
+        throw Error("label_batch_loop: the label offsets or the count pointer is null");
+    for (std::size_t b = 0; b < images.size(); ++b) {
+        std::size_t bytes = workspace_bytes;
+        label_device(workspace, bytes, images[b], labels + label_offsets[b], counts + b, options, stream);
+    }
+}
+
+}  // namespace cclabel::cuda
+
+namespace cclabel::detail {
+namespace {
+
+void check(cudaError_t e, const char* what) {
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        throw Error(std::string("batch: ") + what + " failed: " + cudaGetErrorString(e));
+    }
+}
+
+struct DeviceMemory {
+    void* p = nullptr;
+    DeviceMemory(std::size_t bytes, const char* what) {
+        const cudaError_t e = cudaMalloc(&p, std::max<std::size_t>(bytes, 1));
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            throw Error(std::string("batch: cudaMalloc of ") + std::to_string(bytes) + " bytes for " + what +
+                        " failed: " + cudaGetErrorString(e));
+        }
+    }
+    ~DeviceMemory() { cudaFree(p); }
+    DeviceMemory(const DeviceMemory&) = delete;
+    DeviceMemory& operator=(const DeviceMemory&) = delete;
+};
+
+struct OwnStream {
+    cudaStream_t s = nullptr;
+    OwnStream() { check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate"); }
+    ~OwnStream() { cudaStreamDestroy(s); }
+    OwnStream(const OwnStream&) = delete;
+    OwnStream& operator=(const OwnStream&) = delete;
+};
+
+}  // namespace
+
+void cuda_label_batch(const BatchRequest& r, std::uint32_t* out, std::uint32_t* counts) {
+    if (!cuda_device_present()) throw Error("backend cuda: no CUDA device is present");
+    const std::size_t B = r.images.size();
+    if (B == 0) return;
+    // The bytes from the lowest image start to the highest image end go up in one copy (gaps too).
+    const std::uint8_t *lo = nullptr, *hi = nullptr;
+    for (const ImageView& v : r.images) {
+        if (v.pixels() == 0) continue;
+        const auto* start = static_cast<const std::uint8_t*>(v.data);
+        const auto* end = start + (v.height - 1) * v.stride + v.width * bytes_per_pixel(v.format);
+        lo = lo ? std::min(lo, start) : start;
+        hi = hi ? std::max(hi, end) : end;
+    }
+    const std::size_t pixel_bytes = lo ? std::size_t(hi - lo) : 0;
+    const std::uint64_t total = r.label_offsets[B];
+
+    OwnStream stream;
+    DeviceMemory d_pixels(pixel_bytes, "the batch's pixels");
+    DeviceMemory d_labels(std::size_t(total) * sizeof(std::uint32_t), "the batch's labels");
+    DeviceMemory d_counts(B * sizeof(std::uint32_t), "the batch's counts");
+    std::vector<ImageView> d_images = r.images;
+    for (ImageView& v : d_images)
+        v.data = v.pixels() ? static_cast<std::uint8_t*>(d_pixels.p) + (static_cast<const std::uint8_t*>(v.data) - lo)
+                            : nullptr;
+    const std::size_t ws_bytes = cuda::batch_loop_workspace_bytes(d_images, r.options, stream.s);
+    DeviceMemory d_ws(ws_bytes, "the workspace");
+
+    if (pixel_bytes)
+        check(cudaMemcpyAsync(d_pixels.p, lo, pixel_bytes, cudaMemcpyHostToDevice, stream.s), "copying the pixels up");
+    cuda::label_batch_loop(d_ws.p, ws_bytes, d_images, r.label_offsets.data(), static_cast<std::uint32_t*>(d_labels.p),
+                           static_cast<std::uint32_t*>(d_counts.p), r.options, stream.s);
+    if (total)
+        check(cudaMemcpyAsync(out, d_labels.p, std::size_t(total) * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
+                              stream.s),
+              "copying the labels back");
+    check(cudaMemcpyAsync(counts, d_counts.p, B * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream.s),
+          "copying the counts back");
+    check(cudaStreamSynchronize(stream.s), "labelling the batch");
+}
+
+}  // namespace cclabel::detail
