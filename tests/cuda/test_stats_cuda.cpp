@@ -144,7 +144,8 @@ TEST(CudaStats, OneHugeRegionAndMillionsOfTinyOnes) {
         // every block).
         std::vector<std::uint64_t> v(std::size_t(w * h));
         for (std::int64_t i = 0; i < w * h; ++i) v[std::size_t(i)] = std::uint64_t(((i % w) + (i / w)) % 2);
-        const auto img = make_image(w, h, PixelFormat::Binary8, v);
+        // Gray8, not Binary8: Binary8's zeros would be background, half the regions.
+        const auto img = make_image(w, h, PixelFormat::Gray8, v);
         Options four;
         four.connectivity = 4;
         four.backend = Backend::Cpu;
