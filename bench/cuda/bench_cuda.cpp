@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
             cclabel::cuda::Tuning t;
         };
         std::vector<V> vs;
-        vs.push_back({"defaults (32x8, number 1024 by 4, unfused)", {}});
+        vs.push_back({"defaults (32x32, 4 rows a thread, number 1024 by 4, unfused)", {}});
         auto sw = [&](const char* n, auto f, bool old = false) {
             if (old && few) return;
             cclabel::cuda::Tuning t;
@@ -179,16 +179,16 @@ int main(int argc, char** argv) {
         sw("shared_keys, plain_flatten, compress_walks off (before)", [](auto& s) {
             s.shared_keys = s.plain_flatten = s.compress_walks = false;
         });
-        for (auto sh : {cclabel::cuda::LaunchShape{64, 4, 32, 1024, 4}, cclabel::cuda::LaunchShape{32, 16, 32, 1024, 4},
-                        cclabel::cuda::LaunchShape{32, 32, 32, 1024, 4}, cclabel::cuda::LaunchShape{64, 8, 32, 1024, 4},
-                        cclabel::cuda::LaunchShape{64, 16, 32, 1024, 4}, cclabel::cuda::LaunchShape{128, 8, 32, 1024, 4},
-                        cclabel::cuda::LaunchShape{32, 8, 32, 2048, 4}, cclabel::cuda::LaunchShape{64, 8, 32, 2048, 4},
-                        cclabel::cuda::LaunchShape{32, 8, 32, 4096, 4}}) {
+        using LS = cclabel::cuda::LaunchShape;
+        for (auto sh : {LS{32, 8, 32, 1024, 4, 1}, LS{32, 32, 32, 1024, 4, 1}, LS{32, 8, 32, 1024, 4, 4},
+                        LS{32, 16, 32, 1024, 4, 4}, LS{32, 16, 32, 1024, 4, 8}, LS{32, 32, 32, 1024, 4, 2},
+                        LS{32, 32, 32, 1024, 4, 8}, LS{64, 8, 32, 1024, 4, 1}, LS{32, 32, 32, 2048, 4, 4}}) {
             cclabel::cuda::Tuning t;
             t.shape = sh;
             static std::vector<std::string> names;
-            names.push_back("shape " + std::to_string(sh.tile_w) + "x" + std::to_string(sh.tile_h) + ", number " +
-                            std::to_string(sh.number_tile) + " by " + std::to_string(sh.number_ppt));
+            names.push_back("shape " + std::to_string(sh.tile_w) + "x" + std::to_string(sh.tile_h) + " rows " +
+                            std::to_string(sh.rows_per_thread) + ", number " + std::to_string(sh.number_tile) + " by " +
+                            std::to_string(sh.number_ppt));
             vs.push_back({names.back().c_str(), t});
         }
         cclabel::cuda::Tuning wide;

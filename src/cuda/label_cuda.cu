@@ -59,6 +59,9 @@ struct DeviceOps {
     __device__ std::uint32_t sh_amin(std::uint32_t k, std::uint32_t v) { return atomicMin(&tsm[k], v); }
     __device__ void key_st(std::uint32_t k, std::uint32_t v) { tkeys[k] = v; }
     __device__ std::uint32_t key_ld(std::uint32_t k) { return tkeys[k]; }
+    __device__ std::uint32_t shfl(std::uint32_t mask, std::uint32_t v, std::uint32_t src) {
+        return __shfl_sync(mask, v, int(src));
+    }
     __device__ std::uint32_t ld_acquire(const std::uint32_t* p) {
         std::uint32_t v;
         asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
@@ -142,6 +145,16 @@ __global__ void __launch_bounds__(1024) start_connect_kernel(Params g, int mode)
     start_connect_program<F>(ops, g, threadIdx.x, blockIdx.x, mode);
 }
 
+// At most 512 threads (two rows a thread or more), so 128 registers a thread for the rows in flight.
+template <PixelFormat F>
+__global__ void __launch_bounds__(512) start_rows_kernel(Params g) {
+    __shared__ std::uint32_t smem[40];
+    __shared__ std::uint32_t tsm[1024];
+    __shared__ std::uint32_t tkeys[512];
+    DeviceOps ops{smem, threadIdx.x, blockDim.x, tsm, tkeys};
+    start_tile_rows<F>(ops, g, blockIdx.x, threadIdx.x);
+}
+
 template <PixelFormat F>
 __global__ void __launch_bounds__(1024) connect_border_kernel(Params g) {
     __shared__ std::uint32_t smem[40];
@@ -205,7 +218,8 @@ void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView
         tuning.shape.number_tile ? (pixels + tuning.shape.number_tile - 1) / tuning.shape.number_tile : 0;
     const LaunchPlan plan = plan_launch(std::uint64_t(r.width), std::uint64_t(r.height), tuning.shape,
                                         tuning.force_wide_numbering,
-                                        pixels ? scan_temp_bytes(number_tiles + 1, stream) : 0);
+                                        pixels ? scan_temp_bytes(number_tiles + 1, stream) : 0, true,
+                                        tuning.switches);
     if (!plan.error.empty()) throw Error("label_device: " + plan.error);
     const std::size_t need = std::size_t(std::max<std::uint64_t>(plan.workspace_bytes, kWorkspaceAlign));
     if (!workspace) {
@@ -238,8 +252,13 @@ void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView
             if (events) record(events->after_start, stream, "cudaEventRecord(after_start)");
             if (events) record(events->after_connect, stream, "cudaEventRecord(after_connect)");
         } else {
-            start_connect_kernel<F><<<tiles, plan.tile_threads, 0, stream>>>(g, 1);
-            CCL_LAUNCHED("start_connect_kernel (Start)");
+            if (plan.rows_per_thread > 1) {
+                start_rows_kernel<F><<<tiles, plan.start_threads, 0, stream>>>(g);
+                CCL_LAUNCHED("start_rows_kernel");
+            } else {
+                start_connect_kernel<F><<<tiles, plan.start_threads, 0, stream>>>(g, 1);
+                CCL_LAUNCHED("start_connect_kernel (Start)");
+            }
             if (events) record(events->after_start, stream, "cudaEventRecord(after_start)");
             if (tuning.switches.tile_union_find) {
                 connect_border_kernel<F><<<unsigned(plan.border_blocks), plan.tile_threads, 0, stream>>>(g);

@@ -20,7 +20,9 @@ struct LaunchPlan {
     std::uint32_t width = 0, height = 0;
     LaunchShape shape{};
     std::uint64_t tiles_x = 0, tiles_y = 0, tiles = 0;  ///< Start/Connect tiles
-    std::uint32_t tile_threads = 0;
+    std::uint32_t tile_threads = 0;   ///< tile_w × tile_h: one thread a pixel (Connect, fused Start)
+    std::uint32_t rows_per_thread = 1;  ///< of Start's own kernel (see LaunchShape::rows_per_thread)
+    std::uint32_t start_threads = 0;  ///< tile_threads / rows_per_thread
     std::uint64_t border_blocks = 0;  ///< Connect with tile_union_find: tile_w + tile_h − 1 threads a tile, tile_threads a block
     std::uint64_t number_tiles = 0;  ///< Number blocks, one count each
     std::uint32_t number_threads = 0;
@@ -47,6 +49,7 @@ inline std::string check_shape(const LaunchShape& s, bool for_gpu) {
     if (s.tile_w == 0 || s.tile_h == 0 || s.tile_w % s.warp_w != 0) return "tile_w must be a positive multiple of warp_w";
     if (std::uint64_t(s.tile_w) * s.tile_h > 1024) return "tile_w * tile_h must be at most 1024";
     if (s.number_ppt == 0 || s.number_ppt > 4) return "number_ppt must be 1..4";
+    if (s.rows_per_thread == 0 || s.rows_per_thread > 8) return "rows_per_thread must be 1..8";
     if (s.number_tile == 0 || s.number_tile % s.number_ppt != 0 || s.number_tile / s.number_ppt > 1024)
         return "number_tile must be a multiple of number_ppt, at most 1024 threads";
     if (for_gpu) {
@@ -58,8 +61,18 @@ inline std::string check_shape(const LaunchShape& s, bool for_gpu) {
 
 /// Plans a call on a width × height picture (already validated: W·H ≤ 2^32 − 1). @p scan_temp_bytes
 /// is what CUB asked for to scan number_tiles + 1 counts (the caller queries it; 0 in host tests).
+/// The rows a Start thread owns for @p shape with @p switches: rows_per_thread where it applies
+/// (see LaunchShape), else 1.
+inline std::uint32_t start_rows(const LaunchShape& shape, const Switches& switches) {
+    const std::uint32_t r = shape.rows_per_thread;
+    if (r <= 1 || shape.tile_w != shape.warp_w || shape.tile_h % r != 0 || !switches.tile_union_find ||
+        switches.fuse_start_connect)
+        return 1;
+    return r;
+}
+
 inline LaunchPlan plan_launch(std::uint64_t width, std::uint64_t height, const LaunchShape& shape, bool force_wide,
-                              std::uint64_t scan_temp_bytes, bool for_gpu = true) {
+                              std::uint64_t scan_temp_bytes, bool for_gpu = true, const Switches& switches = {}) {
     LaunchPlan p;
     p.shape = shape;
     p.error = check_shape(shape, for_gpu);
@@ -76,6 +89,8 @@ inline LaunchPlan plan_launch(std::uint64_t width, std::uint64_t height, const L
     p.tiles_y = (height + shape.tile_h - 1) / shape.tile_h;
     p.tiles = p.tiles_x * p.tiles_y;
     p.tile_threads = shape.tile_w * shape.tile_h;
+    p.rows_per_thread = start_rows(shape, switches);
+    p.start_threads = p.tile_threads / p.rows_per_thread;
     p.border_blocks = (p.tiles * (shape.tile_w + shape.tile_h - 1) + p.tile_threads - 1) / p.tile_threads;
     p.number_tiles = (p.pixels + shape.number_tile - 1) / shape.number_tile;
     p.number_threads = shape.number_tile / shape.number_ppt;

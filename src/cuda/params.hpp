@@ -21,6 +21,7 @@ inline Params make_params(const cclabel::detail::Request& r, const LaunchPlan& p
     g.warp_w = tuning.shape.warp_w;
     g.number_tile = tuning.shape.number_tile;
     g.number_ppt = tuning.shape.number_ppt;
+    g.rows_per_thread = plan.rows_per_thread;
     g.tiles_x = std::uint32_t(plan.tiles_x);
     g.tiles = plan.tiles;
     g.flag = plan.wide ? 0u : kFlag;

@@ -26,7 +26,8 @@ namespace {
 constexpr PixelFormat kFormats[] = {PixelFormat::Binary8, PixelFormat::Gray8, PixelFormat::Gray16,
                                     PixelFormat::U32,     PixelFormat::RGB8,  PixelFormat::RGBA8};
 
-const cuda::LaunchShape kShapes[] = {{32, 8, 32, 1024, 4}, {64, 4, 32, 128, 1}};
+const cuda::LaunchShape kShapes[] = {{32, 32, 32, 1024, 4, 4}, {64, 4, 32, 128, 1, 1}, {32, 8, 32, 1024, 4, 1},
+                                     {32, 16, 32, 512, 2, 8}};
 
 Options options_for(const TestImage& img, int conn, std::optional<std::uint64_t> bg) {
     Options o;
@@ -83,11 +84,12 @@ TEST(Cuda, RandomImagesEveryFormatShapeAndSwitch) {
     for (const auto& s : kShapes) {
         cuda::Tuning t;
         t.shape = s;
-        tunings.push_back({"shape " + std::to_string(s.tile_w) + "x" + std::to_string(s.tile_h), t});
+        tunings.push_back({"shape " + std::to_string(s.tile_w) + "x" + std::to_string(s.tile_h) + " rows " +
+                               std::to_string(s.rows_per_thread), t});
     }
     {
         cuda::Tuning t;  // 1024-thread tiles: the whole shared parent array of tile_union_find
-        t.shape = {32, 32, 32, 1024, 4};
+        t.shape = {32, 32, 32, 1024, 4, 1};
         tunings.push_back({"shape 32x32", t});
     }
     for (int k = 0; k < 14; ++k) {

@@ -24,7 +24,7 @@ inline EmuRun emu_label(const cclabel::detail::Request& r, std::uint32_t* out, c
                         std::uint64_t seed) {
     using namespace cclabel::cuda::detail;
     const LaunchPlan plan = plan_launch(std::uint64_t(r.width), std::uint64_t(r.height), tuning.shape,
-                                        tuning.force_wide_numbering, 0, /*for_gpu=*/false);
+                                        tuning.force_wide_numbering, 0, /*for_gpu=*/false, tuning.switches);
     if (!plan.error.empty()) throw std::runtime_error(plan.error);
     EmuRun run;
     if (plan.pixels == 0) return run;
@@ -46,6 +46,7 @@ inline EmuRun emu_label(const cclabel::detail::Request& r, std::uint32_t* out, c
                     {tickets.data(), tickets.size(), "tickets"},
                     {mask.data(), mask.size(), "mask"}});
     ex.set_parents(out, plan.pixels, g.flag, g.background);
+    ex.set_shared_words(plan.tile_threads);  // one parent a pixel of the tile
     const std::uint32_t ww = tuning.shape.warp_w;
     cclabel::detail::dispatch_format(r.format, [&]<PixelFormat F>() {
         ex.set_phase(Phase::Parents);
@@ -53,8 +54,12 @@ inline EmuRun emu_label(const cclabel::detail::Request& r, std::uint32_t* out, c
             ex.launch(plan.tiles, plan.tile_threads, ww,
                       [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) { start_connect_program<F>(ops, g, tid, b, 0); });
         } else {
-            ex.launch(plan.tiles, plan.tile_threads, ww,
-                      [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) { start_connect_program<F>(ops, g, tid, b, 1); });
+            if (plan.rows_per_thread > 1)
+                ex.launch(plan.tiles, plan.start_threads, ww,
+                          [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) { start_tile_rows<F>(ops, g, b, tid); });
+            else
+                ex.launch(plan.tiles, plan.start_threads, ww,
+                          [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) { start_connect_program<F>(ops, g, tid, b, 1); });
             if (tuning.switches.tile_union_find)
                 ex.launch(plan.border_blocks, plan.tile_threads, ww, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
                     connect_border_program<F>(ops, g, tid, b, plan.tile_threads);

@@ -66,6 +66,9 @@ public:
     // The block's shared array of pixel values (shared_keys); reading a word no thread wrote fails.
     void key_st(std::uint32_t k, std::uint32_t v);
     std::uint32_t key_ld(std::uint32_t k);
+    /// __shfl_sync: every lane of @p mask must call it; a lane asking for a lane outside the mask
+    /// gets random bits.
+    std::uint32_t shfl(std::uint32_t mask, std::uint32_t v, std::uint32_t src);
     std::uint32_t amin(std::uint32_t* p, std::uint32_t v);
     std::uint32_t aadd(std::uint32_t* p, std::uint32_t v);
     std::uint32_t aor(std::uint32_t* p, std::uint32_t v);
@@ -123,6 +126,8 @@ public:
         background_ = background;
     }
     void set_phase(Phase p) { phase_ = p; }
+    /// Words of the shared parent array in the next launches (at least one a thread).
+    void set_shared_words(std::uint32_t n) { shared_words_ = n; }
 
     /// Runs @p blocks blocks of @p threads threads; warps are @p warp_w consecutive threads.
     void launch(std::uint64_t blocks, std::uint32_t threads, std::uint32_t warp_w, const Program& program);
@@ -147,6 +152,8 @@ private:
     struct Warp {
         std::uint32_t expected = 0, arrived = 0, votes = 0;
         std::vector<int> fibers;
+        std::vector<std::uint32_t> values, sources;  // of a shuffle, by lane (values) and by arrival (sources)
+        int kind = 0;  // 1 ballot, 2 shuffle: the lanes of a warp must meet at the same collective
     };
     struct Block {
         std::uint64_t id = 0;
@@ -190,6 +197,7 @@ private:
     std::uint64_t n_ = 0;
     std::uint32_t flag_ = 0, background_ = 0;
     Phase phase_ = Phase::Parents;
+    std::uint32_t shared_words_ = 0;
 
     // The launch in progress.
     const Program* program_ = nullptr;
@@ -261,7 +269,7 @@ inline void Executor::start_block(std::uint64_t block) {
     b.live = threads_;
     b.waiting.clear();
     b.scratch.assign(threads_ + 1, 0);
-    b.local.assign(threads_, 0xFFFFFFFFu);
+    b.local.assign(std::max(threads_, shared_words_), 0xFFFFFFFFu);
     b.keys.assign(threads_, 0xDEADBEEFu);
     b.key_set.assign(threads_, false);
     b.warps.assign((threads_ + warp_w_ - 1) / warp_w_, Warp{});
@@ -489,9 +497,10 @@ inline std::uint32_t EmuOps::ballot(std::uint32_t mask, bool pred) {
     if (w.arrived == 0) {
         w.expected = mask;
         w.votes = 0;
+        w.kind = 1;
         w.fibers.clear();
-    } else if (w.expected != mask) {
-        ex_->fail("lanes of one warp voted with different masks");
+    } else if (w.expected != mask || w.kind != 1) {
+        ex_->fail("lanes of one warp voted with different masks (or met at different collectives)");
     }
     if (w.arrived >> lane & 1u) ex_->fail("lane voted twice in one ballot");
     w.arrived |= 1u << lane;
@@ -524,6 +533,41 @@ inline std::uint32_t EmuOps::key_ld(std::uint32_t k) {
     if (k >= b.keys.size()) ex_->fail("shared key load past the array");
     if (!b.key_set[k]) ex_->fail("shared key " + std::to_string(k) + " read before any thread wrote it");
     return b.keys[k];
+}
+inline std::uint32_t EmuOps::shfl(std::uint32_t mask, std::uint32_t v, std::uint32_t src) {
+    auto& fb = ex_->fibers_[std::size_t(fiber_)];
+    auto& b = ex_->blocks_[std::size_t(fb.block_slot)];
+    auto& w = b.warps[fb.tid / ex_->warp_w_];
+    const std::uint32_t lane = fb.tid % ex_->warp_w_;
+    if (!(mask >> lane & 1u)) ex_->fail("shuffle by a lane outside its own mask");
+    if (w.arrived == 0) {
+        w.expected = mask;
+        w.kind = 2;
+        w.fibers.clear();
+        w.sources.clear();
+        w.values.assign(32, 0);
+    } else if (w.expected != mask || w.kind != 2) {
+        ex_->fail("lanes of one warp shuffled with different masks (or met at different collectives)");
+    }
+    if (w.arrived >> lane & 1u) ex_->fail("lane shuffled twice in one shuffle");
+    w.arrived |= 1u << lane;
+    w.values[lane] = v;
+    w.fibers.push_back(fiber_);
+    w.sources.push_back(src);
+    if (w.arrived == mask) {
+        for (std::size_t k = 0; k < w.fibers.size(); ++k) {
+            const std::uint32_t s = w.sources[k];
+            const int f = w.fibers[k];
+            ex_->fibers_[std::size_t(f)].result =
+                s < 32 && (mask >> s & 1u) ? w.values[s] : std::uint32_t(ex_->rng_());
+            if (f != fiber_) ex_->wake(f);
+        }
+        w.arrived = 0;
+        ex_->yield();
+    } else {
+        ex_->block_on_collective();
+    }
+    return ex_->fibers_[std::size_t(fiber_)].result;
 }
 inline void EmuOps::sync() {
     auto& fb = ex_->fibers_[std::size_t(fiber_)];

@@ -111,6 +111,11 @@ TEST(EmuPlan, CoversThePictureAndRespectsLimits) {
     EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{32, 8, 32, 1000, 4}, false, 0).error.empty());
     EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{32, 8, 32, 1024, 3}, false, 0).error.empty());
     EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{4, 2, 4, 8, 2}, false, 0).error.empty());
+    EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{32, 8, 32, 1024, 4, 9}, false, 0).error.empty());
+    // Rows a thread apply to one-warp-wide tiles whose height they divide, else one pixel a thread.
+    EXPECT_EQ(cd::plan_launch(10, 10, LaunchShape{32, 32, 32, 1024, 4, 4}, false, 0).start_threads, 256u);
+    EXPECT_EQ(cd::plan_launch(10, 10, LaunchShape{64, 8, 32, 1024, 4, 4}, false, 0).start_threads, 512u);
+    EXPECT_EQ(cd::plan_launch(10, 10, LaunchShape{32, 6, 32, 1024, 4, 4}, false, 0).start_threads, 192u);
     EXPECT_TRUE(cd::plan_launch(10, 10, LaunchShape{4, 2, 4, 8, 2}, false, 0, false).error.empty());
 }
 
@@ -123,9 +128,8 @@ struct Variant {
 
 std::vector<Variant> variants() {
     std::vector<Variant> v;
-    auto shape = [](std::uint32_t tw, std::uint32_t th, std::uint32_t ww, std::uint32_t nt, std::uint32_t ppt) {
-        return LaunchShape{tw, th, ww, nt, ppt};
-    };
+    auto shape = [](std::uint32_t tw, std::uint32_t th, std::uint32_t ww, std::uint32_t nt, std::uint32_t ppt,
+                    std::uint32_t rows = 1) { return LaunchShape{tw, th, ww, nt, ppt, rows}; };
     Tuning t;
     t.shape = shape(4, 2, 4, 8, 2);
     v.push_back({"all on, 4x2 warp 4, number 8 (2 a thread)", t});
@@ -138,7 +142,18 @@ std::vector<Variant> variants() {
     t.switches.fuse_start_connect = false;
     t.shape = shape(32, 2, 32, 32, 4);
     v.push_back({"all on, 32x2 warp 32", t});
-    const LaunchShape small = shape(4, 2, 4, 8, 2);
+    // Start with several rows a thread (start_tile_rows): thread rows meet inside the tile.
+    t.shape = shape(4, 6, 4, 12, 4, 3);
+    v.push_back({"rows a thread: 4x6 warp 4, 3 rows", t});
+    t.shape = shape(4, 8, 4, 8, 2, 8);
+    v.push_back({"rows a thread: 4x8 warp 4, 8 rows (one thread row)", t});
+    t.shape = shape(8, 8, 8, 16, 4, 2);
+    v.push_back({"rows a thread: 8x8 warp 8, 2 rows", t});
+    t.shape = shape(32, 8, 32, 32, 4, 4);
+    v.push_back({"rows a thread: 32x8 warp 32, 4 rows", t});
+    // The switches below run with 2 rows a thread; those that need one pixel a thread (tile
+    // union-find off, fused) fall back to it.
+    const LaunchShape small = shape(4, 4, 4, 8, 2, 2);
     for (int k = 0; k < 14; ++k) {
         Tuning o;
         o.shape = small;

@@ -56,17 +56,25 @@ struct Switches {
     bool compress_walks = true;
 };
 
-/// Launch geometry. tile_w × tile_h pixels per block of Start/Connect, one thread a pixel; a warp
+/// Launch geometry. tile_w × tile_h pixels per block of Start/Connect, one thread a pixel (or a
+/// column of rows_per_thread pixels in Start); a warp
 /// is warp_w consecutive pixels of one row. On the GPU warp_w is 32 and tile_w a multiple of 32,
 /// tile_w × tile_h ≤ 1024. number_tile is the pixels per block (and per root count) of Number, each
 /// thread taking number_ppt (1, 2 or 4) consecutive pixels; on the GPU number_tile / number_ppt is a
 /// multiple of 32. The CPU executor of the kernels takes any small values (e.g. 4 × 2, warp 4).
 struct LaunchShape {
     std::uint32_t tile_w = 32;
-    std::uint32_t tile_h = 8;
+    std::uint32_t tile_h = 32;
     std::uint32_t warp_w = 32;
     std::uint32_t number_tile = 1024;
     std::uint32_t number_ppt = 4;
+    /// Start with tile_union_find: each thread owns this many consecutive rows of one column of
+    /// its tile, so the barriers, the tile arithmetic and the neighbour reads (the pixel above is
+    /// the thread's own previous row; left and the row above's diagonals come by warp shuffles)
+    /// are paid once for several pixels. Used where the tile is one warp wide (tile_w == warp_w),
+    /// tile_h is a multiple of it, and Start runs as its own kernel with the tile union-find;
+    /// otherwise Start takes one pixel a thread. At most 8.
+    std::uint32_t rows_per_thread = 4;
 };
 
 /// Everything that tunes a call without changing its labels.

@@ -50,6 +50,7 @@ struct Params {
     std::uint32_t* mask = nullptr;     ///< wide path: root bits
     std::uint32_t tile_w = 32, tile_h = 8, warp_w = 32, number_tile = 1024;
     std::uint32_t number_ppt = 4;  ///< Number: pixels per thread (consecutive); threads = number_tile / number_ppt
+    std::uint32_t rows_per_thread = 1;  ///< Start: rows of one column a thread (start_tile_rows when > 1)
     std::uint32_t tiles_x = 0;
     std::uint64_t tiles = 0;            ///< Start/Connect tiles
     std::uint32_t flag = kFlag;         ///< kFlag on the flag path, 0 on the wide path
@@ -326,6 +327,117 @@ CCL_HD void start_tile(Ops& ops, const Params& g, const TilePos& t, std::uint32_
     if (!g.sw.count_after_connect) count_roots_in_start(ops, g, t, i, is_root);
 }
 
+/// Start of a whole tile with tile_union_find, a thread owning rows_per_thread consecutive rows of
+/// one column (the tile is one warp wide). The same steps as start_tile: warp runs seed the shared
+/// parent array, each pixel joins its earlier same-valued neighbours inside the tile, every pixel
+/// stores its tile-component's first pixel. The neighbours' values come from registers (the pixel
+/// above is the thread's previous row) and warp shuffles (left; up-left and up-right of the row
+/// above); only the first row of a thread reads the row above from shared memory, where each thread
+/// left its last row. Every thread of the block calls it (barriers); shuffles and votes are made by
+/// the lanes inside the picture, a row at a time.
+template <PixelFormat F, class Ops>
+CCL_HD void start_tile_rows(Ops& ops, const Params& g, std::uint64_t tile64, std::uint32_t tid) {
+    constexpr std::uint32_t kMaxRows = 8;
+    const std::uint32_t rows = g.rows_per_thread;
+    const std::uint32_t tile = std::uint32_t(tile64);
+    const std::uint32_t tile_y = g.fd_tiles_x.div(tile);
+    const std::uint32_t x0 = (tile - tile_y * g.tiles_x) * g.tile_w, y0 = tile_y * g.tile_h;
+    const std::uint32_t trow = g.fd_warp_w.div(tid), lane = tid - trow * g.warp_w;
+    const std::uint32_t active = x0 < g.width ? (g.width - x0 < g.warp_w ? g.width - x0 : g.warp_w) : 0u;
+    const std::uint32_t mask = mask_below(active);
+    const bool xin = lane < active;
+    const std::uint32_t x = x0 + lane;
+    const std::uint32_t ty0 = trow * rows;  // first row of this thread within the tile
+    // Rows of this thread inside the picture: the same for every lane of the warp.
+    const std::uint32_t y_first = y0 + ty0;
+    const std::uint32_t rows_in = y_first >= g.height ? 0u : (g.height - y_first < rows ? g.height - y_first : rows);
+    const bool left_ok = lane > 0, right_ok = lane + 1 < active;
+    const std::uint32_t li = left_ok ? lane - 1 : lane, ri = right_ok ? lane + 1 : lane;
+
+    std::uint32_t c[kMaxRows];
+    CCL_UNROLL
+    for (std::uint32_t r = 0; r < kMaxRows; ++r)
+        c[r] = (r < rows_in && xin) ? key_at<F>(g, x, y_first + r) : 0u;
+    std::uint32_t last = 0;  // the last row, for the thread below (a constant index keeps c in registers)
+    CCL_UNROLL
+    for (std::uint32_t r = 0; r < kMaxRows; ++r)
+        if (r + 1 == rows && rows_in == rows) last = c[r];
+    ops.key_st(tid, last);
+    ops.sync();
+
+    CCL_UNROLL
+    for (std::uint32_t r = 0; r < kMaxRows; ++r) {
+        if (r >= rows) break;
+        const std::uint32_t p = (ty0 + r) * g.tile_w + lane;
+        std::uint32_t lp = p;
+        if (r < rows_in && xin && g.sw.warp_runs) {
+            const std::uint32_t left = ops.shfl(mask, c[r], li);
+            const bool same_left = left_ok && left == c[r];
+            const std::uint32_t starts = (ops.ballot(mask, !same_left) & mask) | 1u;
+            lp = p - (lane - highest_bit(starts & mask_upto(lane)));
+        }
+        ops.sh_st(p, lp);
+    }
+    ops.sync();
+
+    CCL_UNROLL
+    for (std::uint32_t r = 0; r < kMaxRows; ++r) {
+        if (r >= rows_in || !xin) break;
+        const std::uint32_t cv = c[r];
+        const std::uint32_t p = (ty0 + r) * g.tile_w + lane;
+        // Every lane of the mask takes part in the shuffles, whatever it does with them.
+        const std::uint32_t l = ops.shfl(mask, cv, li);
+        std::uint32_t u = 0, ul = 0, ur = 0;
+        if (r > 0) {
+            u = c[r - 1];
+            ul = ops.shfl(mask, u, li);
+            ur = ops.shfl(mask, u, ri);
+        } else if (trow > 0) {
+            u = ops.key_ld(tid - g.warp_w);
+            if (left_ok) ul = ops.key_ld(tid - g.warp_w - 1);
+            if (right_ok) ur = ops.key_ld(tid - g.warp_w + 1);
+        }
+        const bool bg_value = g.has_background && cv == g.background_key;
+        if (bg_value && g.sw.background_in_start) continue;
+        const bool hasU = ty0 + r > 0;
+        const bool sL = left_ok && l == cv;
+        const bool sU = hasU && u == cv;
+        const bool sUL = left_ok && hasU && ul == cv;
+        const bool sUR = g.connectivity == 8 && hasU && right_ok && ur == cv;
+        const Joins j = choose_joins(g, sL, sU, sUL, sUR, g.sw.warp_runs && lane > 0);
+        if (j.L && !g.sw.up_before_left) unite_local(ops, g, p, p - 1);
+        if (j.U) unite_local(ops, g, p, p - g.tile_w);
+        if (j.UL) unite_local(ops, g, p, p - g.tile_w - 1);
+        if (j.UR) unite_local(ops, g, p, p - g.tile_w + 1);
+        if (j.L && g.sw.up_before_left) unite_local(ops, g, p, p - 1);
+    }
+    ops.sync();
+
+    TilePos t;  // what count_roots_in_start reads: the lane and the row's active lanes
+    t.lane = lane;
+    t.active = active;
+    CCL_UNROLL
+    for (std::uint32_t r = 0; r < kMaxRows; ++r) {
+        if (r >= rows_in || !xin) break;
+        const std::uint32_t cv = c[r];
+        const std::uint32_t y = y_first + r;
+        const std::uint32_t i = index_of(g, x, y);
+        const bool bg_value = g.has_background && cv == g.background_key;
+        bool is_root = false;
+        if (bg_value && g.sw.background_in_start) {
+            ops.st(&g.labels[i], g.background);
+        } else {
+            const std::uint32_t p = (ty0 + r) * g.tile_w + lane;
+            const std::uint32_t rt = g.sw.plain_flatten ? find_local_plain(ops, p) : find_local(ops, g, p);
+            const std::uint32_t ry = g.fd_tile_w.div(rt);
+            const std::uint32_t parent = index_of(g, x0 + (rt - ry * g.tile_w), y0 + ry);
+            ops.st(&g.labels[i], parent | g.flag);
+            is_root = parent == i && !bg_value;
+        }
+        if (!g.sw.count_after_connect) count_roots_in_start(ops, g, t, i, is_root);
+    }
+}
+
 /// Start for one pixel: parent = first pixel of its run within the warp (or itself), background
 /// = its final 0; the warp's lane 0 counts the warp's root run starts per Number tile.
 template <PixelFormat F, class Ops>
@@ -428,7 +540,8 @@ CCL_HD void connect_border_program(Ops& ops, const Params& g, std::uint32_t tid,
 /// What a Start/Connect block does. mode 0: the fused kernel, tiles in ticket order (raster order
 /// of tiles); a tile publishes its Start, then waits for the Start of the four tiles its joins
 /// reach (left, up-left, up, up-right: all earlier tickets, held by running blocks, so the wait
-/// ends). mode 1: Start only; mode 2: Connect only (tile = @p block).
+/// ends). mode 1: Start only; mode 2: Connect only (tile = @p block). (With rows_per_thread > 1
+/// Start runs start_tile_rows, a kernel of its own.)
 template <PixelFormat F, class Ops>
 CCL_HD void start_connect_program(Ops& ops, const Params& g, std::uint32_t tid, std::uint64_t block, int mode) {
     std::uint64_t tile = block;
