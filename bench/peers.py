@@ -1077,20 +1077,23 @@ def plot(rows, path: Path) -> str:
         import matplotlib.pyplot as plt
     except Exception as e:  # noqa: BLE001
         return f"no plot: matplotlib not available ({type(e).__name__})"
+    from matplotlib.ticker import ScalarFormatter
     fig, axes = plt.subplots(1, 2, figsize=(13, 5.5), sharey=True)
+    palette = {m: f"C{i % 10}" for i, m in enumerate(dict.fromkeys(r["method"] for r in rows))}
     for ax, group, title in ((axes[0], "sheet", "sheet, paper labelled"), (axes[1], "sheet-bg", "sheet, paper as background")):
         methods = list(dict.fromkeys(r["method"] for r in rows if r["group"] == group))
-        for i, m in enumerate(methods):
+        for m in methods:
             pts = sorted((r["mpx"], r["ms"], r.get("estimate", False)) for r in rows
                          if r["group"] == group and r["method"] == m and r["ms"] == r["ms"])
             if not pts:
                 continue
-            colour = f"C{i % 10}"
+            colour = palette[m]
             ax.plot([p[0] for p in pts], [p[1] for p in pts], "-", color=colour, label=m, lw=1.2)
             for x, y, est in pts:
                 ax.plot([x], [y], "o", color=colour, mfc="none" if est else colour, ms=6)
         ax.set_xscale("log")
         ax.set_yscale("log")
+        ax.xaxis.set_major_formatter(ScalarFormatter())
         ax.set_xlabel("megapixels")
         ax.set_title(title)
         ax.grid(True, which="both", alpha=0.3)
