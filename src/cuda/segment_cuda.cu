@@ -1,10 +1,13 @@
-// Segmentation on the GPU: histogram (per-block shared-memory histograms, one global atomic per
-// non-zero bin), Otsu's search (one block over the merged histogram), thresholding (one thread a
-// pixel) and K-means (assign one thread a pixel with block-local 64-bit sums merged by few global
-// atomics; update by one small kernel; the early stop decided on the GPU). The per-thread logic is
+// Segmentation on the GPU: histogram (per-block shared-memory histograms, per warp and four pixels
+// a load for packed Gray8, one global atomic per non-zero bin), Otsu's search (one block over the
+// merged histogram), thresholding (sixteen pixels a thread, 16-byte loads and stores where the
+// picture and mask allow) and K-means (assign one thread a pixel with block-local 64-bit sums merged by few global
+// atomics, or for k ≤ 16 per-thread counters and dot-product distances; k-means++ by one block;
+// update by one small kernel; the early stop decided on the GPU). The per-thread logic is
 // segment_bodies.cuh, shared with the CPU, so the results are the CPU's bit for bit.
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,7 +34,9 @@ constexpr std::uint32_t kThreads = 256;
 constexpr std::uint32_t kHistPerBlock = kThreads * 16;
 constexpr std::uint32_t kKMeansPerBlock = kThreads * 32;
 constexpr std::uint32_t kOtsuThreads = 1024;
-constexpr std::uint32_t kHistPassBins = 8192;  // shared-memory bins a block counts (32 KiB: no opt-in needed)
+constexpr std::uint32_t kInitThreads = 256;
+constexpr std::uint32_t kHistPassBins = 8192;
+constexpr std::uint32_t kHistWordsPerBlock = kThreads * 32;  // Gray8 words (4 pixels) a block  // shared-memory bins a block counts (32 KiB: no opt-in needed)
 
 struct Atomics {
     CCL_HD void add32(std::uint32_t* p, std::uint32_t v) {
@@ -107,12 +112,46 @@ __global__ void otsu_kernel(const std::uint32_t* hist, std::uint32_t bins, std::
     }
 }
 
-__global__ void threshold_kernel(seg::Picture p, const std::uint32_t* t_ptr, std::uint32_t t_value, std::uint8_t* mask) {
-    const std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i >= std::uint64_t(p.width) * p.height) return;
+/// Sixteen pixels a thread, the mask stored as one 16-byte word where aligned; @p words: a packed,
+/// 16-byte-aligned Gray8 picture, read 16 pixels at once.
+__global__ void threshold_kernel(seg::Picture p, const std::uint32_t* t_ptr, std::uint32_t t_value, std::uint8_t* mask,
+                                 bool words, bool aligned_mask) {
+    const std::uint64_t i0 = (std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) * 16;
+    const std::uint64_t pixels = std::uint64_t(p.width) * p.height;
+    if (i0 >= pixels) return;
     const std::uint32_t t = t_ptr ? *t_ptr : t_value;
-    const auto i32 = std::uint32_t(i);
-    mask[i] = seg::threshold_pixel(p, i32 % p.width, i32 / p.width, t);
+    const std::uint32_t n = pixels - i0 < 16 ? std::uint32_t(pixels - i0) : 16u;
+    std::uint32_t m[4];
+    if (words && n == 16) {
+        const uint4 v = *reinterpret_cast<const uint4*>(p.data + i0);
+        m[0] = seg::threshold_word(v.x, t);
+        m[1] = seg::threshold_word(v.y, t);
+        m[2] = seg::threshold_word(v.z, t);
+        m[3] = seg::threshold_word(v.w, t);
+    } else {
+        seg::threshold_run16(p, std::uint32_t(i0), n, t, m);
+    }
+    if (aligned_mask && n == 16) {
+        *reinterpret_cast<uint4*>(mask + i0) = make_uint4(m[0], m[1], m[2], m[3]);
+        return;
+    }
+#pragma unroll
+    for (std::uint32_t j = 0; j < 16; ++j)
+        if (j < n) mask[i0 + j] = std::uint8_t(m[j / 4] >> (8 * (j % 4)));
+}
+
+/// Gray8, packed and 4-byte aligned: four pixels a load, one histogram per warp (fewer threads
+/// on one shared counter), merged into one global atomic per non-zero bin.
+__global__ void __launch_bounds__(kThreads) histogram_words_kernel(const std::uint8_t* data, std::uint64_t pixels,
+                                                                   std::uint32_t* hist) {
+    __shared__ std::uint32_t local[kThreads / 32 * 256];
+    for (std::uint32_t b = threadIdx.x; b < kThreads / 32 * 256; b += kThreads) local[b] = 0;
+    __syncthreads();
+    Atomics a;
+    seg::histogram_count_words(data, pixels, blockIdx.x, threadIdx.x, kThreads, kHistWordsPerBlock,
+                               local + threadIdx.x / 32 * 256, a);
+    __syncthreads();
+    seg::histogram_merge_copies(threadIdx.x, kThreads, kThreads / 32, 256, local, hist, a);
 }
 
 struct KMeansState {
@@ -127,14 +166,95 @@ __global__ void kmeans_sample_kernel(seg::Picture p, std::uint64_t seed, std::ui
     seg::kmeans_point(p, std::uint32_t(i % p.width), std::uint32_t(i / p.width), sample + 3 * j);
 }
 
-__global__ void kmeans_init_kernel(const std::uint32_t* sample, std::uint32_t n, std::uint32_t k, std::uint64_t seed,
-                                   std::uint32_t* centres, std::uint32_t* dist, unsigned long long* sums,
-                                   KMeansState* state) {
-    for (std::uint32_t i = threadIdx.x; i < 4 * k; i += blockDim.x) sums[i] = 0;
-    if (threadIdx.x == 0) {
-        seg::kmeans_plus_plus(sample, n, k, seed, centres, dist);
-        *state = KMeansState{0, 0, 0, 0};
+/// k-means++ by one block: the sample and its distances in shared memory, one chunk of points a
+/// thread, block-wide sums and a block-wide first crossing between the chunk steps.
+__global__ void __launch_bounds__(kInitThreads) kmeans_init_kernel(const std::uint32_t* sample_in, std::uint32_t n,
+                                                                   std::uint32_t k, std::uint64_t seed,
+                                                                   std::uint32_t* centres, unsigned long long* sums,
+                                                                   KMeansState* state) {
+    __shared__ std::uint32_t sample[3 * kKMeansSample], dist[kKMeansSample];
+    __shared__ unsigned long long warp_before[kInitThreads / 32], total;
+    __shared__ std::uint32_t pick;
+    const std::uint32_t t = threadIdx.x, lane = t & 31u, warp = t / 32u;
+    for (std::uint32_t i = t; i < 4 * k; i += kInitThreads) sums[i] = 0;
+    if (t == 0) *state = KMeansState{0, 0, 0, 0};
+    if (n == 0) {
+        for (std::uint32_t i = t; i < 3 * k; i += kInitThreads) centres[i] = 0;
+        return;
     }
+    for (std::uint32_t i = t; i < 3 * n; i += kInitThreads) sample[i] = sample_in[i];
+    const std::uint32_t chunk = (n + kInitThreads - 1) / kInitThreads;
+    const std::uint32_t j0 = min(n, t * chunk), j1 = min(n, j0 + chunk);
+    __syncthreads();
+    for (std::uint32_t i = 0; i < k; ++i) {
+        std::uint32_t pk = std::uint32_t(seg::kmeans_pp_draw(seed, 0) % n);
+        if (i > 0) {
+            // exclusive prefix of the chunk totals: warp scans, then the warps' totals
+            const unsigned long long mine = seg::kmeans_pp_total(dist, j0, j1);
+            unsigned long long incl = mine;
+            for (std::uint32_t off = 1; off < 32; off *= 2) {
+                const unsigned long long y = __shfl_up_sync(0xFFFFFFFFu, incl, off);
+                if (lane >= off) incl += y;
+            }
+            if (lane == 31) warp_before[warp] = incl;
+            __syncthreads();
+            const std::uint64_t r = seg::kmeans_pp_draw(seed, i);
+            if (t == 0) {
+                unsigned long long run = 0;
+                for (std::uint32_t w = 0; w < kInitThreads / 32; ++w) {
+                    const unsigned long long v = warp_before[w];
+                    warp_before[w] = run;
+                    run += v;
+                }
+                total = run;
+                pick = run == 0 ? std::uint32_t(r % n) : n;
+            }
+            __syncthreads();
+            if (total != 0) {
+                const std::uint32_t j = seg::kmeans_pp_find(dist, j0, j1, warp_before[warp] + incl - mine, r % total);
+                if (j < j1) atomicMin(&pick, j);
+            }
+            __syncthreads();
+            pk = min(pick, n - 1);
+        }
+        if (t < 3) centres[3 * i + t] = sample[3 * pk + t];
+        seg::kmeans_pp_update(sample, j0, j1, sample + 3 * pk, i == 0, dist);
+        __syncthreads();  // dist complete; every thread has read pick and warp_before
+    }
+}
+
+/// Assign for k ≤ 16: per-thread counters instead of atomics, the centres as dot-product terms.
+__global__ void __launch_bounds__(kThreads) kmeans_fast_kernel(seg::Picture p, const std::uint32_t* centres,
+                                                               std::uint32_t k, std::uint32_t* clusters, bool compare,
+                                                               unsigned long long* sums, KMeansState* state) {
+    if (compare && state->done) return;  // uniform across the grid
+    extern __shared__ std::uint32_t slots[];  // 2k × kThreads counters
+    __shared__ seg::KMeansTerms terms[seg::kKMeansFastK];
+    __shared__ std::uint32_t block_sums[4 * seg::kKMeansFastK];
+    __shared__ std::uint32_t block_changed;
+    const std::uint32_t t = threadIdx.x;
+    for (std::uint32_t i = t; i < 2 * k * kThreads; i += kThreads) slots[i] = 0;
+    if (t < k) terms[t] = seg::kmeans_terms(centres + 3 * t, t);
+    if (t < 4 * k) block_sums[t] = 0;
+    if (t == 0) block_changed = 0;
+    __syncthreads();
+    std::uint32_t changed = 0;
+    seg::kmeans_assign_fast(p, blockIdx.x, t, kThreads, seg::kKMeansFastPpt, terms, k, clusters, compare, changed, slots);
+    // A thread reads back only its own counters: no barrier before. A warp's sums stay below
+    // 32 · 128 · 255 and a block's below 2^23.
+    for (std::uint32_t c = 0; c < k; ++c) {
+        std::uint32_t v[4];
+        seg::kmeans_unpack(slots[seg::kmeans_slot(c, 0, t, kThreads)], slots[seg::kmeans_slot(c, 1, t, kThreads)], v);
+        for (std::uint32_t ch = 0; ch < 4; ++ch) {
+            const std::uint32_t s = __reduce_add_sync(0xFFFFFFFFu, v[ch]);
+            if ((t & 31u) == 0 && s) atomicAdd(&block_sums[4 * c + ch], s);
+        }
+    }
+    changed = __reduce_add_sync(0xFFFFFFFFu, changed);
+    if ((t & 31u) == 0 && changed) atomicAdd(&block_changed, changed);
+    __syncthreads();
+    if (t == 0 && block_changed) atomicAdd(&state->changed, block_changed);
+    if (t < 4 * k && block_sums[t]) atomicAdd(&sums[t], static_cast<unsigned long long>(block_sums[t]));
 }
 
 __global__ void kmeans_assign_kernel(seg::Picture p, const std::uint32_t* centres, std::uint32_t k,
@@ -211,13 +331,12 @@ void need_workspace(const char* what, std::size_t have, std::size_t need) {
 unsigned blocks_for(std::uint64_t pixels, std::uint32_t per_block) { return unsigned((pixels + per_block - 1) / per_block); }
 
 struct KMeansLayout {
-    std::uint64_t state = 0, centres = 0, sums = 0, sample = 0, dist = 0, bytes = 0;
+    std::uint64_t state = 0, centres = 0, sums = 0, sample = 0, bytes = 0;
     explicit KMeansLayout(std::uint32_t k) {
         centres = align256(sizeof(KMeansState));
         sums = centres + align256(3ull * k * 4);
         sample = sums + align256(4ull * k * 8);
-        dist = sample + align256(3ull * kKMeansSample * 4);
-        bytes = dist + align256(4ull * kKMeansSample);
+        bytes = sample + align256(3ull * kKMeansSample * 4);
     }
 };
 
@@ -242,11 +361,17 @@ void otsu_threshold_device(void* workspace, std::size_t& workspace_bytes, const 
     }
     auto* hist = static_cast<std::uint32_t*>(workspace);
     SEG_CUDA(cudaMemsetAsync(hist, 0, need, stream));
-    const std::uint32_t pass_bins = bins < kHistPassBins ? bins : kHistPassBins;
-    const std::uint32_t per_block = bins > 256 ? kThreads * 64 : kHistPerBlock;
-    histogram_kernel<<<dim3(blocks_for(c.pixels, per_block), bins / pass_bins), kThreads, pass_bins * 4, stream>>>(
-        c.p, per_block, pass_bins, hist);
-    SEG_LAUNCHED("histogram_kernel");
+    if (image.format == PixelFormat::Gray8 && c.p.stride == c.p.width && reinterpret_cast<std::uintptr_t>(c.p.data) % 4 == 0) {
+        histogram_words_kernel<<<blocks_for(c.pixels / 4 + 1, kHistWordsPerBlock), kThreads, 0, stream>>>(c.p.data,
+                                                                                                           c.pixels, hist);
+        SEG_LAUNCHED("histogram_words_kernel");
+    } else {
+        const std::uint32_t pass_bins = bins < kHistPassBins ? bins : kHistPassBins;
+        const std::uint32_t per_block = bins > 256 ? kThreads * 64 : kHistPerBlock;
+        histogram_kernel<<<dim3(blocks_for(c.pixels, per_block), bins / pass_bins), kThreads, pass_bins * 4, stream>>>(
+            c.p, per_block, pass_bins, hist);
+        SEG_LAUNCHED("histogram_kernel");
+    }
     otsu_kernel<<<1, kOtsuThreads, 0, stream>>>(hist, bins, threshold);
     SEG_LAUNCHED("otsu_kernel");
 }
@@ -258,7 +383,10 @@ void threshold_launch(const ImageView& image, const std::uint32_t* t_ptr, std::u
     if (image.format == PixelFormat::Binary8)
         throw Error("threshold_device: binary8 images are not supported (supported: gray8, gray16, u32, rgb8, rgba8)");
     if (c.pixels == 0) return;
-    threshold_kernel<<<blocks_for(c.pixels, kThreads), kThreads, 0, stream>>>(c.p, t_ptr, t, mask);
+    const bool words = image.format == PixelFormat::Gray8 && c.p.stride == c.p.width &&
+                       reinterpret_cast<std::uintptr_t>(c.p.data) % 16 == 0;
+    const bool aligned_mask = reinterpret_cast<std::uintptr_t>(mask) % 16 == 0;
+    threshold_kernel<<<blocks_for(c.pixels, kThreads * 16), kThreads, 0, stream>>>(c.p, t_ptr, t, mask, words, aligned_mask);
     SEG_LAUNCHED("threshold_kernel");
 }
 }  // namespace
@@ -300,21 +428,26 @@ void kmeans_device(void* workspace, std::size_t& workspace_bytes, const ImageVie
     auto* ctr = reinterpret_cast<std::uint32_t*>(base + L.centres);
     auto* sums = reinterpret_cast<unsigned long long*>(base + L.sums);
     auto* sample = reinterpret_cast<std::uint32_t*>(base + L.sample);
-    auto* dist = reinterpret_cast<std::uint32_t*>(base + L.dist);
     const std::uint32_t n = seg::kmeans_sample_size(c.pixels);
     kmeans_sample_kernel<<<(n + kThreads - 1) / kThreads, kThreads, 0, stream>>>(c.p, options.seed, n, sample);
     SEG_LAUNCHED("kmeans_sample_kernel");
-    kmeans_init_kernel<<<1, kThreads, 0, stream>>>(sample, n, k, options.seed, ctr, dist, sums, state);
+    kmeans_init_kernel<<<1, kInitThreads, 0, stream>>>(sample, n, k, options.seed, ctr, sums, state);
     SEG_LAUNCHED("kmeans_init_kernel");
-    const unsigned blocks = blocks_for(c.pixels, kKMeansPerBlock);
-    const std::size_t shared = 4ull * k * 8 + 3ull * k * 4;
-    kmeans_assign_kernel<<<blocks, kThreads, shared, stream>>>(c.p, ctr, k, clusters, false, sums, state);
-    SEG_LAUNCHED("kmeans_assign_kernel");
+    const bool fast = k <= seg::kKMeansFastK;
+    const unsigned blocks = blocks_for(c.pixels, fast ? kThreads * seg::kKMeansFastPpt : kKMeansPerBlock);
+    const std::size_t shared = fast ? 2ull * k * kThreads * 4 : 4ull * k * 8 + 3ull * k * 4;
+    auto assign = [&](bool compare) {
+        if (fast)
+            kmeans_fast_kernel<<<blocks, kThreads, shared, stream>>>(c.p, ctr, k, clusters, compare, sums, state);
+        else
+            kmeans_assign_kernel<<<blocks, kThreads, shared, stream>>>(c.p, ctr, k, clusters, compare, sums, state);
+        SEG_LAUNCHED("kmeans assign kernel");
+    };
+    assign(false);
     for (int it = 1; it <= options.max_iterations; ++it) {
         kmeans_update_kernel<<<1, kThreads, 0, stream>>>(k, ctr, sums, state, std::uint32_t(it));
         SEG_LAUNCHED("kmeans_update_kernel");
-        kmeans_assign_kernel<<<blocks, kThreads, shared, stream>>>(c.p, ctr, k, clusters, true, sums, state);
-        SEG_LAUNCHED("kmeans_assign_kernel");
+        assign(true);
     }
     kmeans_finish_kernel<<<1, kThreads, 0, stream>>>(k, ctr, state, centres, info);
     SEG_LAUNCHED("kmeans_finish_kernel");

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "cclabel/cclabel.hpp"
 #include "cclabel/cuda.hpp"
@@ -55,7 +56,7 @@ TEST(SegmentCuda, KMeansEqualsTheCpu) {
     int seed = 0;
     for (PixelFormat f : {PixelFormat::RGB8, PixelFormat::RGBA8, PixelFormat::Gray8})
         for (auto [w, h] : kSizes)
-            for (int k : {1, 3, 8, 16}) {
+            for (int k : {1, 3, 8, 16, 17, 40}) {  // k ≤ 16: the fast assign kernel; above: the general one
                 ++seed;
                 const Pic p = segref::random_pic(w, h, f, std::uint32_t(seed), 1, 2, seed % 2 ? 5 : 256);
                 KMeansOptions o;
@@ -92,6 +93,47 @@ TEST(SegmentCuda, KMeansConvergesEarlyOnTheGpu) {
     EXPECT_LT(g.iterations, 30u);
     EXPECT_EQ(g.iterations, c.iterations);
     EXPECT_EQ(a, b);
+}
+
+TEST(SegmentCuda, ThresholdDeviceAnyLayoutEqualsTheCpu) {
+    REQUIRE_GPU();
+    // Packed and aligned (16-byte loads and stores), padded rows, an odd base and an odd mask
+    // address; every threshold edge of 8 bits.
+    const int w = 1037, h = 61;
+    for (PixelFormat f : {PixelFormat::Gray8, PixelFormat::RGB8})
+        for (int layout = 0; layout < 3; ++layout) {
+            const int pad = layout == 0 ? 0 : 5, offset = layout == 2 ? 3 : 0;
+            const Pic p = segref::random_pic(w, h, f, std::uint32_t(40 + layout), pad, offset, 256);
+            const std::size_t n = std::size_t(w) * h, bytes = p.bytes.size();
+            void *d_img = nullptr, *d_mask = nullptr;
+            ASSERT_EQ(cudaMalloc(&d_img, bytes), cudaSuccess);
+            ASSERT_EQ(cudaMalloc(&d_mask, n + 16), cudaSuccess);
+            ASSERT_EQ(cudaMemcpy(d_img, p.bytes.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+            const ImageView dv{static_cast<std::uint8_t*>(d_img) + offset, w, h, p.stride, f};
+            auto* mask = static_cast<std::uint8_t*>(d_mask) + (layout == 2 ? 1 : 0);
+            {  // Otsu: the 4-pixel-word histogram when packed and aligned, the general one otherwise
+                std::size_t ws_bytes = 0;
+                void *d_ws = nullptr, *d_t = nullptr;
+                ASSERT_EQ(cudaMalloc(&d_t, 4), cudaSuccess);
+                cuda::otsu_threshold_device(nullptr, ws_bytes, dv, static_cast<std::uint32_t*>(d_t));
+                ASSERT_EQ(cudaMalloc(&d_ws, ws_bytes), cudaSuccess);
+                cuda::otsu_threshold_device(d_ws, ws_bytes, dv, static_cast<std::uint32_t*>(d_t));
+                std::uint32_t t = 0;
+                ASSERT_EQ(cudaMemcpy(&t, d_t, 4, cudaMemcpyDeviceToHost), cudaSuccess);
+                EXPECT_EQ(t, segref::otsu(p)) << format_name(f) << " layout " << layout;
+                cudaFree(d_ws);
+                cudaFree(d_t);
+            }
+            for (std::uint32_t t : {0u, 1u, 128u, 254u, 255u, 300u}) {
+                cuda::threshold_device(dv, t, mask);
+                std::vector<std::uint8_t> got(n), want(n);
+                ASSERT_EQ(cudaMemcpy(got.data(), mask, n, cudaMemcpyDeviceToHost), cudaSuccess);
+                threshold(p.view(), t, want.data(), on(Backend::Cpu));
+                ASSERT_EQ(got, want) << format_name(f) << " layout " << layout << " t " << t;
+            }
+            cudaFree(d_img);
+            cudaFree(d_mask);
+        }
 }
 
 TEST(SegmentCuda, DeviceApiChainsOtsuThresholdAndLabel) {

@@ -157,6 +157,66 @@ CCL_HD std::uint8_t threshold_pixel(const Picture& p, std::uint32_t x, std::uint
     return pixel_value(p, x, y) > t ? 1u : 0u;
 }
 
+/// The mask bytes of four Gray8 pixels (the bytes of @p word, little-endian) at threshold @p t.
+CCL_HD std::uint32_t threshold_word(std::uint32_t word, std::uint32_t t) {
+    if (t >= 255) return 0;
+#if defined(__CUDA_ARCH__)
+    return __vcmpgtu4(word, t * 0x01010101u) & 0x01010101u;
+#else
+    std::uint32_t m = 0;
+    for (std::uint32_t b = 0; b < 32; b += 8)
+        if (((word >> b) & 0xFFu) > t) m |= 1u << b;
+    return m;
+#endif
+}
+
+/// The mask bytes of the @p n ≤ 16 pixels from raster index @p i0 (i0 + n ≤ width·height), packed
+/// four a word as in memory: byte j of the run is byte j % 4 of out[j / 4]; the rest are 0.
+CCL_HD void threshold_run16(const Picture& p, std::uint32_t i0, std::uint32_t n, std::uint32_t t, std::uint32_t out[4]) {
+    out[0] = out[1] = out[2] = out[3] = 0;
+    PixelWalk w(i0, p.width);
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (std::uint32_t j = 0; j < 16; ++j)
+        if (j < n) {
+            out[j / 4] |= std::uint32_t(threshold_pixel(p, w.x, w.y, t)) << (8 * (j % 4));
+            w.advance(1, p.width);
+        }
+}
+
+/// Gray8 histogram over 4-pixel words (a packed picture, @p data 4-byte aligned): thread @p thread
+/// of block @p block counts words block·per_block + thread + j·threads into @p local (256 bins);
+/// block 0 also counts the last pixels·mod·4 pixels by bytes.
+template <class A>
+CCL_HD void histogram_count_words(const std::uint8_t* data, std::uint64_t pixels, std::uint64_t block,
+                                  std::uint32_t thread, std::uint32_t threads, std::uint32_t per_block,
+                                  std::uint32_t* local, A& atomics) {
+    const std::uint64_t words = pixels / 4, first = block * per_block;
+    const std::uint64_t end = first + per_block < words ? first + per_block : words;
+    const auto* w = reinterpret_cast<const std::uint32_t*>(data);
+    for (std::uint64_t i = first + thread; i < end; i += threads) {
+        const std::uint32_t v = w[i];
+        atomics.add32(&local[v & 0xFFu], 1u);
+        atomics.add32(&local[(v >> 8) & 0xFFu], 1u);
+        atomics.add32(&local[(v >> 16) & 0xFFu], 1u);
+        atomics.add32(&local[v >> 24], 1u);
+    }
+    if (block == 0 && thread < pixels % 4) atomics.add32(&local[data[4 * words + thread]], 1u);
+}
+
+/// Merging step of @p copies histograms of @p bins bins (copy c at local + c·bins): one global
+/// atomic per non-zero bin of their sum.
+template <class A>
+CCL_HD void histogram_merge_copies(std::uint32_t thread, std::uint32_t threads, std::uint32_t copies, std::uint32_t bins,
+                                   const std::uint32_t* local, std::uint32_t* global, A& atomics) {
+    for (std::uint32_t b = thread; b < bins; b += threads) {
+        std::uint32_t sum = 0;
+        for (std::uint32_t c = 0; c < copies; ++c) sum += local[c * bins + b];
+        if (sum != 0) atomics.add32(&global[b], sum);
+    }
+}
+
 // ---- K-means -----------------------------------------------------------------------------------
 
 /// SplitMix64's finaliser of seed + (n + 1)·golden gamma: the one random function of K-means.
@@ -214,41 +274,65 @@ CCL_HD std::uint64_t kmeans_sample_index(std::uint64_t seed, std::uint32_t j, st
     return pixels <= kKMeansSample ? j : mix64(seed, j) % pixels;
 }
 
+// k-means++ in chunk steps: the sequential loop is these steps over one chunk [0, n); the GPU
+// runs them over one chunk a thread with block-wide sums in between (every sum is an exact
+// integer, so the chunking cannot change the pick).
+
+/// Σ dist[j0..j1).
+CCL_HD std::uint64_t kmeans_pp_total(const std::uint32_t* dist, std::uint32_t j0, std::uint32_t j1) {
+    std::uint64_t total = 0;
+    for (std::uint32_t j = j0; j < j1; ++j) total += dist[j];
+    return total;
+}
+
+/// The first j in [j0, j1) where @p before + Σ dist[j0..j] exceeds @p target, or j1 if none does.
+CCL_HD std::uint32_t kmeans_pp_find(const std::uint32_t* dist, std::uint32_t j0, std::uint32_t j1, std::uint64_t before,
+                                    std::uint64_t target) {
+    std::uint64_t run = before;
+    for (std::uint32_t j = j0; j < j1; ++j) {
+        run += dist[j];
+        if (run > target) return j;
+    }
+    return j1;
+}
+
+/// Centre @p i's draw: mix(seed, 2^32 + i).
+CCL_HD std::uint64_t kmeans_pp_draw(std::uint64_t seed, std::uint32_t i) {
+    return mix64(seed, (std::uint64_t(1) << 32) + i);
+}
+
+/// dist[j] for j in [j0, j1): the squared distance of sample point j to @p centre, or the smaller
+/// of that and dist[j] after the first centre.
+CCL_HD void kmeans_pp_update(const std::uint32_t* sample, std::uint32_t j0, std::uint32_t j1, const std::uint32_t* centre,
+                             bool first, std::uint32_t* dist) {
+    for (std::uint32_t j = j0; j < j1; ++j) {
+        const std::uint32_t d = kmeans_distance(sample + 3 * j, centre);
+        if (first || d < dist[j]) dist[j] = d;
+    }
+}
+
 /// k-means++ on @p sample (@p n points of 3 values) into @p centres (k × 3), with @p dist (n
-/// values) as scratch. Sequential: n·k steps (one GPU thread runs it; 2048 × k).
+/// values) as scratch: the chunk steps over one chunk.
 CCL_HD void kmeans_plus_plus(const std::uint32_t* sample, std::uint32_t n, std::uint32_t k, std::uint64_t seed,
                              std::uint32_t* centres, std::uint32_t* dist) {
     if (n == 0) {
         for (std::uint32_t i = 0; i < 3 * k; ++i) centres[i] = 0;
         return;
     }
-    const std::uint64_t stream = std::uint64_t(1) << 32;
-    std::uint32_t pick = std::uint32_t(mix64(seed, stream) % n);
+    std::uint32_t pick = std::uint32_t(kmeans_pp_draw(seed, 0) % n);
     for (std::uint32_t i = 0; i < k; ++i) {
         if (i > 0) {
-            std::uint64_t total = 0;
-            for (std::uint32_t j = 0; j < n; ++j) total += dist[j];
-            const std::uint64_t r = mix64(seed, stream + i);
+            const std::uint64_t total = kmeans_pp_total(dist, 0, n);
+            const std::uint64_t r = kmeans_pp_draw(seed, i);
             if (total == 0) {
                 pick = std::uint32_t(r % n);
             } else {
-                const std::uint64_t target = r % total;
-                std::uint64_t run = 0;
-                pick = n - 1;
-                for (std::uint32_t j = 0; j < n; ++j) {
-                    run += dist[j];
-                    if (run > target) {
-                        pick = j;
-                        break;
-                    }
-                }
+                pick = kmeans_pp_find(dist, 0, n, 0, r % total);
+                if (pick == n) pick = n - 1;
             }
         }
         for (int c = 0; c < 3; ++c) centres[3 * i + c] = sample[3 * pick + c];
-        for (std::uint32_t j = 0; j < n; ++j) {
-            const std::uint32_t d = kmeans_distance(sample + 3 * j, centres + 3 * i);
-            if (i == 0 || d < dist[j]) dist[j] = d;
-        }
+        kmeans_pp_update(sample, 0, n, centres + 3 * i, i == 0, dist);
     }
 }
 
@@ -315,6 +399,94 @@ CCL_HD void kmeans_assign(const Picture& p, std::uint64_t block, std::uint32_t t
         if (end - w.i <= threads) break;  // the next step would pass the end (or wrap 32 bits)
     }
     kmeans_flush(run, local, atomics);
+}
+
+// ---- K-means, the fast assign (k ≤ kKMeansFastK) --------------------------------------------
+//
+// Nearest centre by a dot product: with v the pixel's channel levels (its point p = 16·v),
+// |p − c|² = |p|² + (|c|² − 32·v·c) and |p|² is the pixel's own, so the nearest centre is the one
+// with the smallest |c|² − 32·v·c: three multiply-adds a centre instead of three differences and
+// squares. The score is 16·(|c|² − 32·v·c) + index (k ≤ 16), so one min picks the smallest
+// distance, ties to the smaller index. Bounds (channels ≤ 255, centres ≤ 16·255 = 4080, as a mean
+// rounded half up cannot pass its largest value): 16·|c|² ≤ 16·3·4080² < 8.0·10^8 and
+// 16·32·v·c ≤ 512·3·255·4080 < 1.6·10^9, so every partial sum lies in (−2^31, 2^31).
+// Pixel sums go to per-thread counters (two 32-bit words a cluster: R | G << 16, B | count << 16)
+// that no other thread touches: no atomics, no contention, whatever the picture; a thread takes at
+// most kKMeansFastPpt ≤ 257 pixels, so no 16-bit field can overflow (257 · 255 = 65535).
+
+inline constexpr std::uint32_t kKMeansFastK = 16;
+inline constexpr std::uint32_t kKMeansFastPpt = 128;
+
+/// A centre's terms: score(v) = a + v0·m0 + v1·m1 + v2·m2.
+struct KMeansTerms {
+    std::int32_t a, m0, m1, m2;
+};
+
+/// The terms of centre @p index < 16 (values @p c, 1/16 units, each ≤ 4080).
+CCL_HD KMeansTerms kmeans_terms(const std::uint32_t* c, std::uint32_t index) {
+    const auto c0 = std::int32_t(c[0]), c1 = std::int32_t(c[1]), c2 = std::int32_t(c[2]);
+    return KMeansTerms{16 * (c0 * c0 + c1 * c1 + c2 * c2) + std::int32_t(index), -512 * c0, -512 * c1, -512 * c2};
+}
+
+CCL_HD std::int32_t kmeans_score(const KMeansTerms& t, std::int32_t v0, std::int32_t v1, std::int32_t v2) {
+    return t.a + v0 * t.m0 + v1 * t.m1 + v2 * t.m2;
+}
+
+/// The nearest of k ≤ 16 centres (their terms) to channel levels (v0, v1, v2), ties to the
+/// smaller index: kmeans_nearest's answer.
+CCL_HD std::uint32_t kmeans_nearest_fast(std::int32_t v0, std::int32_t v1, std::int32_t v2, const KMeansTerms* t,
+                                           std::uint32_t k) {
+    std::int32_t best = kmeans_score(t[0], v0, v1, v2);
+    for (std::uint32_t c = 1; c < k; ++c) {
+        const std::int32_t s = kmeans_score(t[c], v0, v1, v2);
+        best = s < best ? s : best;
+    }
+    return std::uint32_t(best) & (kKMeansFastK - 1);  // two's complement: the low bits are the index
+}
+
+/// Counter word @p w (0, 1) of cluster @p c of thread @p thread among @p threads: a thread's
+/// counters are a column, so a warp's accesses fall in distinct banks whatever the clusters.
+CCL_HD std::uint32_t kmeans_slot(std::uint32_t c, std::uint32_t w, std::uint32_t thread, std::uint32_t threads) {
+    return (2 * c + w) * threads + thread;
+}
+
+/// A cluster's counter words as (R, G, B, count).
+CCL_HD void kmeans_unpack(std::uint32_t w0, std::uint32_t w1, std::uint32_t out[4]) {
+    out[0] = w0 & 0xFFFFu;
+    out[1] = w0 >> 16;
+    out[2] = w1 & 0xFFFFu;
+    out[3] = w1 >> 16;
+}
+
+/// Fast assign of thread @p thread in block @p block: pixels block·threads·ppt + thread +
+/// j·threads (j < ppt ≤ kKMeansFastPpt), the nearest of k ≤ 16 centres (their @p terms); with
+/// @p compare the pixels whose cluster changed are counted into @p changed and only those are
+/// written; each pixel's channels go to the thread's counters in @p slots (2k × threads words,
+/// zero before).
+CCL_HD void kmeans_assign_fast(const Picture& p, std::uint64_t block, std::uint32_t thread, std::uint32_t threads,
+                               std::uint32_t ppt, const KMeansTerms* terms, std::uint32_t k, std::uint32_t* clusters,
+                               bool compare, std::uint32_t& changed, std::uint32_t* slots) {
+    const std::uint64_t pixels = std::uint64_t(p.width) * p.height;
+    const std::uint64_t first = block * threads * ppt;
+    const std::uint64_t base = first + thread;
+    if (base >= pixels) return;
+    const std::uint64_t end = first + std::uint64_t(threads) * ppt < pixels ? first + std::uint64_t(threads) * ppt : pixels;
+    const bool gray = PixelFormat(p.format) == PixelFormat::Gray8;
+    const std::uint32_t bpp = std::uint32_t(bytes_per_pixel(PixelFormat(p.format)));
+    for (PixelWalk w(std::uint32_t(base), p.width); w.i < end; w.advance(threads, p.width)) {
+        const std::uint8_t* q = p.data + std::uint64_t(w.y) * p.stride + std::uint64_t(w.x) * bpp;
+        const std::uint32_t v0 = q[0], v1 = gray ? 0u : q[1], v2 = gray ? 0u : q[2];
+        const std::uint32_t c = kmeans_nearest_fast(std::int32_t(v0), std::int32_t(v1), std::int32_t(v2), terms, k);
+        if (!compare) {
+            clusters[w.i] = c;
+        } else if (clusters[w.i] != c) {
+            ++changed;
+            clusters[w.i] = c;
+        }
+        slots[kmeans_slot(c, 0, thread, threads)] += v0 | v1 << 16;
+        slots[kmeans_slot(c, 1, thread, threads)] += v2 | 1u << 16;
+        if (end - w.i <= threads) break;  // the next step would pass the end (or wrap 32 bits)
+    }
 }
 
 }  // namespace cclabel::seg
