@@ -18,6 +18,8 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
 #include <cstdint>
 #include <cctype>
@@ -29,6 +31,7 @@
 #include "cclabel/error.hpp"
 #include "cclabel/label.hpp"
 #include "cclabel/stats.hpp"
+#include "cclabel/tiles.hpp"
 #if CCLABEL_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
@@ -703,6 +706,117 @@ nb::dict py_inspect_labels(nb::handle labels) {
     return r;
 }
 
+// --- the tile steps (cclabel/tiles.hpp), for schedulers such as Dask ----------------------------
+// Tables cross this boundary as NumPy arrays (1-D, C-contiguous, the exact dtype: the Python layer
+// converts) so that they pickle as they are; a tile is (x0, y0, width, height, image_width,
+// first_index, edge_keys, edge_labels).
+
+template <typename T>
+using Vec = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+template <typename T>
+nb::ndarray<nb::numpy, T> to_numpy(std::vector<T>&& v, std::size_t cols = 1) {
+    auto* owned = new std::vector<T>(std::move(v));
+    nb::capsule owner(owned, [](void* q) noexcept { delete static_cast<std::vector<T>*>(q); });
+    const std::size_t shape[2] = {owned->size() / cols, cols};
+    return nb::ndarray<nb::numpy, T>(owned->data(), cols == 1 ? 1 : 2, shape, owner);
+}
+
+template <typename T>
+std::vector<T> to_vector(const Vec<T>& a) {
+    return std::vector<T>(a.data(), a.data() + a.shape(0));
+}
+
+using TileTuple = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, Vec<std::uint64_t>,
+                             Vec<std::uint32_t>, Vec<std::uint32_t>>;
+
+cclabel::TileInfo tile_of(const TileTuple& t) {
+    cclabel::TileInfo info;
+    info.rect = cclabel::TileRect{std::get<0>(t), std::get<1>(t), std::get<2>(t), std::get<3>(t)};
+    info.image_width = std::get<4>(t);
+    info.first_index = to_vector(std::get<5>(t));
+    info.edge_keys = to_vector(std::get<6>(t));
+    info.edge_labels = to_vector(std::get<7>(t));
+    return info;
+}
+
+// _label_tile(tile, labels, x0, y0, image_width, connectivity, background, backend)
+//   -> (first_index uint64, edge_keys uint32, edge_labels uint32); labels (h, w) uint32 is written.
+std::tuple<nb::ndarray<nb::numpy, std::uint64_t>, nb::ndarray<nb::numpy, std::uint32_t>,
+           nb::ndarray<nb::numpy, std::uint32_t>>
+py_label_tile(nb::handle image, nb::ndarray<std::uint32_t, nb::ndim<2>, nb::c_contig, nb::device::cpu> labels,
+              std::int64_t x0, std::int64_t y0, std::int64_t image_width, nb::handle connectivity,
+              nb::handle background, nb::handle backend) {
+    InArray a = import_image(image);
+    const Layout L = inspect(a, nullptr, false);
+    if (L.batch) throw nb::value_error("tile: one (H, W) or (H, W, 3|4) tile, not a batch");
+    if (!on_host(L.device_type)) throw nb::value_error("tile: label_tile takes host arrays; label GPU tiles with label()");
+    if (std::int64_t(labels.shape(0)) != L.H || std::int64_t(labels.shape(1)) != L.W)
+        throw nb::value_error("labels: shape must be the tile's (H, W)");
+    cclabel::Options opt;
+    opt.connectivity = parse_connectivity(connectivity);
+    opt.background = parse_background(background, L);
+    opt.backend = parse_backend(backend);
+    cclabel::TileInfo info;
+    {
+        nb::gil_scoped_release unlock;
+        info = cclabel::label_tile(view_of(L, 0), x0, y0, image_width, L.H * L.W ? labels.data() : nullptr, opt);
+    }
+    return {to_numpy(std::move(info.first_index)), to_numpy(std::move(info.edge_keys)),
+            to_numpy(std::move(info.edge_labels))};
+}
+
+// _seam(a, b, connectivity) -> (k, 2) uint32 pairs (label in a, label in b).
+nb::ndarray<nb::numpy, std::uint32_t> py_seam(const TileTuple& a, const TileTuple& b, nb::handle connectivity) {
+    const int conn = parse_connectivity(connectivity);
+    const cclabel::TileInfo ta = tile_of(a), tb = tile_of(b);
+    std::vector<std::uint32_t> pairs;
+    {
+        nb::gil_scoped_release unlock;
+        pairs = cclabel::seam_equivalences(ta, tb, conn);
+    }
+    return to_numpy(std::move(pairs), 2);
+}
+
+// _resolve(first_indices, seams: [(tile_a, tile_b, pairs (k, 2) uint32 flattened)]) -> (N, [map uint64]).
+std::tuple<std::uint64_t, std::vector<nb::ndarray<nb::numpy, std::uint64_t>>> py_resolve(
+    const std::vector<Vec<std::uint64_t>>& first_indices,
+    const std::vector<std::tuple<std::uint64_t, std::uint64_t, Vec<std::uint32_t>>>& seams) {
+    std::vector<std::vector<std::uint64_t>> fi;
+    fi.reserve(first_indices.size());
+    for (const auto& f : first_indices) fi.push_back(to_vector(f));
+    std::vector<cclabel::Seam> ss;
+    ss.reserve(seams.size());
+    for (const auto& [ta, tb, pairs] : seams) ss.push_back(cclabel::Seam{ta, tb, to_vector(pairs)});
+    cclabel::Resolution res;
+    {
+        nb::gil_scoped_release unlock;
+        res = cclabel::resolve_tiles(fi, ss);
+    }
+    std::vector<nb::ndarray<nb::numpy, std::uint64_t>> maps;
+    maps.reserve(res.maps.size());
+    for (auto& m : res.maps) maps.push_back(to_numpy(std::move(m)));
+    return {res.count, std::move(maps)};
+}
+
+// _relabel(local (h, w) uint32, map uint64, out (h, w) uint32 or uint64).
+void py_relabel(nb::ndarray<const std::uint32_t, nb::ndim<2>, nb::c_contig, nb::device::cpu> local,
+                const Vec<std::uint64_t>& map, nb::ndarray<nb::ndim<2>, nb::c_contig, nb::device::cpu> out) {
+    if (out.shape(0) != local.shape(0) || out.shape(1) != local.shape(1))
+        throw nb::value_error("out: shape must be the local labels' shape");
+    const std::vector<std::uint64_t> m = to_vector(map);
+    const auto h = std::int64_t(local.shape(0)), w = std::int64_t(local.shape(1));
+    if (is<std::uint32_t>(out.dtype())) {
+        nb::gil_scoped_release unlock;
+        cclabel::relabel_tile(local.data(), w, h, m, static_cast<std::uint32_t*>(out.data()), w);
+    } else if (is<std::uint64_t>(out.dtype())) {
+        nb::gil_scoped_release unlock;
+        cclabel::relabel_tile(local.data(), w, h, m, static_cast<std::uint64_t*>(out.data()), w);
+    } else {
+        throw nb::type_error(("out: dtype must be uint32 or uint64, got " + dtype_str(out.dtype())).c_str());
+    }
+}
+
 }  // namespace
 
 NB_MODULE(_cclabel, m) {
@@ -726,6 +840,11 @@ NB_MODULE(_cclabel, m) {
     m.def("_filter_device", &py_filter_device, "labels"_a.none(), "largest"_a, "param"_a.none(), "capacity"_a,
           "new_count"_a.none(), "stream"_a, "workspace"_a.none());
     m.def("_inspect_labels", &py_inspect_labels, "labels"_a.none());
+    m.def("_label_tile", &py_label_tile, "image"_a.none(), "labels"_a, "x0"_a, "y0"_a, "image_width"_a,
+          "connectivity"_a.none(), "background"_a.none(), "backend"_a.none());
+    m.def("_seam", &py_seam, "a"_a, "b"_a, "connectivity"_a.none());
+    m.def("_resolve", &py_resolve, "first_indices"_a, "seams"_a);
+    m.def("_relabel", &py_relabel, "local"_a, "map"_a, "out"_a);
     m.def("cuda_available", &cclabel::cuda_available,
           "True where this build has the CUDA backend and a CUDA device is present.");
 #if CCLABEL_HAVE_CUDA
