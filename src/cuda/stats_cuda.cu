@@ -49,6 +49,8 @@ constexpr std::uint32_t kGridThreads = 256;
 constexpr std::uint64_t kMaxStrideBlocks = 8192;  // grid-stride kernels over rows or pixels
 constexpr std::uint32_t kNoKey32 = 0xFFFFFFFFu;
 constexpr std::uint64_t kNoKey64 = 0xFFFFFFFFFFFFFFFFull;
+constexpr std::uint64_t kStatsTargetBlocks = 4096;
+constexpr std::uint64_t kStatsMaxTilesPerBlock = 32;
 
 std::size_t align_up(std::size_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
 
@@ -90,16 +92,54 @@ __global__ void stats_init_kernel(StatsParams g) {
         row_init(g.rows + l * kRowWords);
 }
 
-__global__ void __launch_bounds__(kStatsThreads) stats_kernel(StatsParams g) {
+/// The block pass over @p tiles_per_block consecutive tiles, the table kept across them.
+__global__ void __launch_bounds__(kStatsThreads) stats_kernel(StatsParams g, std::uint32_t tiles_per_block) {
     __shared__ StatsShared s;
+    __shared__ std::uint32_t warp_sum[kStatsThreads / 32], warp_max[kStatsThreads / 32];
     DeviceStatsOps ops;
-    stats_stage(ops, g, s, threadIdx.x, blockIdx.x);
-    __syncthreads();
-    const StatsRun open = stats_runs(ops, g, s, threadIdx.x, blockIdx.x);
-    __syncthreads();
-    stats_chain(ops, g, s, threadIdx.x, open);
-    __syncthreads();
-    stats_flush(ops, g, s, threadIdx.x);
+    const std::uint32_t t = threadIdx.x, lane = t & 31u, warp = t / 32u;
+    const auto tiles = std::uint32_t((g.pixels + kStatsTile - 1) / kStatsTile);  // < 2^21
+    const std::uint32_t first = blockIdx.x * tiles_per_block;
+    const std::uint32_t last = first + tiles_per_block < tiles ? first + tiles_per_block : tiles;
+    stats_clear(g, s, t);
+    for (std::uint32_t b = first; b < last; ++b) {
+        stats_stage(ops, g, s, t, b);
+        __syncthreads();
+        const StatsEnds e = stats_runs(ops, g, s, t, b);
+        stats_chain_head(s, t, e);
+        // Chain: inclusive sum of the pieces' perimeters and exclusive max of the head marks.
+        std::uint32_t sum = chain_piece_perim(e), mark = chain_head_mark(e, t);
+        for (std::uint32_t off = 1; off < 32; off *= 2) {
+            const std::uint32_t a = __shfl_up_sync(0xFFFFFFFFu, sum, off), m = __shfl_up_sync(0xFFFFFFFFu, mark, off);
+            if (lane >= off) {
+                sum += a;
+                mark = max(mark, m);
+            }
+        }
+        std::uint32_t mark_before = __shfl_up_sync(0xFFFFFFFFu, mark, 1);
+        if (lane == 0) mark_before = 0;
+        if (lane == 31) {
+            warp_sum[warp] = sum;
+            warp_max[warp] = mark;
+        }
+        __syncthreads();
+        for (std::uint32_t w = 0; w < warp; ++w) {
+            sum += warp_sum[w];
+            mark_before = max(mark_before, warp_max[w]);
+        }
+        stats_chain_prefix(s, t, sum);
+        __syncthreads();
+        stats_chain_close(ops, g, s, e, sum, mark_before);
+        __syncthreads();
+        if (b + 1 == last) {
+            stats_flush(ops, g, s, t);
+        } else if (s.used > kStatsFlushAt) {
+            stats_flush(ops, g, s, t);
+            __syncthreads();
+            stats_clear(g, s, t);
+            __syncthreads();
+        }
+    }
 }
 
 __global__ void stats_finish_kernel(StatsParams g) {
@@ -184,8 +224,11 @@ void launch_sums(const StatsParams& g, cudaStream_t stream) {
     stats_init_kernel<<<stride_blocks(g.capacity), kGridThreads, 0, stream>>>(g);
     CCL_STATS_LAUNCHED("stats_init_kernel");
     if (g.pixels == 0) return;
-    const std::uint64_t blocks = (g.pixels + kStatsTile - 1) / kStatsTile;  // ≤ 2^21
-    stats_kernel<<<unsigned(blocks), kStatsThreads, 0, stream>>>(g);
+    // Several tiles a block once there are thousands of blocks: a label covering the picture then
+    // costs a flush per block, not per tile, and the grid still fills the GPU.
+    const std::uint64_t tiles = (g.pixels + kStatsTile - 1) / kStatsTile;  // ≤ 2^21
+    const auto per_block = std::uint32_t(std::clamp<std::uint64_t>(tiles / kStatsTargetBlocks, 1, kStatsMaxTilesPerBlock));
+    stats_kernel<<<unsigned((tiles + per_block - 1) / per_block), kStatsThreads, 0, stream>>>(g, per_block);
     CCL_STATS_LAUNCHED("stats_kernel");
 }
 

@@ -1,10 +1,11 @@
 // The per-thread programs of the GPU statistics (src/cuda/kernels/stats_bodies.cuh) run on the
-// host: every block's phases in turn (Stage, Runs, Chain, Flush, separated by the kernel's
-// barriers), every thread of a phase in a shuffled order (a phase must not depend on the order of
-// its threads), plain memory standing in for shared memory and atomics. The rows must equal the
-// CPU statistics (cclabel::regions on the CPU) bit for bit, so CI checks the GPU logic without a
-// GPU: runs across thread, row and tile ends, the table overflowing to the global rows, label
-// images not from the labeller, and a row cap below N.
+// host: every block's tiles and phases in turn (Clear, Stage, Runs, Chain, Flush, separated by the
+// kernel's barriers), every thread of a phase in a shuffled order (a phase must not depend on the
+// order of its threads), plain memory standing in for shared memory and atomics. The rows must
+// equal the CPU statistics (cclabel::regions on the CPU) bit for bit, so CI checks the GPU logic
+// without a GPU: runs across thread, row and tile ends, blocks of one and several tiles, the table
+// flushed between tiles or overflowing to the global rows, label images not from the labeller, and
+// a row cap below N.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -52,10 +53,14 @@ struct HostStatsOps {
     void max64(unsigned long long* p, std::uint64_t v) { put(p, std::max<unsigned long long>(get(p), v)); }
 };
 
-/// What regions_device computes, with the kernels' loops run on the host. @p count: N as the
-/// device would read it (null: rows = capacity).
+/// Flushes of a full table between tiles seen by emulate (the overflow test wants some).
+std::uint64_t flushes_between_tiles = 0;
+
+/// What regions_device computes, with the kernels' loops run on the host: blocks of
+/// @p tiles_per_block tiles. @p count: N as the device would read it (null: rows = capacity).
 std::vector<RegionStats> emulate(const TestImage& img, const std::vector<std::uint32_t>& labels, int conn,
-                                 const std::uint32_t* count, std::uint64_t capacity, std::uint32_t seed) {
+                                 const std::uint32_t* count, std::uint64_t capacity, std::uint32_t seed,
+                                 std::uint64_t tiles_per_block) {
     StatsParams g;
     g.labels = labels.data();
     g.width = std::uint32_t(img.width);
@@ -79,18 +84,41 @@ std::vector<RegionStats> emulate(const TestImage& img, const std::vector<std::ui
     std::vector<std::uint32_t> order(kStatsThreads);
     std::iota(order.begin(), order.end(), 0u);
     std::mt19937 rng(seed);
-    std::vector<StatsRun> open(kStatsThreads);
-    const std::uint64_t blocks = (g.pixels + kStatsTile - 1) / kStatsTile;
-    for (std::uint64_t b = 0; b < blocks; ++b) {
+    std::vector<StatsEnds> ends(kStatsThreads);
+    std::vector<std::uint32_t> prefix(kStatsThreads), mark_before(kStatsThreads);
+    auto phase = [&](auto&& fn) {
+        std::shuffle(order.begin(), order.end(), rng);
+        for (std::uint32_t t : order) fn(t);
+    };
+    const std::uint64_t tiles = (g.pixels + kStatsTile - 1) / kStatsTile;
+    for (std::uint64_t first = 0; first < tiles; first += tiles_per_block) {  // one block
         StatsShared& s = *shared;
-        std::shuffle(order.begin(), order.end(), rng);
-        for (std::uint32_t t : order) stats_stage(ops, g, s, t, b);
-        std::shuffle(order.begin(), order.end(), rng);
-        for (std::uint32_t t : order) open[t] = stats_runs(ops, g, s, t, b);
-        std::shuffle(order.begin(), order.end(), rng);
-        for (std::uint32_t t : order) stats_chain(ops, g, s, t, open[t]);
-        std::shuffle(order.begin(), order.end(), rng);
-        for (std::uint32_t t : order) stats_flush(ops, g, s, t);
+        const std::uint64_t last = std::min(tiles, first + tiles_per_block);
+        phase([&](std::uint32_t t) { stats_clear(g, s, t); });
+        for (std::uint64_t b = first; b < last; ++b) {
+            phase([&](std::uint32_t t) { stats_stage(ops, g, s, t, b); });
+            phase([&](std::uint32_t t) {
+                ends[t] = stats_runs(ops, g, s, t, b);
+                stats_chain_head(s, t, ends[t]);
+            });
+            // the kernel's block scans, done directly
+            std::uint32_t sum = 0, mark = 0;
+            for (std::uint32_t t = 0; t < kStatsThreads; ++t) {
+                mark_before[t] = mark;
+                sum += chain_piece_perim(ends[t]);
+                mark = std::max(mark, chain_head_mark(ends[t], t));
+                prefix[t] = sum;
+            }
+            phase([&](std::uint32_t t) { stats_chain_prefix(s, t, prefix[t]); });
+            phase([&](std::uint32_t t) { stats_chain_close(ops, g, s, ends[t], prefix[t], mark_before[t]); });
+            if (b + 1 == last) {
+                phase([&](std::uint32_t t) { stats_flush(ops, g, s, t); });
+            } else if (s.used > kStatsFlushAt) {
+                ++flushes_between_tiles;
+                phase([&](std::uint32_t t) { stats_flush(ops, g, s, t); });
+                phase([&](std::uint32_t t) { stats_clear(g, s, t); });
+            }
+        }
     }
     for (std::uint64_t l = 0; l < n_rows; ++l) stats_finish_row(g, l);
     std::vector<RegionStats> out(n_rows);
@@ -134,8 +162,9 @@ void check_image(const TestImage& img, const std::vector<std::uint32_t>& labels,
         const auto want = cpu_rows(img, labels, conn);
         const std::string w = what + " conn " + std::to_string(conn);
         // N from the device (the labeller's count) with spare capacity; N unknown (capacity = N + 1).
-        expect_same_rows(emulate(img, labels, conn, &n, std::uint64_t(n) + 7, seed), want, w + " count");
-        expect_same_rows(emulate(img, labels, conn, nullptr, std::uint64_t(n) + 1, seed + 1), want, w + " capacity");
+        // One tile a block and several (the table kept across tiles).
+        expect_same_rows(emulate(img, labels, conn, &n, std::uint64_t(n) + 7, seed, 1), want, w + " count");
+        expect_same_rows(emulate(img, labels, conn, nullptr, std::uint64_t(n) + 1, seed + 1, 3), want, w + " capacity");
     }
 }
 
@@ -188,7 +217,9 @@ TEST(StatsBodies, TableOverflowAndManyTinyRegions) {
     std::vector<std::uint64_t> v(std::size_t(w * h));
     std::iota(v.begin(), v.end(), 0ull);
     const auto distinct = make_image(w, h, PixelFormat::U32, v);
+    flushes_between_tiles = 0;
     check_image(distinct, label(distinct.view()).data, "all distinct", 5);
+    EXPECT_GT(flushes_between_tiles, 0u) << "a table over half full is flushed between tiles";
     for (std::int64_t i = 0; i < w * h; ++i) v[std::size_t(i)] = std::uint64_t(((i % w) + (i / w)) % 2);
     const auto board = make_image(w, h, PixelFormat::Binary8, v);
     Options four;
@@ -221,7 +252,7 @@ TEST(StatsBodies, RowCapBelowN) {
     for (int conn : {4, 8}) {
         const auto want = cpu_rows(img, lab.data, conn);
         const std::uint64_t cap = 20;
-        const auto got = emulate(img, lab.data, conn, &lab.count, cap, 1);
+        const auto got = emulate(img, lab.data, conn, &lab.count, cap, 1, 2);
         expect_same_rows(got, std::vector<RegionStats>(want.begin(), want.begin() + std::ptrdiff_t(cap)), "cap 20");
     }
 }

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -153,6 +154,31 @@ TEST(CudaStats, OneHugeRegionAndMillionsOfTinyOnes) {
         ASSERT_EQ(lab.count, std::uint32_t(w * h));
         expect_backends_agree(img, lab.data, "checkerboard");
         expect_filters_agree(lab.data, w, h, "checkerboard");
+    }
+}
+
+TEST(CudaStats, SeveralTilesABlock) {
+    REQUIRE_GPU();
+    // Past 4096 · 2048 · 2 pixels a block takes several tiles and keeps its table across them:
+    // a background covering most of the picture, blobs and lines over it (labels spread through
+    // the tiles, tables flushed between tiles), at two widths (rows ending inside tiles or not).
+    for (auto [w, h] : {std::pair<std::int64_t, std::int64_t>{6001, 5003}, {4096, 8200}}) {
+        std::vector<std::uint64_t> v(std::size_t(w * h), 0);
+        std::mt19937 rng{std::uint32_t(w)};
+        for (int blob = 0; blob < 20000; ++blob) {
+            const std::int64_t cx = std::int64_t(rng() % std::uint64_t(w)), cy = std::int64_t(rng() % std::uint64_t(h));
+            const std::int64_t r = 1 + std::int64_t(rng() % 12), value = 1 + std::int64_t(rng() % 3);
+            for (std::int64_t y = std::max<std::int64_t>(0, cy - r); y < std::min(h, cy + r + 1); ++y)
+                for (std::int64_t x = std::max<std::int64_t>(0, cx - r); x < std::min(w, cx + r + 1); ++x)
+                    if ((x - cx) * (x - cx) + (y - cy) * (y - cy) <= r * r) v[std::size_t(y * w + x)] = std::uint64_t(value);
+        }
+        for (std::int64_t y = 0; y < h; y += 97)
+            for (std::int64_t x = 0; x < w; ++x) v[std::size_t(y * w + x)] = 4;  // full-width lines
+        const auto img = make_image(w, h, PixelFormat::Gray8, v);
+        Options o;
+        o.backend = Backend::Cpu;
+        const Labels lab = label(img.view(), o);
+        expect_backends_agree(img, lab.data, "tiles " + std::to_string(w) + "x" + std::to_string(h));
     }
 }
 

@@ -4,21 +4,22 @@
 // every phase for every thread of every block with plain memory standing in for shared memory and
 // atomics. Every atomic goes through an `Ops` object.
 //
-// A block takes kStatsTile consecutive pixels in raster order (any row width: a tile may hold
-// pieces of several rows) and keeps its partial sums per label in a small hash table in shared
-// memory. One call of a block:
+// A block takes a run of consecutive tiles of kStatsTile pixels in raster order (any row width: a
+// tile may hold pieces of several rows) and keeps its partial sums per label in a small hash table
+// in shared memory across its tiles. Per tile:
 //   Stage   the tile's labels and those one row above and below it (for the perimeter) are read
-//           into shared memory with coalesced loads; the table is cleared.
-//   Runs    each thread walks its kStatsPpt pixels and cuts them into runs of one label within a
-//           row; a run is inserted into the table (8 shared atomics), except a run that continues
-//           the previous thread's last run (kept for Chain) and a last run that continues into the
-//           next thread (kept in a register).
-//   Chain   the thread holding such an open run adds the next threads' continuations and inserts
-//           the whole run once: a row of paper or a long stroke costs one insert per block.
-//   Flush   one set of global atomics per occupied table entry (per (block, label) pair). Runs
-//           that find the table full go to the global row directly.
-// Rows accumulate in the output array itself (RegionStats rows seen as ten 64-bit words), so the
-// workspace does not grow with the number of labels; Finish turns the sums into the row.
+//           into shared memory with coalesced loads.
+//   Runs    each thread walks its kStatsPpt pixels (a 3×3 window slid along the row, three shared
+//           loads a pixel) and cuts them into runs of one label within a row; a run is inserted
+//           into the table (8 shared atomics), except a run that continues the previous thread's
+//           last run and a last run that continues into the next thread.
+//   Chain   those pieces of one run are summed by a block-wide scan (their perimeter pixels, and
+//           the nearest thread before that opened a run), and the thread holding the run's last
+//           piece inserts the whole run once: a row of paper costs one insert per tile.
+// Flush, one set of global atomics per occupied table entry (per (block, label) pair), runs when
+// the table is over half full and after the block's last tile: a label covering the picture (the
+// paper) costs a few global atomics per block, not per tile. Runs that find the table full go to
+// the global row directly.
 #include <cstdint>
 #include <cstring>
 
@@ -31,6 +32,7 @@ inline constexpr std::uint32_t kStatsThreads = 256;
 inline constexpr std::uint32_t kStatsPpt = 8;  // consecutive pixels a thread
 inline constexpr std::uint32_t kStatsTile = kStatsThreads * kStatsPpt;
 inline constexpr std::uint32_t kStatsTable = 256;  // a power of two
+inline constexpr std::uint32_t kStatsFlushAt = kStatsTable / 2;  // occupied entries that trigger a flush between tiles
 inline constexpr std::uint32_t kEmptyKey = 0xFFFFFFFFu;
 inline constexpr std::uint64_t kNoLabel = 0xFFFFFFFFFFFFFFFFull;
 inline constexpr std::uint64_t kQuietNanBits = 0x7FF8000000000000ull;  // std::numeric_limits<double>::quiet_NaN()
@@ -74,9 +76,11 @@ struct StatsShared {
     std::uint32_t key[kStatsTable], area[kStatsTable], perim[kStatsTable];
     std::uint32_t min_x[kStatsTable], max_x[kStatsTable], first[kStatsTable], last[kStatsTable];
     unsigned long long sum_x[kStatsTable], sum_y[kStatsTable];
-    // A thread's first run when it continues the previous thread's: where it ends, its perimeter
-    // pixels, and whether it runs on into the next thread.
-    std::uint32_t f_x1[kStatsThreads], f_perim[kStatsThreads], f_open[kStatsThreads];
+    // A thread's open last run (the head of a chain), and the inclusive prefix over the threads of
+    // their continuation pieces' perimeter pixels.
+    std::uint32_t h_label[kStatsThreads], h_y[kStatsThreads], h_x0[kStatsThreads], h_perim[kStatsThreads];
+    std::uint32_t chain_prefix[kStatsThreads];
+    std::uint32_t used;  // table entries claimed
     std::uint64_t rows;
 };
 
@@ -84,6 +88,15 @@ struct StatsShared {
 struct StatsRun {
     std::uint32_t label = 0, y = 0, x0 = 0, x1 = 0, perim = 0;
     bool valid = false;
+};
+
+/// What a thread's Runs leave for Chain: its open last run (the head of a chain), and its first
+/// run when that continues the previous thread's (a piece: where it ends, its perimeter pixels,
+/// whether it runs on into the next thread).
+struct StatsEnds {
+    StatsRun head;
+    bool piece = false, piece_open = false;
+    std::uint32_t piece_x1 = 0, piece_perim = 0;
 };
 
 CCL_HD void row_init(unsigned long long* row) {
@@ -124,7 +137,10 @@ CCL_HD void insert_run(Ops& ops, const StatsParams& g, StatsShared& s, const Sta
             std::uint32_t k = ops.ld(&s.key[h]);
             if (k == kEmptyKey) {
                 k = ops.cas(&s.key[h], kEmptyKey, r.label);
-                if (k == kEmptyKey) k = r.label;
+                if (k == kEmptyKey) {
+                    k = r.label;
+                    ops.add32(&s.used, 1u);
+                }
             }
             if (k != r.label) continue;
             ops.add32(&s.area[h], area);
@@ -141,8 +157,7 @@ CCL_HD void insert_run(Ops& ops, const StatsParams& g, StatsShared& s, const Sta
     add_to_row(ops, g, r.label, area, r.perim, r.x0, r.x1, first, last, sum_x, sum_y);
 }
 
-/// Stage: thread @p t of block @p b reads its share of the tile and its two neighbour rows and
-/// clears its share of the table. A barrier must follow.
+/// Stage: thread @p t reads its share of tile @p b and its two neighbour rows. A barrier must follow.
 template <class Ops>
 CCL_HD void stats_stage(Ops& ops, const StatsParams& g, StatsShared& s, std::uint32_t t, std::uint64_t b) {
     const std::uint64_t start = b * kStatsTile;
@@ -156,6 +171,11 @@ CCL_HD void stats_stage(Ops& ops, const StatsParams& g, StatsShared& s, std::uin
         s.up[slot] = in && i >= g.width && i - g.width < g.pixels ? ops.ld_label(g.labels + (i - g.width)) : kEmptyKey;
         s.dn[slot] = in && i + g.width < g.pixels ? ops.ld_label(g.labels + (i + g.width)) : kEmptyKey;
     }
+}
+
+/// Clear: thread @p t empties its share of the table (at the block's start and after a flush). A
+/// barrier must follow before the next insert.
+CCL_HD void stats_clear(const StatsParams& g, StatsShared& s, std::uint32_t t) {
     for (std::uint32_t e = t; e < kStatsTable; e += kStatsThreads) {
         s.key[e] = kEmptyKey;
         s.area[e] = s.perim[e] = 0;
@@ -163,52 +183,58 @@ CCL_HD void stats_stage(Ops& ops, const StatsParams& g, StatsShared& s, std::uin
         s.max_x[e] = s.last[e] = 0;
         s.sum_x[e] = s.sum_y[e] = 0;
     }
-    if (t == 0) s.rows = stats_rows(g);
+    if (t == 0) {
+        s.used = 0;
+        s.rows = stats_rows(g);
+    }
 }
 
-/// Runs: thread @p t cuts its pixels into runs and inserts them; returns its open last run (to be
-/// inserted by stats_chain). A barrier must follow.
+/// Runs: thread @p t cuts its pixels of tile @p b into runs and inserts them; returns the pieces
+/// for Chain.
 template <class Ops>
-CCL_HD StatsRun stats_runs(Ops& ops, const StatsParams& g, StatsShared& s, std::uint32_t t, std::uint64_t b) {
-    StatsRun pending;
+CCL_HD StatsEnds stats_runs(Ops& ops, const StatsParams& g, StatsShared& s, std::uint32_t t, std::uint64_t b) {
+    StatsEnds ends;
     const std::uint64_t start = b * kStatsTile;
     const std::uint64_t end = start + kStatsTile < g.pixels ? start + kStatsTile : g.pixels;
     const std::uint64_t b0 = start + std::uint64_t(t) * kStatsPpt;
-    if (b0 >= end) return pending;
+    if (b0 >= end) return ends;
     const std::uint64_t b1 = b0 + kStatsPpt < end ? b0 + kStatsPpt : end;
     const std::uint64_t rows = s.rows;
     const std::uint32_t w = g.width, h = g.height;
     std::uint32_t y = std::uint32_t(b0 / w), x = std::uint32_t(b0 % w);
+    const std::uint32_t j0 = std::uint32_t(b0 - start) + 1, j1 = std::uint32_t(b1 - start) + 1;
 
     auto close = [&](const StatsRun& r, bool is_first, bool is_last) {
         if (r.label >= rows) return;  // no row for it: not counted
-        const std::uint32_t j0 = std::uint32_t(b0 - start) + 1, j1 = std::uint32_t(b1 - start) + 1;
         const bool cont = is_first && b0 > start && r.x0 != 0 && s.cur[stage_slot(j0 - 1)] == r.label;
         const bool open = is_last && b1 < end && r.x1 + 1 < w && s.cur[stage_slot(j1)] == r.label;
         if (cont) {
-            s.f_x1[t] = r.x1;
-            s.f_perim[t] = r.perim;
-            s.f_open[t] = open ? 1u : 0u;
+            ends.piece = true;
+            ends.piece_open = open;
+            ends.piece_x1 = r.x1;
+            ends.piece_perim = r.perim;
         } else if (open) {
-            pending = r;
-            pending.valid = true;
+            ends.head = r;
+            ends.head.valid = true;
         } else {
             insert_run(ops, g, s, r);
         }
     };
 
+    // The 3×3 window around pixel j: columns j − 1, j, j + 1 of the rows above, at and below.
+    std::uint32_t u0 = s.up[stage_slot(j0 - 1)], u1 = s.up[stage_slot(j0)];
+    std::uint32_t c0 = s.cur[stage_slot(j0 - 1)], c1 = s.cur[stage_slot(j0)];
+    std::uint32_t d0 = s.dn[stage_slot(j0 - 1)], d1 = s.dn[stage_slot(j0)];
     StatsRun r;
     bool have = false, first_run = true;
-    for (std::uint64_t i = b0; i < b1; ++i) {
-        const std::uint32_t j = std::uint32_t(i - start) + 1;
-        const std::uint32_t l = s.cur[stage_slot(j)];
+    for (std::uint32_t j = j0; j < j1; ++j) {
+        const std::uint32_t next = stage_slot(j + 1);
+        const std::uint32_t u2 = s.up[next], c2 = s.cur[next], d2 = s.dn[next];
+        const std::uint32_t l = c1;
         bool edge = x == 0 || y == 0 || x + 1 == w || y + 1 == h;
         if (!edge) {
-            edge = s.cur[stage_slot(j - 1)] != l || s.cur[stage_slot(j + 1)] != l || s.up[stage_slot(j)] != l ||
-                   s.dn[stage_slot(j)] != l;
-            if (!edge && g.connectivity == 8)
-                edge = s.up[stage_slot(j - 1)] != l || s.up[stage_slot(j + 1)] != l ||
-                       s.dn[stage_slot(j - 1)] != l || s.dn[stage_slot(j + 1)] != l;
+            edge = ((c0 ^ l) | (c2 ^ l) | (u1 ^ l) | (d1 ^ l)) != 0;
+            if (!edge && g.connectivity == 8) edge = ((u0 ^ l) | (u2 ^ l) | (d0 ^ l) | (d2 ^ l)) != 0;
         }
         if (have && x != 0 && l == r.label) {
             r.x1 = x;
@@ -228,22 +254,47 @@ CCL_HD StatsRun stats_runs(Ops& ops, const StatsParams& g, StatsShared& s, std::
             x = 0;
             ++y;
         }
+        u0 = u1, u1 = u2, c0 = c1, c1 = c2, d0 = d1, d1 = d2;
     }
     close(r, first_run, true);
-    return pending;
+    return ends;
 }
 
-/// Chain: the thread with an open run follows the continuations of the next threads and inserts
-/// the whole run. A barrier must follow.
-template <class Ops>
-CCL_HD void stats_chain(Ops& ops, const StatsParams& g, StatsShared& s, std::uint32_t t, StatsRun pending) {
-    if (!pending.valid) return;
-    for (std::uint32_t j = t + 1; j < kStatsThreads; ++j) {
-        pending.x1 = s.f_x1[j];
-        pending.perim += s.f_perim[j];
-        if (s.f_open[j] == 0) break;
+/// Chain, scan inputs: the perimeter pixels thread @p t's piece adds to its chain, and t + 1 if
+/// the thread opens a chain (else 0). The block scans the first by sum (inclusive) and the second
+/// by max (exclusive: the nearest opening thread before t, plus one).
+CCL_HD std::uint32_t chain_piece_perim(const StatsEnds& e) { return e.piece ? e.piece_perim : 0u; }
+CCL_HD std::uint32_t chain_head_mark(const StatsEnds& e, std::uint32_t t) { return e.head.valid ? t + 1 : 0u; }
+
+/// Chain, publish: thread @p t stores its head run (right after Runs) and, once scanned, its
+/// inclusive perimeter prefix. A barrier must follow the second.
+CCL_HD void stats_chain_head(StatsShared& s, std::uint32_t t, const StatsEnds& e) {
+    if (e.head.valid) {
+        s.h_label[t] = e.head.label;
+        s.h_y[t] = e.head.y;
+        s.h_x0[t] = e.head.x0;
+        s.h_perim[t] = e.head.perim;
     }
-    insert_run(ops, g, s, pending);
+}
+CCL_HD void stats_chain_prefix(StatsShared& s, std::uint32_t t, std::uint32_t prefix) { s.chain_prefix[t] = prefix; }
+
+/// Chain, close: the thread whose piece ends its run (the run does not go on into the next
+/// thread) inserts the whole run: the head's pixels, every piece's perimeter pixels up to its own
+/// (@p prefix minus the head thread's prefix), its own end. @p head_mark: the exclusive max-scan
+/// of chain_head_mark. A barrier must follow.
+template <class Ops>
+CCL_HD void stats_chain_close(Ops& ops, const StatsParams& g, StatsShared& s, const StatsEnds& e, std::uint32_t prefix,
+                              std::uint32_t head_mark) {
+    if (!e.piece || e.piece_open || head_mark == 0) return;
+    const std::uint32_t h = head_mark - 1;
+    StatsRun r;
+    r.label = s.h_label[h];
+    r.y = s.h_y[h];
+    r.x0 = s.h_x0[h];
+    r.x1 = e.piece_x1;
+    r.perim = s.h_perim[h] + (prefix - s.chain_prefix[h]);
+    r.valid = true;
+    insert_run(ops, g, s, r);
 }
 
 /// Flush: thread @p t adds its share of the occupied table entries to the global rows.
