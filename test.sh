@@ -40,7 +40,7 @@ if has python; then
   rm -rf "$site"
   CMAKE_BUILD_PARALLEL_LEVEL="$jobs" PIP_ROOT_USER_ACTION=ignore \
     python3 -m pip install -q --no-build-isolation --no-deps --target "$site" .
-  PYTHONPATH="$site" CCLABEL_PYTHON_REQUIRED=1 python3 -m pytest -q tests/python/test_package.py tests/python/test_regions_package.py
+  PYTHONPATH="$site" CCLABEL_PYTHON_REQUIRED=1 python3 -m pytest -q tests/python/test_package.py tests/python/test_regions_package.py tests/python/test_dask.py
 fi
 if has asan; then
   banner "AddressSanitizer + UndefinedBehaviorSanitizer"

@@ -31,6 +31,7 @@ if ((want_test)); then
   python3 -c "import skimage" 2>/dev/null || py_missing+=(scikit-image)
   python3 -c "import pytest" 2>/dev/null || py_missing+=(pytest)
   python3 -c "import tifffile" 2>/dev/null || py_missing+=(tifffile)
+  python3 -c "import dask.array, distributed" 2>/dev/null || py_missing+=("dask[array]" distributed)
   # What `pip install .` needs to build the Python package without build isolation.
   python3 -c "import scikit_build_core" 2>/dev/null || py_missing+=(scikit-build-core)
   python3 -c "import nanobind" 2>/dev/null || py_missing+=(nanobind)

@@ -27,6 +27,9 @@ labels on larger images (the relabel tasks raise ValueError if N does not fit).
 """
 from __future__ import annotations
 
+from functools import partial
+from operator import getitem
+
 import numpy as np
 
 from . import _cclabel
@@ -39,7 +42,7 @@ _U32_MAX = 0xFFFFFFFF
 
 # --- the graph's task functions (module level: they pickle by name) ---------------------------------
 
-def _chunk(block, x0, y0, image_width, connectivity, background, backend):
+def _chunk(block, *, x0, y0, image_width, connectivity, background, backend):
     """Task 1: (local labels, first_index) for the relabel task; the leaf summary for the tree."""
     labels, table = label_tile(block, x0, y0, image_width, connectivity=connectivity, background=background,
                                backend=backend)
@@ -67,7 +70,7 @@ def _as_tile(group, image_width):
     return TileTable(x0, y0, w, h, image_width, open_ids - np.uint64(1), keys, labels)
 
 
-def _merge(a, b, across_columns, image_width, connectivity):
+def _merge(a, b, *, across_columns, image_width, connectivity):
     """Task 2: joins group b (right of a, or below it) to a. Returns (group, (renamed, to))."""
     ta, tb = _as_tile(a, image_width), _as_tile(b, image_width)
     pairs = seam_equivalences(ta, tb, connectivity)
@@ -116,10 +119,10 @@ def _top(group):
 
 
 def _count(roots):
-    return int(roots.size)
+    return np.int64(roots.size)
 
 
-def _relabel(local, renames, roots, dtype):
+def _relabel(local, renames, roots, *, dtype):
     """Task 4: a chunk's global labels."""
     labels, first = local
     ids = first.copy()
@@ -177,10 +180,10 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None)
 
     Returns
     -------
-    (labels, n) : (dask.array.Array, dask.delayed.Delayed)
+    (labels, n) : (dask.array.Array, dask.array.Array)
         The labels with the chunks of ``array`` (colour axis dropped), NumPy or CuPy like its
-        chunks, and N (an int once computed). Compute both at once with ``dask.compute(labels, n)``
-        to run the graph once. Works with any Dask scheduler (threads, processes,
+        chunks, and N as a 0-d ``int64`` dask array (a lazy scalar). Compute both at once with
+        ``dask.compute(labels, n)`` to run the graph once. Works with any Dask scheduler (threads, processes,
         ``dask.distributed``).
 
     Raises
@@ -201,6 +204,8 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None)
     """
     import dask
     import dask.array as da
+    from dask.base import tokenize
+    from dask.highlevelgraph import HighLevelGraph
 
     _check(array, connectivity, background, backend)
     H, W = int(array.shape[0]), int(array.shape[1])
@@ -217,7 +222,7 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None)
         meta = np.empty((0, 0), dtype=dtype)
     if H == 0 or W == 0:
         empty = da.zeros((H, W), dtype=dtype, chunks=array.chunks[:2], meta=meta)
-        return empty, dask.delayed(0)
+        return empty, da.zeros((), dtype=np.int64)
 
     # Zero-size chunks have no border ring to merge: drop them, and put them back on the result.
     original_chunks = array.chunks[:2]
@@ -225,34 +230,45 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None)
         array = array.rechunk(tuple(tuple(c for c in cs if c) for cs in original_chunks) + array.chunks[2:])
     rows, cols = array.chunks[0], array.chunks[1]
     y0s, x0s = np.cumsum((0,) + rows[:-1]), np.cumsum((0,) + cols[:-1])
-    blocks = array.to_delayed()
-    if array.ndim == 3:
-        blocks = blocks[:, :, 0]
+    R, C = len(rows), len(cols)
+    # A plain task graph (one dict, keys are tuples), built in O(chunks): the tasks' fixed arguments
+    # ride in functools.partial so that no literal is mistaken for a key.
+    token = tokenize(array, connectivity, background, backend, dtype)
+    name = "cclabel-label-" + token
+    chunk_k, local_k, leaf_k = "cclabel-chunk-" + token, "cclabel-local-" + token, "cclabel-leaf-" + token
+    merge_k, group_k, ren_k = "cclabel-merge-" + token, "cclabel-group-" + token, "cclabel-rename-" + token
+    roots_k, n_k = "cclabel-roots-" + token, "cclabel-n-" + token
+    tail = (0,) if array.ndim == 3 else ()
+    dsk = {}
+    for i in range(R):
+        for j in range(C):
+            f = partial(_chunk, x0=int(x0s[j]), y0=int(y0s[i]), image_width=W, connectivity=connectivity,
+                        background=background, backend=backend)
+            dsk[(chunk_k, i, j)] = (f, (array.name, i, j) + tail)
+            dsk[(local_k, i, j)] = (getitem, (chunk_k, i, j), 0)
+            dsk[(leaf_k, i, j)] = (getitem, (chunk_k, i, j), 1)
 
-    chunk = dask.delayed(_chunk, nout=2, pure=True)
-    local = [[None] * len(cols) for _ in rows]
-    groups = [[None] * len(cols) for _ in rows]
-    for i in range(len(rows)):
-        for j in range(len(cols)):
-            local[i][j], groups[i][j] = chunk(blocks[i, j], int(x0s[j]), int(y0s[i]), W, connectivity, background,
-                                              backend)
-
-    # The tree: members[g] = the chunks (i, j) under group g; renames[(i, j)] = the merges above it.
-    renames = {(i, j): [] for i in range(len(rows)) for j in range(len(cols))}
-    members = [[[(i, j)] for j in range(len(cols))] for i in range(len(rows))]
-    merge = dask.delayed(_merge, nout=2, pure=True)
+    # The tree: groups[r][c] = a group's key; members = its chunks; renames[(i, j)] = merges above.
+    groups = [[(leaf_k, i, j) for j in range(C)] for i in range(R)]
+    members = [[[(i, j)] for j in range(C)] for i in range(R)]
+    renames = {(i, j): [] for i in range(R) for j in range(C)}
+    level = 0
     while len(groups) > 1 or len(groups[0]) > 1:
         across_columns = len(groups[0]) >= len(groups) and len(groups[0]) > 1
         if not across_columns:  # transpose so that pairs are always neighbours in a row of groups
             groups, members = [list(r) for r in zip(*groups)], [list(r) for r in zip(*members)]
+        f = partial(_merge, across_columns=across_columns, image_width=W, connectivity=connectivity)
         new_groups, new_members = [], []
-        for grow, mrow in zip(groups, members):
+        for r, (grow, mrow) in enumerate(zip(groups, members)):
             ng, nm = [], []
             for k in range(0, len(grow) - 1, 2):
-                g, ren = merge(grow[k], grow[k + 1], across_columns, W, connectivity)
+                key = (merge_k, level, r, k)
+                dsk[key] = (f, grow[k], grow[k + 1])
+                dsk[(group_k, level, r, k)] = (getitem, key, 0)
+                dsk[(ren_k, level, r, k)] = (getitem, key, 1)
                 for ij in mrow[k] + mrow[k + 1]:
-                    renames[ij].append(ren)
-                ng.append(g)
+                    renames[ij].append((ren_k, level, r, k))
+                ng.append((group_k, level, r, k))
                 nm.append(mrow[k] + mrow[k + 1])
             if len(grow) % 2:
                 ng.append(grow[-1])
@@ -262,14 +278,19 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None)
         groups, members = new_groups, new_members
         if not across_columns:
             groups, members = [list(r) for r in zip(*groups)], [list(r) for r in zip(*members)]
+        level += 1
 
-    roots = dask.delayed(_top, pure=True)(groups[0][0])
-    n = dask.delayed(_count, pure=True)(roots)
-    relabel = dask.delayed(_relabel, pure=True)
-    out = [[da.from_delayed(relabel(local[i][j], renames[(i, j)], roots, dtype), (rows[i], cols[j]), dtype=dtype,
-                            meta=meta)
-            for j in range(len(cols))] for i in range(len(rows))]
-    labels = da.block(out)
+    dsk[roots_k] = (_top, groups[0][0])
+    relabel = partial(_relabel, dtype=dtype)
+    for i in range(R):
+        for j in range(C):
+            dsk[(name, i, j)] = (relabel, (local_k, i, j), list(renames[(i, j)]), roots_k)
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=[array])
+    labels = da.Array(graph, name, chunks=(rows, cols), meta=meta)
+    # N as a 0-d dask array (not a Delayed: dask.compute of arrays mixed with Delayeds can return
+    # the results out of order in dask 2026.8).
+    n = da.Array(HighLevelGraph.from_collections(n_k, {(n_k,): (_count, roots_k)}, dependencies=[labels]), n_k,
+                 chunks=(), meta=np.empty((), np.int64))
     if labels.chunks != original_chunks:
         labels = labels.rechunk(original_chunks)
     return labels, n

@@ -1,0 +1,395 @@
+"""cclabel.dask: chunked labels of a dask.array equal the whole image's, value for value, against
+cc3d (independent) and cclabel.label; the tile steps (cclabel.tiles) by hand; sheet sets through
+`cclabel label --scheduler`.
+
+Real worker processes: one dask.distributed LocalCluster (2 worker processes, 1 thread each, on
+loopback) for the module. Chunkings cut regions everywhere: 1-pixel-wide columns and rows, 1 x 1
+chunks, ragged last chunks, chunk corners on diagonal contacts (TESTING.md A15), a spiral that
+crosses every chunk (A17), checkerboards (A11), staircases (A14), x-crossings (A13). A worker is
+killed mid-job and the job still completes. The sheet-set test needs the CLI binary
+($CCLABEL_CLI, else build/release/src/cli/cclabel). CuPy chunks: skipped without CuPy and a device.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import assert_same, cc3d_labels, cv2, pack
+
+if os.environ.get("CCLABEL_PYTHON_REQUIRED") == "1":
+    import cclabel
+    import dask
+    import dask.array as da
+    import distributed
+else:
+    cclabel = pytest.importorskip("cclabel", reason="the Python package is not installed (pip install .)")
+    dask = pytest.importorskip("dask", reason="pip install 'dask[array]' distributed")
+    da = pytest.importorskip("dask.array", reason="pip install 'dask[array]' distributed")
+    distributed = pytest.importorskip("distributed", reason="pip install 'dask[array]' distributed")
+import cclabel.dask as cdask  # noqa: E402
+import cclabel.tiles as tiles  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1",
+                                  dashboard_address=None, silence_logs=40) as cluster, \
+            distributed.Client(cluster) as c:
+        yield c
+
+
+def reference(img: np.ndarray, conn: int, bg) -> tuple[np.ndarray, int]:
+    """cc3d's labels (the independent reference) after checking that cclabel.label agrees."""
+    packed = pack(img) if img.dtype != np.int32 else img.astype(np.int64) - np.iinfo(np.int32).min
+    bgp = None
+    if bg is not None:
+        bgp = int(pack(np.array(bg, np.uint8).reshape(1, 1, -1))[0, 0]) if img.ndim == 3 else int(bg)
+        if img.dtype == np.int32:
+            bgp -= np.iinfo(np.int32).min
+    want = cc3d_labels(packed, conn, bgp) if img.dtype != bool else cc3d_labels(packed, conn, 0)
+    mine, n = cclabel.label(img, connectivity=conn, background=bg, return_num=True)
+    assert_same(mine, want, "cclabel.label vs cc3d")
+    return want, n
+
+
+def check_many(cases, scheduler=None):
+    """cases: (what, image, chunks, connectivity, background); one dask.compute for them all."""
+    graphs = []
+    for what, img, chunks, conn, bg in cases:
+        arr = da.from_array(img, chunks=chunks)
+        labels, n = cdask.label(arr, connectivity=conn, background=bg)
+        assert labels.chunks == arr.chunks[:2]
+        graphs.append((labels, n))
+    results = dask.compute(graphs, scheduler=scheduler)[0] if scheduler else dask.compute(graphs)[0]
+    for (what, img, chunks, conn, bg), (got, got_n) in zip(cases, results):
+        want, want_n = reference(img, conn, bg)
+        assert got.dtype == np.uint32
+        assert_same(got, want, f"{what} chunks={chunks} conn={conn} bg={bg}")
+        assert got_n == want_n, f"{what} chunks={chunks} conn={conn} bg={bg}: N {got_n} != {want_n}"
+
+
+def check(img, chunks, conn, bg, scheduler=None, what=""):
+    check_many([(what, img, chunks, conn, bg)], scheduler)
+
+
+# --- images ---------------------------------------------------------------------------------------
+
+def spiral(h, w):
+    """A one-pixel spiral path (A17): one 8- and 4-connected region through every chunk."""
+    img = np.zeros((h, w), np.uint8)
+    y, x, d = 0, 0, 0
+    dirs = [(0, 1), (1, 0), (0, -1), (-1, 0)]
+    img[0, 0] = 1
+
+    def free(yy, xx):
+        return 0 <= yy < h and 0 <= xx < w and img[yy, xx] == 0
+
+    turns = 0
+    while turns < 2:
+        dy, dx = dirs[d]
+        ny, nx = y + dy, x + dx
+        if free(ny, nx) and (not (0 <= ny + dy < h and 0 <= nx + dx < w) or img[ny + dy, nx + dx] == 0):
+            img[ny, nx] = 1
+            y, x, turns = ny, nx, 0
+        else:
+            d, turns = (d + 1) % 4, turns + 1
+    return img
+
+
+def corner_diagonals(k, cells):
+    """A15 at chunk corners: at each corner of the k x k chunk grid, the two diagonal pairs."""
+    n = k * cells + 1
+    img = np.zeros((n, n), np.uint8)
+    c = 1
+    for i in range(1, cells + 1):
+        for j in range(1, cells + 1):
+            y, x = i * k, j * k
+            if y < n and x < n:
+                img[y - 1, x - 1] = img[y, x] = c
+                img[y, x - 1] = img[y - 1, x] = c + 1
+                c = c % 250 + 2
+    return img
+
+
+def adversarial():
+    yy, xx = np.mgrid[0:29, 0:31]
+    rng = np.random.default_rng(5)
+    yield "checkerboard", ((yy + xx) % 2).astype(np.uint8), 0
+    yield "checkerboard no bg", ((yy + xx) % 2).astype(np.uint8), None
+    yield "staircase down", ((xx - yy) % 3 == 0).astype(np.uint8), 0
+    yield "staircase up", ((xx + yy) % 3 == 0).astype(np.uint8), 0
+    yield "max labels", ((xx % 2 == 0) & (yy % 2 == 0)).astype(np.uint8), 0
+    a = rng.integers(1, 255, (15, 16), dtype=np.uint8)
+    b = rng.integers(1, 255, (15, 16), dtype=np.uint8)
+    x = np.zeros((30, 32), np.uint8)
+    x[0::2, 0::2], x[1::2, 1::2], x[0::2, 1::2], x[1::2, 0::2] = a, a, b, b
+    yield "x-crossings", x, None
+    yield "spiral", spiral(31, 29), 0
+    yield "corner diagonals", corner_diagonals(4, 7), 0
+
+
+# --- cclabel.tiles by hand ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("conn", [4, 8])
+def test_tile_steps_by_hand(conn):
+    """Four tiles of a 2 x 2 grid, seams on faces and both diagonals, equal the whole image."""
+    rng = np.random.default_rng(conn)
+    img = rng.integers(0, 3, (13, 17), dtype=np.uint8)
+    H, W = img.shape
+    cuts = [(0, 6, 0, 9), (0, 6, 9, W), (6, H, 0, 9), (6, H, 9, W)]
+    parts = [tiles.label_tile(img[y0:y1, x0:x1], x0, y0, W, connectivity=conn, background=0)
+             for y0, y1, x0, x1 in cuts]
+    for (y0, y1, x0, x1), (lab, t) in zip(cuts, parts):
+        assert_same(lab, cclabel.label(img[y0:y1, x0:x1], connectivity=conn, background=0), "local labels")
+        # first_index: each local label's first pixel, by a direct search
+        for l in range(1, t.count + 1):
+            ys, xs = np.nonzero(lab == l)
+            assert t.first_index[l - 1] == (y0 + ys[0]) * W + x0 + xs[0]
+    seams = [(a, b, tiles.seam_equivalences(parts[a][1], parts[b][1], conn))
+             for a in range(4) for b in range(a + 1, 4)]
+    corner = tiles.seam_equivalences(parts[0][1], parts[3][1], conn)
+    if conn == 4:
+        assert corner.size == 0
+    n, maps = tiles.resolve_tiles([t.first_index for _, t in parts], seams)
+    out = np.zeros((H, W), np.uint32)
+    for (y0, y1, x0, x1), (lab, _), m in zip(cuts, parts, maps):
+        out[y0:y1, x0:x1] = tiles.relabel_tile(lab, m)
+    want, want_n = reference(img, conn, 0)
+    assert_same(out, want, "tile steps")
+    assert n == want_n
+    wide = tiles.relabel_tile(parts[0][0], maps[0], dtype=np.uint64)
+    assert wide.dtype == np.uint64 and np.array_equal(wide, out[:6, :9])
+
+
+def test_tile_errors():
+    lab, t = tiles.label_tile(np.zeros((4, 4), np.uint8), 0, 0, 8)
+    with pytest.raises(ValueError, match="overlap"):
+        tiles.seam_equivalences(t, t)
+    with pytest.raises(ValueError, match="past the image width"):
+        tiles.label_tile(np.zeros((4, 4), np.uint8), 6, 0, 8)
+    with pytest.raises(ValueError, match="fit a uint32"):
+        tiles.relabel_tile(lab, np.array([0, 2 ** 32], np.uint64))
+    with pytest.raises(TypeError, match="float32"):
+        tiles.label_tile(np.zeros((4, 4), np.float32), 0, 0, 4)
+
+
+# --- cclabel.dask.label on the threaded scheduler (many cases, fast) --------------------------------
+
+@pytest.mark.parametrize("conn", [4, 8])
+@pytest.mark.parametrize("bg", [None, 0])
+def test_random_threaded(conn, bg):
+    rng = np.random.default_rng(conn * 10 + (bg is None))
+    for trial in range(25):
+        h, w = (int(v) for v in rng.integers(1, 30, 2))
+        img = rng.integers(0, int(rng.integers(1, 4)), (h, w), dtype=np.uint8)
+        chunks = (int(rng.integers(1, h + 1)), int(rng.integers(1, w + 1)))
+        check(img, chunks, conn, bg, scheduler="threads", what=f"random {h}x{w}")
+
+
+@pytest.mark.parametrize("dtype", [bool, np.uint16, np.uint32, np.int32])
+def test_dtypes_threaded(dtype):
+    rng = np.random.default_rng(3)
+    if dtype is bool:
+        img, bg = rng.integers(0, 2, (21, 19)).astype(bool), None
+    else:
+        info = np.iinfo(dtype)
+        vals = np.array([info.min, info.max, 0, 1], dtype=dtype)
+        img, bg = vals[rng.integers(0, 4, (21, 19))], info.max
+    for conn in (4, 8):
+        check(img, (4, 5), conn, bg, scheduler="threads", what=str(np.dtype(dtype)))
+
+
+def test_zero_size_chunks_and_empty():
+    img = np.random.default_rng(1).integers(0, 2, (9, 8), dtype=np.uint8)
+    arr = da.from_array(img, chunks=((3, 0, 6), (0, 5, 3, 0)))
+    labels, n = cdask.label(arr, background=0)
+    assert labels.chunks == arr.chunks
+    got, n = dask.compute(labels, n, scheduler="threads")
+    assert_same(got, reference(img, 8, 0)[0], "zero-size chunks")
+    labels, n = cdask.label(da.zeros((0, 7), dtype=np.uint8, chunks=3))
+    got, n = dask.compute(labels, n)
+    assert got.shape == (0, 7) and n == 0
+
+
+def test_uint64_labels_and_dtype_argument():
+    img = np.random.default_rng(2).integers(0, 3, (20, 20), dtype=np.uint8)
+    labels, n = cdask.label(da.from_array(img, chunks=6), dtype=np.uint64)
+    got = labels.compute(scheduler="threads")
+    assert got.dtype == np.uint64
+    assert np.array_equal(got, cclabel.label(img))
+    with pytest.raises(TypeError, match="dtype"):
+        cdask.label(da.from_array(img, chunks=6), dtype=np.int16)
+
+
+# --- on the LocalCluster (worker processes) ---------------------------------------------------------
+
+# Every chunking on the threaded scheduler (the same tasks, fast); a selection on the cluster below.
+@pytest.mark.parametrize("conn", [4, 8])
+def test_adversarial_threaded(conn):
+    check_many([(name, img, chunks, conn, bg) for name, img, bg in adversarial()
+                for chunks in [(4, 4), (1, 3), (5, 2), (29, 1)]], scheduler="threads")
+
+
+@pytest.mark.parametrize("conn", [4, 8])
+def test_random_distributed(client, conn):
+    rng = np.random.default_rng(100 + conn)
+    img = rng.integers(0, 3, (23, 31), dtype=np.uint8)
+    small = rng.integers(0, 2, (6, 7), dtype=np.uint8)
+    check_many([("random 23x31", img, chunks, conn, bg) for chunks in [(23, 1), (2, 31), (7, 5), (23, 31)]
+                for bg in (None, 0)] + [("random 6x7", small, (1, 1), conn, bg) for bg in (None, 0)])
+
+
+@pytest.mark.parametrize("conn", [4, 8])
+def test_adversarial_distributed(client, conn):
+    check_many([(name, img, (4, 4), conn, bg) for name, img, bg in adversarial()])
+
+
+def test_region_crossing_every_chunk(client):
+    img = spiral(40, 40)
+    labels, n = cdask.label(da.from_array(img, chunks=(3, 7)), background=0)
+    got, n = dask.compute(labels, n)
+    assert n == 1 and np.array_equal(got, img.astype(np.uint32))
+
+
+def test_rgb_single_chunk_colour_axis(client):
+    rng = np.random.default_rng(7)
+    palette = np.array([[255, 255, 255], [255, 255, 254], [0, 0, 0], [0, 1, 0]], np.uint8)
+    img = palette[rng.integers(0, 4, (17, 22))]
+    for conn in (4, 8):
+        check(img, (5, 4, 3), conn, None, what="RGB")
+        check(img, (3, 6, 3), conn, (255, 255, 255), what="RGB bg")
+    rgba = np.concatenate([img, rng.integers(254, 256, (17, 22, 1), dtype=np.uint8)], axis=2)
+    check(rgba, (4, 4, 4), 8, None, what="RGBA")
+
+
+def test_worker_killed_mid_job(client):
+    """One worker process dies while chunks are being labelled; Dask retries its tasks elsewhere."""
+    rng = np.random.default_rng(11)
+    img = rng.integers(0, 2, (64, 64), dtype=np.uint8)
+    slow = da.from_array(img, chunks=8).map_blocks(lambda b: (time.sleep(0.1), b)[1], dtype=np.uint8)
+    labels, n = cdask.label(slow, background=0)
+    futures = client.compute([labels, n])
+    deadline = time.time() + 60
+    while not any(ts.state == "memory" for ts in client.cluster.scheduler.tasks.values()) and time.time() < deadline:
+        time.sleep(0.05)
+    victim = next(iter(client.scheduler_info()["workers"]))
+    assert not futures[0].done(), "the job finished before a worker could be killed (make it slower)"
+    try:
+        client.run(os._exit, 1, workers=[victim], wait=False)
+    except Exception:  # the worker may die before it answers
+        pass
+    got, got_n = client.gather(futures)
+    want, want_n = reference(img, 8, 0)
+    assert_same(got, want, "after a worker was killed")
+    assert got_n == want_n
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_cupy_chunks(client):
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
+    if not cclabel.cuda_available():
+        pytest.skip("no CUDA device or a build without CUDA")
+    img = np.random.default_rng(4).integers(0, 3, (300, 257), dtype=np.uint8)
+    arr = da.from_array(cupy.asarray(img), chunks=(64, 100), asarray=False)
+    labels, n = cdask.label(arr, background=0)
+    got, n = dask.compute(labels, n, scheduler="threads")
+    assert type(got).__module__.startswith("cupy")
+    want, want_n = reference(img, 8, 0)
+    assert_same(cupy.asnumpy(got), want, "CuPy chunks")
+    assert n == want_n
+
+
+# --- errors -----------------------------------------------------------------------------------------
+
+def test_errors():
+    img = np.zeros((8, 8, 3), np.uint8)
+    with pytest.raises(ValueError, match=r"colour axis .* split across chunks"):
+        cdask.label(da.from_array(img, chunks=(4, 4, 1)))
+    with pytest.raises(TypeError, match="dtype float32 is not supported"):
+        cdask.label(da.zeros((8, 8), dtype=np.float32, chunks=4))
+    with pytest.raises(TypeError, match="dtype int64 is not supported"):
+        cdask.label(da.zeros((8, 8), dtype=np.int64, chunks=4))
+    with pytest.raises(ValueError, match="expected shape"):
+        cdask.label(da.zeros((2, 8, 8), dtype=np.uint16, chunks=4))
+    with pytest.raises(TypeError, match="dask.array"):
+        cdask.label(np.zeros((8, 8), np.uint8))
+    with pytest.raises(ValueError, match="connectivity"):
+        cdask.label(da.zeros((8, 8), dtype=np.uint8, chunks=4), connectivity=6)
+    with pytest.raises(ValueError, match="background"):
+        cdask.label(da.zeros((8, 8), dtype=np.uint8, chunks=4), background=300)
+    with pytest.raises(ValueError, match="unknown size"):
+        arr = da.zeros((8, 8), dtype=np.uint8, chunks=4)
+        cdask.label(arr[arr[:, 0] == 0])
+
+
+def test_unreachable_scheduler():
+    with pytest.raises(ConnectionError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
+        cdask.label_files(["x.png"], scheduler="tcp://127.0.0.1:9", cli=sys.executable, connect_timeout=2)
+
+
+# --- sheet sets through `cclabel label --scheduler` ------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def cli_binary():
+    path = os.path.abspath(os.environ.get("CCLABEL_CLI") or ROOT / "build/release/src/cli/cclabel")
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        pytest.skip(f"no cclabel CLI binary at {path} (set CCLABEL_CLI)")
+    return path
+
+
+def run_cli(cli, *args):
+    env = dict(os.environ)
+    # the package the CLI's Python must import: the one under test
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(cclabel.__file__).parents[1]), env.get("PYTHONPATH", "")])
+    return subprocess.run([cli, "label", *map(str, args)], capture_output=True, text=True, timeout=300, env=env)
+
+
+def test_sheet_set_through_scheduler(client, cli_binary, tmp_path):
+    rng = np.random.default_rng(21)
+    sheets = {}
+    for i in range(30):
+        img = (rng.integers(0, 3, (int(rng.integers(20, 60)), int(rng.integers(20, 60)))) * 100).astype(np.uint8)
+        path = tmp_path / f"sheet{i:02d}.png"
+        assert cv2.imwrite(str(path), img)
+        sheets[path] = img
+    corrupt = tmp_path / "sheet_corrupt.png"
+    corrupt.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(rng.integers(0, 256, 200, dtype=np.uint8)))
+    out = tmp_path / "labels"
+    files = sorted(sheets) + [corrupt]
+    proc = run_cli(cli_binary, "--scheduler", client.scheduler.address, *files, "-o", out, "-c", "4", "-b", "0")
+    assert proc.returncode == 1, proc.stderr
+    assert str(corrupt) in proc.stderr and "1 of 31 files failed" in proc.stderr, proc.stderr
+    assert proc.stdout.count("regions") == 30, proc.stdout
+    for path, img in sheets.items():
+        got = np.load(out / f"{path.stem}.npy")
+        assert_same(got, reference(img, 4, 0)[0], path.name)
+    assert not (out / "sheet_corrupt.npy").exists()
+    # without -o: next to each input as <stem>.labels.npy
+    proc = run_cli(cli_binary, "--scheduler", client.scheduler.address, files[0])
+    assert proc.returncode == 0, proc.stderr
+    assert np.array_equal(np.load(tmp_path / "sheet00.labels.npy"), cclabel.label(sheets[files[0]]))
+
+
+def test_cli_scheduler_errors(cli_binary, tmp_path):
+    proc = run_cli(cli_binary, "--scheduler", "tcp://127.0.0.1:9", "--connect-timeout", "2", tmp_path / "a.png")
+    assert proc.returncode == 2
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in proc.stderr, proc.stderr
+    env = dict(os.environ, CCLABEL_PYTHON=str(tmp_path / "no-python"))
+    proc = subprocess.run([cli_binary, "label", "--scheduler", "tcp://127.0.0.1:9", "a.png"], capture_output=True,
+                          text=True, env=env)
+    assert proc.returncode == 2
+    assert "--scheduler needs Python 3" in proc.stderr and "no-python" in proc.stderr, proc.stderr
+    # Python without the package
+    env = dict(os.environ, PYTHONPATH=str(tmp_path), PYTHONNOUSERSITE="1")
+    proc = subprocess.run([cli_binary, "label", "--scheduler", "tcp://127.0.0.1:9", "a.png"], capture_output=True,
+                          text=True, env=env, cwd=tmp_path)
+    if proc.returncode != 0 and "No module named 'cclabel" in proc.stderr:
+        assert "--scheduler needs the cclabel Python package" in proc.stderr, proc.stderr
