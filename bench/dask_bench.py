@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""cclabel.dask against single-process cclabel.label and dask-image's ndmeasure.label, and the
+tree reduction's cost as the chunk count grows.
+
+    python3 bench/dask_bench.py --size 20000 --chunk 2048 --workers 1 2 4 8 16 --json out.json
+
+1. A synthetic slide-like image (--size square, uint8): white background (255) with tissue blobs
+   in three grey levels and sparse dust, from a smoothed random field (seeded).
+2. cclabel.label on the whole image in one process (a subprocess: its peak RSS is its own).
+3. For each worker count: a dask.distributed LocalCluster of that many worker processes (one
+   thread each): cclabel.dask.label on --chunk chunks (labels and N computed together, labels
+   kept on the workers as one persisted array and reduced by a checksum so the client does not
+   hold them), and dask-image's ndmeasure.label on the binary mask (image != 255), the same
+   chunks, the same way. Wall time and each worker's peak RSS (VmHWM on the worker).
+   cclabel's labels are checked equal to the single-process labels (sum of labels per row).
+4. The tree reduction: with the synchronous scheduler and dask's Profiler, the time spent in the
+   merge tasks and the number of seam labels (distinct region ids on the chunk borders) for
+   16, 256 and 4096 chunks of the same image.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+from functools import partial
+
+import numpy as np
+
+
+def slide(size: int, seed: int = 0) -> np.ndarray:
+    import cv2
+    rng = np.random.default_rng(seed)
+    coarse = rng.random((max(size // 64, 4), max(size // 64, 4))).astype(np.float32)
+    field = cv2.resize(cv2.GaussianBlur(coarse, (0, 0), 1.5), (size, size), interpolation=cv2.INTER_CUBIC)
+    fine = cv2.resize(rng.random((size // 4, size // 4)).astype(np.float32), (size, size),
+                      interpolation=cv2.INTER_NEAREST)
+    img = np.full((size, size), 255, np.uint8)
+    img[field > 0.55] = 180
+    img[(field > 0.6) & (fine > 0.5)] = 120
+    img[(field > 0.68) & (fine > 0.8)] = 60
+    dust = rng.random((size // 8, size // 8)) > 0.999
+    img[np.repeat(np.repeat(dust, 8, 0), 8, 1)[:size, :size] & (img == 255)] = 0
+    return img
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory (VmHWM: unlike getrusage's ru_maxrss, which Linux carries
+    over fork and exec from the parent, it starts afresh in each process)."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def single_process(path: str) -> dict:
+    code = ("import numpy as np, time, cclabel, json, sys\n"
+            "def peak():\n"
+            "    return int([l for l in open('/proc/self/status') if l.startswith('VmHWM:')][0].split()[1]) / 1024\n"
+            f"img = np.load({path!r})\n"
+            "t = time.perf_counter(); labels, n = cclabel.label(img, return_num=True); dt = time.perf_counter() - t\n"
+            "print(json.dumps({'seconds': dt, 'n': n, 'row_sums': labels.sum(axis=1, dtype=np.uint64).tolist(),\n"
+            "  'peak_rss_mb': peak()}))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def _load(path, block_info=None):
+    (y0, y1), (x0, x1) = block_info[None]["array-location"]
+    return np.ascontiguousarray(np.load(path, mmap_mode="r")[y0:y1, x0:x1])
+
+
+def on_cluster(img_path, shape, chunk, workers, which):
+    import dask
+    import dask.array as da
+    from distributed import Client, LocalCluster, wait
+
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                      memory_limit=0, silence_logs=40) as cluster, Client(cluster) as client:
+        # Each chunk is read from the .npy by its task (the image never travels through the graph).
+        img = da.map_blocks(partial(_load, img_path), chunks=da.core.normalize_chunks(chunk, shape),
+                            dtype=np.uint8)
+        t = time.perf_counter()
+        if which == "cclabel":
+            import cclabel.dask
+            labels, n = cclabel.dask.label(img)
+            labels = labels.persist()
+            wait(labels)
+            row_sums, n = dask.compute(labels.sum(axis=1, dtype=np.uint64), n)
+        else:
+            from dask_image import ndmeasure
+            labels, n = ndmeasure.label(img != 255, structure=np.ones((3, 3)))
+            labels = labels.persist()
+            wait(labels)
+            row_sums, n = dask.compute(labels.sum(axis=1, dtype=np.uint64), n)
+        dt = time.perf_counter() - t
+        peaks = client.run(peak_rss_mb)
+        return {"seconds": dt, "n": int(n), "row_sums": np.asarray(row_sums).tolist(),
+                "worker_peak_rss_mb": sorted(peaks.values())}
+
+
+def tree_cost(img, chunks_per_side):
+    import dask
+    import dask.array as da
+    from dask.diagnostics import Profiler
+
+    import cclabel.dask
+    size = img.shape[0]
+    arr = da.from_array(img, chunks=-(-size // chunks_per_side))
+    labels, n = cclabel.dask.label(arr)
+    graph = dict(n.__dask_graph__())
+    with Profiler() as prof:
+        dask.compute(n, scheduler="sync")
+    spent = {}
+    for r in prof.results:
+        key = r.key[0] if isinstance(r.key, tuple) else r.key
+        kind = str(key).split("-")[1]
+        spent[kind] = spent.get(kind, 0.0) + (r.end_time - r.start_time)
+    leaf_keys = [k for k in graph if isinstance(k, tuple) and str(k[0]).startswith("cclabel-leaf-")]
+    leaves = dask.get(graph, leaf_keys)
+    seam_labels = int(sum(np.unique(leaf[5][leaf[5] > 0]).size for leaf in leaves))
+    return {"chunks": chunks_per_side ** 2, "seam_labels": seam_labels, "merge_seconds": spent.get("merge", 0.0),
+            "roots_seconds": spent.get("roots", 0.0),
+            "n": int(n.compute(scheduler="sync"))}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--size", type=int, default=20000)
+    ap.add_argument("--chunk", type=int, default=2048)
+    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--tree-size", type=int, default=None, help="image side for the tree-cost runs (default --size)")
+    ap.add_argument("--no-dask-image", action="store_true")
+    ap.add_argument("--json")
+    ap.add_argument("--tmp", default="/tmp")
+    a = ap.parse_args()
+
+    t = time.perf_counter()
+    img = slide(a.size)
+    path = os.path.join(a.tmp, f"cclabel-dask-bench-{a.size}.npy")
+    np.save(path, img)
+    print(f"image {a.size} x {a.size} uint8 slide, made in {time.perf_counter() - t:.1f} s; "
+          f"{os.cpu_count()} cores, {platform.processor() or platform.machine()}", flush=True)
+    result = {"size": a.size, "chunk": a.chunk, "cores": os.cpu_count()}
+
+    single = single_process(path)
+    print(f"cclabel.label, one process: {single['seconds']:.2f} s, N = {single['n']:,}, "
+          f"peak {single['peak_rss_mb']:.0f} MB", flush=True)
+    result["single"] = {k: v for k, v in single.items() if k != "row_sums"}
+
+    result["cluster"] = []
+    for w in a.workers:
+        for which in ["cclabel"] + ([] if a.no_dask_image else ["dask-image"]):
+            r = on_cluster(path, img.shape, a.chunk, w, which)
+            same = r["row_sums"] == single["row_sums"] and r["n"] == single["n"] if which == "cclabel" else None
+            print(f"{which:10s} {w:2d} workers: {r['seconds']:.2f} s, N = {r['n']:,}, worker peak RSS "
+                  f"{', '.join(f'{m:.0f}' for m in r['worker_peak_rss_mb'])} MB"
+                  + ("" if same is None else f", equal to cclabel.label: {same}"), flush=True)
+            if same is False:
+                sys.exit("cclabel.dask differs from cclabel.label")
+            result["cluster"].append({"method": which, "workers": w, "seconds": r["seconds"], "n": r["n"],
+                                      "worker_peak_rss_mb": r["worker_peak_rss_mb"]})
+
+    tree_img = img if a.tree_size is None else slide(a.tree_size)
+    result["tree"] = []
+    for side in (4, 16, 64):
+        r = tree_cost(tree_img, side)
+        per = r["merge_seconds"] / max(r["seam_labels"], 1) * 1e6
+        print(f"tree: {r['chunks']:5d} chunks, {r['seam_labels']:9,d} seam labels, merges {r['merge_seconds']:.3f} s "
+              f"({per:.2f} us per seam label), roots {r['roots_seconds']:.3f} s",
+              flush=True)
+        result["tree"].append(r)
+    os.remove(path)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(result, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
