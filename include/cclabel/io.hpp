@@ -83,6 +83,10 @@ private:
 /// width), C order) for .npy; any other extension is an Error.
 void write_labels(const std::string& path, const std::uint32_t* labels, std::int64_t width, std::int64_t height);
 
+/// The same for 64-bit labels (cclabel::label_tiled's uint64 output, for images of more than
+/// 2^32 − 1 pixels): .npy '<u8', or a 64-bit unsigned TIFF (BigTIFF past 4 GiB).
+void write_labels(const std::string& path, const std::uint64_t* labels, std::int64_t width, std::int64_t height);
+
 /// Writes an 8-bit RGB PNG preview: every label a stable pseudo-random colour, background black.
 void write_preview_png(const std::string& path, const std::uint32_t* labels, std::int64_t width,
                        std::int64_t height);

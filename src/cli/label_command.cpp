@@ -32,13 +32,20 @@ struct LabelArgs {
 std::string label_page(const LabelArgs& a, const Labeller& labeller, const std::string& input, const io::Page& page,
                        bool many) {
     const ImageView view = page.view();
+    // Before labelling, so that a page too large for them fails at once, not after minutes of work.
+    if (!a.stats.empty()) labeller.require_narrow(view, "--stats");
+    if (!a.preview.empty()) labeller.require_narrow(view, "--preview");
     const Labelled r = labeller.run(view);
     const std::int64_t w = view.width, h = view.height;
     if (const std::string st = output_name(a.stats, input, many, "csv", page.index, page.count); !st.empty())
         write_stats_csv(st, regions(r.labelled, r.data(), r.options), r.labelled.format);
     const std::string ext = a.format == "tiff" ? "tif" : "npy";
-    if (const std::string out = output_name(a.output, input, many, ext, page.index, page.count); !out.empty())
-        io::write_labels(out, r.labels.data(), w, h);
+    if (const std::string out = output_name(a.output, input, many, ext, page.index, page.count); !out.empty()) {
+        if (r.wide)
+            io::write_labels(out, r.labels64.data(), w, h);
+        else
+            io::write_labels(out, r.data(), w, h);
+    }
     if (const std::string pv = output_name(a.preview, input, many, "png", page.index, page.count); !pv.empty())
         io::write_preview_png(pv, r.labels.data(), w, h);
 
@@ -50,7 +57,10 @@ std::string label_page(const LabelArgs& a, const Labeller& labeller, const std::
     line << with_commas(r.count) << " regions, ";
     line.setf(std::ios::fixed);
     line.precision(1);
-    line << r.ms << " ms (" << backend_name(r.backend) << ")";
+    line << r.ms << " ms (" << backend_name(r.backend);
+    if (r.tiled) line << ", tiles " << r.tiled->width << "x" << r.tiled->height;
+    if (r.wide) line << ", uint64 labels";
+    line << ")";
     if (a.label.verify) line << ", verified";
     return line.str();
 }
@@ -128,9 +138,10 @@ Command add_label_command(CLI::App& app) {
         "per page: size, distinct colours, regions, time.");
     lab->add_option("inputs", a->inputs, "PNG, TIFF (every page), PPM/PGM, .npy or PDF (every page) pictures")->required();
     lab->add_option("-o,--output", a->output,
-                    "Label image to write: .npy (uint32, shape (height, width)) or .tif (32-bit). With several "
-                    "inputs, a folder that receives <stem>.npy (or .tif with --format tiff) for each. Pages of a "
-                    "multi-page input add -p001, -p002, ... to the name");
+                    "Label image to write: .npy (uint32, shape (height, width)) or .tif (32-bit); uint64 ('<u8', "
+                    "64-bit TIFF) for a picture of more than 4294967295 pixels. With several inputs, a folder that "
+                    "receives <stem>.npy (or .tif with --format tiff) for each. Pages of a multi-page input add "
+                    "-p001, -p002, ... to the name");
     lab->add_option("--format", a->format, "File type written into an -o folder")
         ->check(CLI::IsMember({"npy", "tiff"}))
         ->capture_default_str();
@@ -138,6 +149,12 @@ Command add_label_command(CLI::App& app) {
                     "Colourised preview PNG (each region a stable colour, background black); a folder with "
                     "several inputs");
     add_label_options(*lab, a->label);
+    lab->add_option("--tile", a->label.tile,
+                    "Label tile by tile (WxH pixels, e.g. 4096x4096; the last row and column of tiles may be "
+                    "smaller) and merge the seams: the same labels as without --tile, each tile labelled by "
+                    "--backend. Used by itself, with 16384x16384 tiles, for a picture of more than 4294967295 "
+                    "pixels, whose labels are then uint64 and only -o writes them (not --stats, --preview, "
+                    "--min-size, --largest, --verify, --threshold or --kmeans)");
     lab->add_flag("--verify", a->label.verify, "Check every labelling with the built-in certificate (cclabel::verify)");
     lab->add_option("--stats", a->stats,
                     "CSV of region statistics (after filtering), as 'cclabel stats' prints them; a folder with "
@@ -148,7 +165,8 @@ Command add_label_command(CLI::App& app) {
         "  cclabel label scans/*.tif -o labels/ --format tiff --connectivity 4 --threads 8\n"
         "  cclabel label drawings.pdf --dpi 400 -o drawings.npy      # drawings-p001.npy, ...\n"
         "  cclabel label slide.png --threshold otsu --min-size 20\n"
-        "  cclabel label photo.png --kmeans 6 --seed 1 --preview photo-regions.png");
+        "  cclabel label photo.png --kmeans 6 --seed 1 --preview photo-regions.png\n"
+        "  cclabel label slide.tif --tile 8192x8192 -o slide.npy");
     return {lab, [a] { return run_label(*a); }};
 }
 

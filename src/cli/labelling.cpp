@@ -1,9 +1,12 @@
 #include "cli/labelling.hpp"
 
 #include <chrono>
+#include <cstdlib>
 #include <limits>
 
 #include "cclabel/segment.hpp"
+#include "cclabel/tiles.hpp"
+#include "cli/commands.hpp"
 #include "cli/pixel_census.hpp"
 
 namespace cclabel::cli {
@@ -57,11 +60,31 @@ Labeller::Labeller(const LabelOptions& o) : o_(o) {
     }
     if (!o.threshold.empty() && bg_)
         throw Error("--background does not apply with --threshold: the mask's 0 is the background");
+    if (!o.tile.empty()) tile_ = parse_tile(o.tile);
+    if (const char* env = std::getenv("CCLABEL_TEST_UNTILED_LIMIT"); env != nullptr && *env != '\0') {
+        const unsigned long long v = std::strtoull(env, nullptr, 10);
+        if (v >= 1 && v < untiled_limit_) untiled_limit_ = v;
+    }
+}
+
+void Labeller::require_narrow(const ImageView& page, const std::string& what) const {
+    if (wide(page))
+        throw Error(what + " needs an image of at most " + with_commas(untiled_limit_) + " pixels (this one has " +
+                    with_commas(page.pixels()) + ", labelled in tiles into uint64 labels, which only -o writes)");
 }
 
 Labelled Labeller::run(const ImageView& page) const {
     Labelled r;
     r.labelled = page;
+    r.wide = wide(page);
+    if (r.wide) {
+        // Segmentation, filters and the certificate work on uint32 labels of at most 2^32 − 1 pixels.
+        if (!o_.threshold.empty()) require_narrow(page, "--threshold");
+        if (o_.kmeans > 0) require_narrow(page, "--kmeans");
+        if (o_.min_size > 1) require_narrow(page, "--min-size");
+        if (o_.largest > 0) require_narrow(page, "--largest");
+        if (o_.verify) require_narrow(page, "--verify");
+    }
     const Backend backend = o_.backend == "cpu" ? Backend::Cpu : o_.backend == "cuda" ? Backend::Cuda : Backend::Auto;
     if (!o_.threshold.empty()) {
         SegmentOptions so;
@@ -97,13 +120,28 @@ Labelled Labeller::run(const ImageView& page) const {
             o.background = bg_->value;
         }
     }
-    r.labels.resize(r.labelled.pixels());
+    if (tile_ || r.wide) r.tiled = tile_ ? *tile_ : kAutoTile;
     const auto t0 = std::chrono::steady_clock::now();
-    std::uint32_t none = 0;  // a valid pointer for an empty image
-    const LabelResult lr = label(r.labelled, r.labels.empty() ? &none : r.labels.data(), o);
+    if (r.wide) {
+        r.labels64.resize(r.labelled.pixels());
+        const TiledResult tr = label_tiled(r.labelled, r.labels64.data(), o, r.tiled->width, r.tiled->height);
+        r.backend = tr.backend;
+        r.count = tr.count;
+    } else {
+        r.labels.resize(r.labelled.pixels());
+        std::uint32_t none = 0;  // a valid pointer for an empty image
+        std::uint32_t* out = r.labels.empty() ? &none : r.labels.data();
+        if (r.tiled) {
+            const TiledResult tr = label_tiled(r.labelled, out, o, r.tiled->width, r.tiled->height);
+            r.backend = tr.backend;
+            r.count = tr.count;
+        } else {
+            const LabelResult lr = label(r.labelled, out, o);
+            r.backend = lr.backend;
+            r.count = lr.count;
+        }
+    }
     r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    r.backend = lr.backend;
-    r.count = lr.count;
     if (o_.verify) {
         const VerifyReport v = verify(r.labelled, r.data(), o);
         if (!v.ok) throw Error("verification failed: " + v.message);

@@ -1,6 +1,11 @@
 #pragma once
 // What `label` and `stats` share: the labelling options (connectivity, background, backend,
-// threads, filters, segmentation, PDF resolution) and the labelling of one page with them.
+// threads, filters, segmentation, PDF resolution, tiling) and the labelling of one page with them.
+//
+// Tiling: with --tile, or by itself when a page has more pixels than label() can number
+// (2^32 − 1), a page is labelled through cclabel::label_tiled, which gives label()'s labels value
+// for value. A page over that limit gets uint64 labels (Labelled::labels64), which only -o writes:
+// statistics, previews, filters, verification and segmentation are uint32-only and refuse it.
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
@@ -10,6 +15,7 @@
 
 #include "cclabel/cclabel.hpp"
 #include "cli/background_arg.hpp"
+#include "cli/tile_arg.hpp"
 
 namespace cclabel::cli {
 
@@ -26,7 +32,12 @@ struct LabelOptions {
     int iterations = 10;
     double dpi = 150;
     bool verify = false;
+    std::string tile;  ///< --tile WxH ("" : only pages too large for label() are tiled)
 };
+
+/// The tile size used when a page is too large for label() and no --tile was given: 2^28 pixels
+/// per tile, far below the per-tile limit of 2^32 − 1, few enough tiles that the seams cost little.
+inline constexpr TileSize kAutoTile{16384, 16384};
 
 /// Adds the options above (without --verify) to @p cmd.
 void add_label_options(CLI::App& cmd, LabelOptions& o);
@@ -36,12 +47,15 @@ struct Labelled {
     ImageView labelled;                 ///< what was labelled: the page, its mask or its cluster image
     std::vector<std::uint8_t> mask;     ///< --threshold: the Binary8 mask
     std::vector<std::uint32_t> clusters;  ///< --kmeans: the U32 cluster indices
-    std::vector<std::uint32_t> labels;  ///< after --min-size and --largest
-    std::uint32_t count = 0;
+    std::vector<std::uint32_t> labels;  ///< after --min-size and --largest; empty when wide
+    std::vector<std::uint64_t> labels64;  ///< the labels of a wide page (more pixels than uint32 numbers)
+    bool wide = false;
+    std::uint64_t count = 0;
     Options options;                    ///< as labelled (background resolved)
     Backend backend = Backend::Cpu;     ///< the labeller that ran
     double ms = 0;                      ///< labelling time
     std::string segmented;              ///< e.g. "otsu threshold 117", "k-means 4 clusters, 10 iterations"
+    std::optional<TileSize> tiled;      ///< the tile size, when labelled tile by tile
 
     const std::uint32_t* data() const { static const std::uint32_t none = 0; return labels.empty() ? &none : labels.data(); }
 };
@@ -53,8 +67,18 @@ public:
     /// Throws Error for anything wrong with this page.
     Labelled run(const ImageView& page) const;
 
+    /// Whether @p page has more pixels than uint32 labels can number: it is then labelled in tiles
+    /// into uint64 labels.
+    bool wide(const ImageView& page) const { return page.pixels() > untiled_limit_; }
+    /// Throws Error("<what> ...") when @p page is wide: for the steps that need uint32 labels.
+    void require_narrow(const ImageView& page, const std::string& what) const;
+
 private:
     LabelOptions o_;
+    std::optional<TileSize> tile_;
+    /// kMaxPixels; the environment variable CCLABEL_TEST_UNTILED_LIMIT lowers it so that tests run
+    /// the wide path (automatic tiles, uint64 labels) on small images.
+    std::uint64_t untiled_limit_ = kMaxPixels;
     std::optional<BackgroundArg> bg_;
     std::optional<std::uint32_t> fixed_threshold_;
 };

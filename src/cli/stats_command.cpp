@@ -29,6 +29,7 @@ int run_stats(const StatsArgs& a) {
         for (int i = 0; i < n; ++i) {
             try {
                 const io::Page page = reader.read(i);
+                labeller.require_narrow(page.view(), "statistics");
                 const Labelled r = labeller.run(page.view());
                 const auto st = regions(r.labelled, r.data(), r.options);
                 if (a.csv.empty()) {

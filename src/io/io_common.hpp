@@ -43,5 +43,9 @@ void write_npy_labels(const std::string& path, const std::uint32_t* labels, std:
                       std::int64_t height);
 void write_tiff_labels(const std::string& path, const std::uint32_t* labels, std::int64_t width,
                        std::int64_t height);
+void write_npy_labels(const std::string& path, const std::uint64_t* labels, std::int64_t width,
+                      std::int64_t height);
+void write_tiff_labels(const std::string& path, const std::uint64_t* labels, std::int64_t width,
+                       std::int64_t height);
 
 }  // namespace cclabel::io::detail

@@ -1,4 +1,4 @@
-// Label images as .npy: format 1.0, '<u4', C order, shape (height, width).
+// Label images as .npy: format 1.0, '<u4' (or '<u8' for 64-bit labels), C order, shape (height, width).
 #include <algorithm>
 #include <bit>
 #include <cerrno>
@@ -10,9 +10,12 @@
 
 namespace cclabel::io::detail {
 
-void write_npy_labels(const std::string& path, const std::uint32_t* labels, std::int64_t width, std::int64_t height) {
-    std::string dict = "{'descr': '<u4', 'fortran_order': False, 'shape': (" + std::to_string(height) + ", " +
-                       std::to_string(width) + "), }";
+namespace {
+
+template <typename T>
+void write_npy(const std::string& path, const T* labels, std::int64_t width, std::int64_t height) {
+    std::string dict = "{'descr': '<u" + std::to_string(sizeof(T)) + "', 'fortran_order': False, 'shape': (" +
+                       std::to_string(height) + ", " + std::to_string(width) + "), }";
     // NumPy aligns the data to 64 bytes: pad with spaces, end with a newline.
     const std::size_t unpadded = 10 + dict.size() + 1;
     dict.append((64 - unpadded % 64) % 64, ' ');
@@ -31,18 +34,28 @@ void write_npy_labels(const std::string& path, const std::uint32_t* labels, std:
     put(head.data(), head.size());
     const std::size_t pixels = std::size_t(width) * std::size_t(height);
     if constexpr (std::endian::native == std::endian::little) {
-        put(labels, pixels * 4);
+        put(labels, pixels * sizeof(T));
     } else {
-        std::vector<std::uint32_t> row(static_cast<std::size_t>(width));
+        std::vector<T> row(static_cast<std::size_t>(width));
         for (std::int64_t y = 0; y < height; ++y) {
             for (std::size_t x = 0; x < row.size(); ++x) {
-                const std::uint32_t v = labels[std::size_t(y) * row.size() + x];
-                row[x] = (v >> 24) | ((v >> 8) & 0xFF00u) | ((v << 8) & 0xFF0000u) | (v << 24);
+                const T v = labels[std::size_t(y) * row.size() + x];
+                if constexpr (sizeof(T) == 4) row[x] = __builtin_bswap32(v); else row[x] = __builtin_bswap64(v);
             }
-            put(row.data(), row.size() * 4);
+            put(row.data(), row.size() * sizeof(T));
         }
     }
     if (std::fflush(f.get()) != 0) fail(path, std::string("write failed: ") + std::strerror(errno));
+}
+
+}  // namespace
+
+void write_npy_labels(const std::string& path, const std::uint32_t* labels, std::int64_t width, std::int64_t height) {
+    write_npy(path, labels, width, height);
+}
+
+void write_npy_labels(const std::string& path, const std::uint64_t* labels, std::int64_t width, std::int64_t height) {
+    write_npy(path, labels, width, height);
 }
 
 }  // namespace cclabel::io::detail

@@ -45,15 +45,32 @@ Image read_image(const std::string& path) {
     fail(path, "unrecognised file format (not PNG, TIFF, PPM/PGM/PBM or NumPy .npy)");
 }
 
-void write_labels(const std::string& path, const std::uint32_t* labels, std::int64_t width, std::int64_t height) {
+namespace {
+
+template <typename T>
+void write_label_file(const std::string& path, const T* labels, std::int64_t width, std::int64_t height) {
     if (width < 0 || height < 0) fail(path, "negative image size");
-    detail::check_pixels(path, std::uint64_t(width), std::uint64_t(height));
-    if (labels == nullptr && width * height != 0) fail(path, "null label image");
+    if constexpr (sizeof(T) == 4) {
+        detail::check_pixels(path, std::uint64_t(width), std::uint64_t(height));
+    } else if (width != 0 && std::uint64_t(height) > (std::uint64_t(1) << 60) / std::uint64_t(width)) {
+        fail(path, std::to_string(width) + " x " + std::to_string(height) + " labels overflow the address space");
+    }
+    if (labels == nullptr && width != 0 && height != 0) fail(path, "null label image");
     std::string ext = std::filesystem::path(path).extension().string();
     for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
     if (ext == ".npy") return detail::write_npy_labels(path, labels, width, height);
     if (ext == ".tif" || ext == ".tiff") return detail::write_tiff_labels(path, labels, width, height);
     fail(path, "unknown label file extension '" + ext + "' (use .tif, .tiff or .npy)");
+}
+
+}  // namespace
+
+void write_labels(const std::string& path, const std::uint32_t* labels, std::int64_t width, std::int64_t height) {
+    write_label_file(path, labels, width, height);
+}
+
+void write_labels(const std::string& path, const std::uint64_t* labels, std::int64_t width, std::int64_t height) {
+    write_label_file(path, labels, width, height);
 }
 
 }  // namespace cclabel::io
