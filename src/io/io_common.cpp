@@ -17,10 +17,11 @@ void fail(const std::string& path, const std::string& reason) {
     throw Error(path + ": " + r);
 }
 
-void check_pixels(const std::string& path, std::uint64_t width, std::uint64_t height) {
-    if (width != 0 && height > kMaxPixels / width) {
-        fail(path, std::to_string(width) + " x " + std::to_string(height) +
-                       " pixels is more than a 32-bit label can number (at most 4294967295 pixels)");
+void check_pixels(const std::string& path, std::uint64_t width, std::uint64_t height, std::uint64_t limit) {
+    if (width != 0 && height > limit / width) {
+        fail(path, std::to_string(width) + " x " + std::to_string(height) + " pixels is more than " +
+                       (limit == kMaxPixels ? "a 32-bit label can number (at most 4294967295 pixels)"
+                                            : "cclabel reads (at most " + std::to_string(limit) + " pixels)"));
     }
 }
 

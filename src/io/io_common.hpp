@@ -9,14 +9,19 @@
 
 namespace cclabel::io::detail {
 
-/// The library's limit: every pixel must get a distinct uint32_t label.
+/// The limit of uint32 labels: every pixel must get a distinct uint32_t label.
 inline constexpr std::uint64_t kMaxPixels = 0xFFFFFFFFull;
+/// The readers' limit, above kMaxPixels because label_tiled() labels larger pictures (into uint64
+/// labels); 2^40 keeps every byte count of a picture (at most 8 bytes a pixel) far from overflow.
+inline constexpr std::uint64_t kMaxReadPixels = std::uint64_t(1) << 40;
 
 /// Throws Error("<path>: <reason>"), with the reason folded onto one line.
 [[noreturn]] void fail(const std::string& path, const std::string& reason);
 
-/// Throws unless width × height fits the library's limit (64-bit arithmetic, no wrap).
-void check_pixels(const std::string& path, std::uint64_t width, std::uint64_t height);
+/// Throws unless width × height is at most @p limit (64-bit arithmetic, no wrap): kMaxReadPixels
+/// for a picture read, kMaxPixels for uint32 labels written.
+void check_pixels(const std::string& path, std::uint64_t width, std::uint64_t height,
+                  std::uint64_t limit = kMaxReadPixels);
 
 /// Owns a FILE*; closes it on every path out of a reader.
 class File {

@@ -51,7 +51,7 @@ template <typename T>
 void write_label_file(const std::string& path, const T* labels, std::int64_t width, std::int64_t height) {
     if (width < 0 || height < 0) fail(path, "negative image size");
     if constexpr (sizeof(T) == 4) {
-        detail::check_pixels(path, std::uint64_t(width), std::uint64_t(height));
+        detail::check_pixels(path, std::uint64_t(width), std::uint64_t(height), detail::kMaxPixels);
     } else if (width != 0 && std::uint64_t(height) > (std::uint64_t(1) << 60) / std::uint64_t(width)) {
         fail(path, std::to_string(width) + " x " + std::to_string(height) + " labels overflow the address space");
     }

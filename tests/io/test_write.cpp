@@ -34,7 +34,7 @@ TEST(WriteLabels, NpyBytesFollowTheFormatSpec) {
     ASSERT_EQ(img.pixels.size(), l.size() * 4);
     EXPECT_EQ(std::memcmp(img.pixels.data(), l.data(), img.pixels.size()), 0);
     // Zero-sized label images are valid .npy files.
-    io::write_labels(dir.path("e.npy"), nullptr, 0, 4);
+    io::write_labels(dir.path("e.npy"), static_cast<const std::uint32_t*>(nullptr), 0, 4);
     EXPECT_EQ(io::read_image(dir.path("e.npy")).height, 4);
 }
 
@@ -86,11 +86,53 @@ TEST(WriteLabels, BadExtensionsAndArgumentsAreErrors) {
         EXPECT_FALSE(fs::exists(p));
     }
     EXPECT_THROW(io::write_labels(dir.path("a.npy"), l.data(), -1, 2), Error);
-    EXPECT_THROW(io::write_labels(dir.path("a.npy"), nullptr, 2, 2), Error);
+    EXPECT_THROW(io::write_labels(dir.path("a.npy"), static_cast<const std::uint32_t*>(nullptr), 2, 2), Error);
     EXPECT_THROW(io::write_labels(dir.path("a.npy"), l.data(), 65536, 65536), Error);
     EXPECT_THROW(io::write_labels(dir.path("a.tif"), l.data(), 0, 2), Error);
     EXPECT_THROW(io::write_labels(dir.path("no/such/dir/a.npy"), l.data(), 2, 2), Error);
     EXPECT_THROW(io::write_labels(dir.path("no/such/dir/a.tif"), l.data(), 2, 2), Error);
+}
+
+// 64-bit labels (label_tiled's output for pictures of more than 2^32 - 1 pixels): '<u8' .npy and
+// 64-bit unsigned TIFF, values above 2^32 kept.
+TEST(WriteLabels, Uint64NpyAndTiff) {
+    TempDir dir;
+    const std::int64_t w = 7, h = 3;
+    std::vector<std::uint64_t> l(std::size_t(w * h));
+    for (std::size_t i = 0; i < l.size(); ++i) l[i] = i % 5 == 0 ? 0 : (std::uint64_t(i) << 33) + i;
+    io::write_labels(dir.path("l.npy"), l.data(), w, h);
+    const auto f = read_bytes(dir.path("l.npy"));
+    ASSERT_GE(f.size(), 10u);
+    const std::size_t hl = f[8] | f[9] << 8;
+    ASSERT_EQ((10 + hl) % 64, 0u);
+    const std::string header(f.begin() + 10, f.begin() + 10 + std::ptrdiff_t(hl));
+    EXPECT_EQ(header.rfind("{'descr': '<u8', 'fortran_order': False, 'shape': (3, 7), }", 0), 0u) << header;
+    ASSERT_EQ(f.size(), 10 + hl + l.size() * 8);
+    for (std::size_t i = 0; i < l.size(); ++i) {
+        std::uint64_t v = 0;
+        for (int b = 7; b >= 0; --b) v = v << 8 | f[10 + hl + 8 * i + std::size_t(b)];
+        ASSERT_EQ(v, l[i]) << i;
+    }
+
+    const std::string p = dir.path("l.tif");
+    io::write_labels(p, l.data(), w, h);
+    TIFF* tif = TIFFOpen(p.c_str(), "r");
+    ASSERT_NE(tif, nullptr);
+    std::uint16_t bps = 0, fmt = 0;
+    TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bps);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &fmt);
+    EXPECT_EQ(bps, 64);
+    EXPECT_EQ(fmt, SAMPLEFORMAT_UINT);
+    std::vector<std::uint64_t> row(static_cast<std::size_t>(w));
+    for (std::int64_t y = 0; y < h; ++y) {
+        ASSERT_GE(TIFFReadScanline(tif, row.data(), std::uint32_t(y), 0), 0);
+        ASSERT_EQ(std::memcmp(row.data(), l.data() + y * w, row.size() * 8), 0) << y;
+    }
+    TIFFClose(tif);
+
+    // No uint32 pixel limit (the data is not touched past the checks that fail first).
+    EXPECT_THROW(io::write_labels(dir.path("a.npy"), static_cast<const std::uint64_t*>(nullptr), 65536, 65536), Error);
+    io::write_labels(dir.path("e.npy"), static_cast<const std::uint64_t*>(nullptr), 0, 4);
 }
 
 TEST(Preview, StableColoursBlackBackground) {

@@ -226,3 +226,17 @@ def test_bad_tile_is_a_one_line_error(cli, tmp_path, value, reason):
     assert proc.stderr.startswith(f"cclabel: error: bad --tile '{value}': {reason}"), proc.stderr
     assert proc.stderr.count("\n") == 1, proc.stderr
     assert not (tmp_path / "o.npy").exists()
+
+
+@pytest.mark.parametrize("shape, error", [
+    ((65536, 65537), "truncated .npy file"),  # past 2^32 - 1 pixels: read (and tiled), were the data there
+    ((1 << 21, 1 << 20), "pixels is more than cclabel reads (at most 1099511627776 pixels)"),
+])
+def test_reader_takes_pictures_over_uint32_limit(cli, tmp_path, shape, error):
+    """The readers' limit is 2^40 pixels, not 2^32 - 1: a header alone shows which check refuses it."""
+    src = tmp_path / "big.npy"
+    with open(src, "wb") as f:
+        np.lib.format.write_array_header_1_0(f, {"descr": "|u1", "fortran_order": False, "shape": shape})
+        f.write(b"\0" * 64)
+    proc = run_cli(cli, src, "-o", tmp_path / "o.npy", expect_ok=False)
+    assert proc.returncode == 1 and error in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
