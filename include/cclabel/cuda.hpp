@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cclabel/batch.hpp"
 #include "cclabel/detail/cuda_tuning.hpp"
 #include "cclabel/image_view.hpp"
 #include "cclabel/options.hpp"
@@ -46,6 +47,18 @@ struct StageEvents {
 void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView& image, std::uint32_t* labels,
                   std::uint32_t* count, const Options& options = {}, cudaStream_t stream = nullptr,
                   const Tuning& tuning = {}, const StageEvents* events = nullptr);
+
+/// Labels the B images of @p batch (pixels in device memory) into @p labels (device memory,
+/// B × height × width uint32; image b's at labels + b · height · width), each numbered 1..N_b on its
+/// own exactly as label_device numbers one image, and writes N_b to @p counts[b] (device memory,
+/// B entries). Packed images (batch_stride 0 or height × the row stride) are stacked into one
+/// picture and labelled in one set of launches (as many images a set as stay under 2^31 pixels),
+/// with no join across an image's first row and each image's roots numbered from its own base;
+/// other layouts, and images of 2^31 pixels or more, take one label_device call an image.
+/// Workspace, size query, stream and errors as label_device; the host is never synchronised.
+void label_batch_device(void* workspace, std::size_t& workspace_bytes, const BatchView& batch, std::uint32_t* labels,
+                        std::uint32_t* counts, const Options& options = {}, cudaStream_t stream = nullptr,
+                        const Tuning& tuning = {});
 
 /// The host API's CUDA path with a launch tuning (what cclabel::label with Backend::Cuda runs with
 /// the default tuning): copies @p image in through pinned staging, labels it, copies the labels

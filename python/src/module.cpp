@@ -31,6 +31,7 @@
 #include "cclabel/error.hpp"
 #include "cclabel/label.hpp"
 #include "cclabel/stats.hpp"
+#include "cclabel/batch.hpp"
 #include "cclabel/tiles.hpp"
 #if CCLABEL_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -399,6 +400,14 @@ cclabel::ImageView view_of(const Layout& L, std::int64_t b) {
     return cclabel::ImageView{L.data + b * L.batch_stride, L.W, L.H, L.row_stride, L.format};
 }
 
+cclabel::BatchView batch_of(const Layout& L) {
+    return cclabel::BatchView{L.data, L.B, L.W, L.H, L.row_stride, L.batch_stride, L.format};
+}
+
+// A batch whose images lie one after another (what label_batch_device stacks into one set of
+// launches). Other batch strides (broadcast 0, negative, overlapping) go image by image.
+bool stackable(const Layout& L) { return L.batch && L.B > 1 && L.batch_stride == L.H * L.row_stride; }
+
 // _inspect(image, connectivity, background, backend) -> dict: checks every argument but out and
 // says what the Python layer needs to allocate the result.
 nb::dict py_inspect(nb::handle image, nb::handle connectivity, nb::handle background, nb::handle backend,
@@ -422,7 +431,11 @@ nb::dict py_inspect(nb::handle image, nb::handle connectivity, nb::handle backgr
     if (gpu && !needs_copy) {
 #if CCLABEL_HAVE_CUDA
         std::size_t bytes = 0;
-        cclabel::cuda::label_device(nullptr, bytes, view_of(L, 0), nullptr, nullptr, opt, nullptr);
+        // A batch goes through the batched labeller (one set of launches for packed images).
+        if (stackable(L))
+            cclabel::cuda::label_batch_device(nullptr, bytes, batch_of(L), nullptr, nullptr, opt, nullptr);
+        else
+            cclabel::cuda::label_device(nullptr, bytes, view_of(L, 0), nullptr, nullptr, opt, nullptr);
         workspace = bytes;
 #else
         throw nb::value_error("image: is on the GPU, but this cclabel was built without CUDA (nvcc was not found "
@@ -501,6 +514,11 @@ void py_label(nb::handle image, nb::handle out, nb::handle counts, nb::handle co
         return;
     }
     if (ws_ptr == nullptr) throw cclabel::Error("label_device: no workspace was given");
+    if (stackable(L)) {
+        std::size_t bytes = ws_bytes;
+        cclabel::cuda::label_batch_device(ws_ptr, bytes, batch_of(L), labels, count, opt, s);
+        return;
+    }
     for (std::int64_t b = 0; b < L.B; ++b) {
         std::size_t bytes = ws_bytes;
         cclabel::cuda::label_device(ws_ptr, bytes, view_of(L, b), labels + b * plane, count + b, opt, s);

@@ -1,6 +1,8 @@
-// cclabel's own batch loop on the GPU (batch_loop.hpp), and the host batch path of Backend::Cuda
-// built on it: the images' bytes are copied up in one transfer, labelled one after another on one
-// stream, and the labels and counts copied back.
+// cclabel's own batch loop on the GPU (batch_loop.hpp), and the host batch path of Backend::Cuda:
+// the images' bytes are copied up in one transfer, labelled on one stream, and the labels and
+// counts copied back. Runs of packed images of one size (a whole uniform batch, or such runs of
+// a ragged one) go through label_batch_device, one set of launches a run; the rest one
+// label_device call an image.
 #include "cuda/batch_loop.hpp"
 
 #include <algorithm>
@@ -96,13 +98,53 @@ void cuda_label_batch(const BatchRequest& r, std::uint32_t* out, std::uint32_t* 
     for (ImageView& v : d_images)
         v.data = v.pixels() ? static_cast<std::uint8_t*>(d_pixels.p) + (static_cast<const std::uint8_t*>(v.data) - lo)
                             : nullptr;
-    const std::size_t ws_bytes = cuda::batch_loop_workspace_bytes(d_images, r.options, stream.s);
+    // Runs [first, end) of images of one size, each starting where the one before ends.
+    struct Run {
+        std::size_t first, end;
+    };
+    std::vector<Run> runs;
+    for (std::size_t b = 0; b < B;) {
+        std::size_t e = b + 1;
+        const ImageView& v = d_images[b];
+        const std::int64_t bytes = v.height * v.stride;
+        while (e < B && v.pixels() > 0 && d_images[e].width == v.width && d_images[e].height == v.height &&
+               d_images[e].stride == v.stride &&
+               static_cast<const std::uint8_t*>(d_images[e].data) ==
+                   static_cast<const std::uint8_t*>(d_images[e - 1].data) + bytes)
+            ++e;
+        runs.push_back({b, e});
+        b = e;
+    }
+    auto run_view = [&](const Run& u) {
+        const ImageView& v = d_images[u.first];
+        return BatchView{v.data, std::int64_t(u.end - u.first), v.width, v.height, v.stride, v.height * v.stride, v.format};
+    };
+    std::size_t ws_bytes = 0;
+    for (const Run& u : runs) {
+        std::size_t bytes = 0;
+        if (u.end - u.first > 1)
+            cuda::label_batch_device(nullptr, bytes, run_view(u), nullptr, nullptr, r.options, stream.s);
+        else if (d_images[u.first].pixels() > 0)
+            cuda::label_device(nullptr, bytes, d_images[u.first], nullptr, nullptr, r.options, stream.s);
+        ws_bytes = std::max(ws_bytes, bytes);
+    }
     DeviceMemory d_ws(ws_bytes, "the workspace");
 
     if (pixel_bytes)
         check(cudaMemcpyAsync(d_pixels.p, lo, pixel_bytes, cudaMemcpyHostToDevice, stream.s), "copying the pixels up");
-    cuda::label_batch_loop(d_ws.p, ws_bytes, d_images, r.label_offsets.data(), static_cast<std::uint32_t*>(d_labels.p),
-                           static_cast<std::uint32_t*>(d_counts.p), r.options, stream.s);
+    auto* d_out = static_cast<std::uint32_t*>(d_labels.p);
+    auto* d_n = static_cast<std::uint32_t*>(d_counts.p);
+    for (const Run& u : runs) {
+        std::size_t bytes = ws_bytes;
+        if (u.end - u.first > 1)
+            cuda::label_batch_device(d_ws.p, bytes, run_view(u), d_out + r.label_offsets[u.first], d_n + u.first,
+                                     r.options, stream.s);
+        else if (d_images[u.first].pixels() > 0)
+            cuda::label_device(d_ws.p, bytes, d_images[u.first], d_out + r.label_offsets[u.first], d_n + u.first,
+                               r.options, stream.s);
+        else
+            check(cudaMemsetAsync(d_n + u.first, 0, sizeof(std::uint32_t), stream.s), "clearing a count");
+    }
     if (total)
         check(cudaMemcpyAsync(out, d_labels.p, std::size_t(total) * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
                               stream.s),

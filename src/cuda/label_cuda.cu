@@ -18,6 +18,7 @@
 #include "cclabel/cuda.hpp"
 #include "cclabel/error.hpp"
 #include "core/backends.hpp"
+#include "core/batch_request.hpp"
 #include "core/request.hpp"
 #include "cuda/kernels/bodies.cuh"
 #include "cuda/launch.hpp"
@@ -170,6 +171,14 @@ __global__ void __launch_bounds__(1024) count_kernel(Params g) {
 }
 
 template <PixelFormat F>
+__global__ void __launch_bounds__(256) batch_base_kernel(Params g, std::uint32_t* image_base, std::uint32_t* image_counts,
+                                                         std::uint64_t images) {
+    __shared__ std::uint32_t smem[40];
+    DeviceOps ops{smem, threadIdx.x, blockDim.x};
+    batch_base_program<F>(ops, g, image_base, image_counts, images, std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x);
+}
+
+template <PixelFormat F>
 __global__ void __launch_bounds__(1024) number_kernel(Params g) {
     __shared__ std::uint32_t smem[40];
     DeviceOps ops{smem, threadIdx.x, blockDim.x};
@@ -201,46 +210,35 @@ std::size_t scan_temp_bytes(std::uint64_t items, cudaStream_t stream) {
     return bytes;
 }
 
-}  // namespace
-}  // namespace cclabel::cuda::detail
+/// A batch stacked into one launch: `images` images of image_h rows; Batch Base writes each
+/// image's first number to image_base (workspace) and N_b to image_counts.
+struct StackLaunch {
+    std::uint32_t image_h = 0;
+    std::uint64_t images = 0;
+    std::uint32_t* image_base = nullptr;
+    std::uint32_t* image_counts = nullptr;
+};
 
-namespace cclabel::cuda {
-
-void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView& image, std::uint32_t* labels,
-                  std::uint32_t* count, const Options& options, cudaStream_t stream, const Tuning& tuning,
-                  const StageEvents* events) {
-    using namespace detail;
-    // The size query needs no buffers (as with CUB): a stand-in for the labels lets it validate the rest.
-    static std::uint32_t no_labels;
-    const cclabel::detail::Request r = cclabel::detail::make_request(image, workspace ? labels : &no_labels, options);
+LaunchPlan plan_for(const cclabel::detail::Request& r, const Tuning& tuning, bool force_wide, cudaStream_t stream) {
     const std::uint64_t pixels = r.pixels();
     const std::uint64_t number_tiles =
         tuning.shape.number_tile ? (pixels + tuning.shape.number_tile - 1) / tuning.shape.number_tile : 0;
-    const LaunchPlan plan = plan_launch(std::uint64_t(r.width), std::uint64_t(r.height), tuning.shape,
-                                        tuning.force_wide_numbering,
-                                        pixels ? scan_temp_bytes(number_tiles + 1, stream) : 0, true,
-                                        tuning.switches);
-    if (!plan.error.empty()) throw Error("label_device: " + plan.error);
-    const std::size_t need = std::size_t(std::max<std::uint64_t>(plan.workspace_bytes, kWorkspaceAlign));
-    if (!workspace) {
-        workspace_bytes = need;
-        return;
-    }
-    if (!count) throw Error("label_device: the count pointer is null");
-    if (workspace_bytes < need)
-        throw Error("label_device: workspace of " + std::to_string(workspace_bytes) + " bytes, " +
-                    std::to_string(need) + " needed");
-    if (pixels == 0) {
-        CCL_CUDA(cudaMemsetAsync(count, 0, sizeof(std::uint32_t), stream));
-        return;
-    }
-    auto* ws = static_cast<std::uint8_t*>(workspace);
+    return plan_launch(std::uint64_t(r.width), std::uint64_t(r.height), tuning.shape, force_wide,
+                       pixels ? scan_temp_bytes(number_tiles + 1, stream) : 0, true, tuning.switches);
+}
+
+/// Enqueues every kernel of one labelling on @p stream (the request non-empty, the workspace
+/// checked): the body of label_device, and of label_batch_device with @p stack.
+void enqueue_label(const cclabel::detail::Request& r, const LaunchPlan& plan, std::uint8_t* ws, std::uint32_t* labels,
+                   std::uint32_t* count, cudaStream_t stream, const Tuning& tuning, const StageEvents* events,
+                   const StackLaunch* stack) {
     Params g = make_params(r, plan, tuning);
     g.labels = labels;
     g.counts = reinterpret_cast<std::uint32_t*>(ws + plan.off_counts);
     g.done = reinterpret_cast<std::uint32_t*>(ws + plan.off_done);
     g.tickets = reinterpret_cast<std::uint32_t*>(ws + plan.off_tickets);
     g.mask = plan.wide ? reinterpret_cast<std::uint32_t*>(ws + plan.off_mask) : nullptr;
+    if (stack) set_batch(g, stack->image_h);
 
     CCL_CUDA(cudaMemsetAsync(ws, 0, plan.zero_end, stream));
     if (events) record(events->after_clear, stream, "cudaEventRecord(after_clear)");
@@ -278,6 +276,13 @@ void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView
         CCL_CUDA(cub::DeviceScan::ExclusiveSum(ws + plan.off_scan_temp, temp, g.counts, g.counts,
                                                plan.number_tiles + 1, stream));
         if (events) record(events->after_scan, stream, "cudaEventRecord(after_scan)");
+        if (stack) {
+            constexpr unsigned kThreads = 256;
+            batch_base_kernel<F><<<unsigned((stack->images + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+                g, stack->image_base, stack->image_counts, stack->images);
+            CCL_LAUNCHED("batch_base_kernel");
+            g.image_base = stack->image_base;
+        }
         if (!plan.wide) {
             number_kernel<F><<<ntiles, plan.number_threads, 0, stream>>>(g);
             CCL_LAUNCHED("number_kernel");
@@ -290,8 +295,109 @@ void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView
         if (events) record(events->after_number, stream, "cudaEventRecord(after_number)");
         return 0;
     });
-    CCL_CUDA(cudaMemcpyAsync(count, g.counts + plan.number_tiles, sizeof(std::uint32_t), cudaMemcpyDeviceToDevice,
-                             stream));
+    if (count)
+        CCL_CUDA(cudaMemcpyAsync(count, g.counts + plan.number_tiles, sizeof(std::uint32_t), cudaMemcpyDeviceToDevice,
+                                 stream));
+}
+
+}  // namespace
+}  // namespace cclabel::cuda::detail
+
+namespace cclabel::cuda {
+
+void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView& image, std::uint32_t* labels,
+                  std::uint32_t* count, const Options& options, cudaStream_t stream, const Tuning& tuning,
+                  const StageEvents* events) {
+    using namespace detail;
+    // The size query needs no buffers (as with CUB): a stand-in for the labels lets it validate the rest.
+    static std::uint32_t no_labels;
+    const cclabel::detail::Request r = cclabel::detail::make_request(image, workspace ? labels : &no_labels, options);
+    const std::uint64_t pixels = r.pixels();
+    const LaunchPlan plan = plan_for(r, tuning, tuning.force_wide_numbering, stream);
+    if (!plan.error.empty()) throw Error("label_device: " + plan.error);
+    const std::size_t need = std::size_t(std::max<std::uint64_t>(plan.workspace_bytes, kWorkspaceAlign));
+    if (!workspace) {
+        workspace_bytes = need;
+        return;
+    }
+    if (!count) throw Error("label_device: the count pointer is null");
+    if (workspace_bytes < need)
+        throw Error("label_device: workspace of " + std::to_string(workspace_bytes) + " bytes, " +
+                    std::to_string(need) + " needed");
+    if (pixels == 0) {
+        CCL_CUDA(cudaMemsetAsync(count, 0, sizeof(std::uint32_t), stream));
+        return;
+    }
+    enqueue_label(r, plan, static_cast<std::uint8_t*>(workspace), labels, count, stream, tuning, events, nullptr);
+}
+
+void label_batch_device(void* workspace, std::size_t& workspace_bytes, const BatchView& batch, std::uint32_t* labels,
+                        std::uint32_t* counts, const Options& options, cudaStream_t stream, const Tuning& tuning) {
+    using namespace detail;
+    static std::uint32_t no_labels;
+    const cclabel::detail::BatchRequest br =
+        cclabel::detail::make_batch_request(batch, workspace ? labels : &no_labels, options);
+    const std::uint64_t B = br.images.size();
+    const std::uint64_t P = B ? std::uint64_t(br.images[0].pixels()) : 0;
+    const std::int64_t row = B ? br.images[0].stride : 0;
+    // Stacked: packed images (the stack is then one strided picture) that stay on the flag path.
+    const bool stacked = P > 0 && P < kFlagPathLimit && br.batch_stride == row * batch.height &&
+                         !tuning.force_wide_numbering;
+    const std::uint64_t cap = tuning.batch_stack_pixels ? std::min(tuning.batch_stack_pixels, kFlagPathLimit - 1)
+                                                        : kFlagPathLimit - 1;
+    const std::uint64_t per = stacked ? std::max<std::uint64_t>(1, std::min<std::uint64_t>(B, cap / P)) : 1;
+    const std::uint64_t last = stacked ? B - (B - 1) / per * per : 1;
+
+    auto stack_request = [&](std::uint64_t first, std::uint64_t n, std::uint32_t* out) {
+        const ImageView v{br.images[first].data, batch.width, batch.height * std::int64_t(n), row, batch.format};
+        return cclabel::detail::make_request(v, out, br.options);
+    };
+    std::size_t need = kWorkspaceAlign;
+    std::uint64_t off_base = 0;
+    if (stacked) {
+        for (std::uint64_t n : {per, last}) {
+            const LaunchPlan plan = plan_for(stack_request(0, n, labels ? labels : &no_labels), tuning, false, stream);
+            if (!plan.error.empty()) throw Error("label_batch_device: " + plan.error);
+            off_base = std::max(off_base, align_up(plan.workspace_bytes, kWorkspaceAlign));
+        }
+        need = std::size_t(off_base + align_up(4 * per, kWorkspaceAlign));
+    } else if (P > 0) {
+        std::size_t one = 0;
+        label_device(nullptr, one, br.images[0], nullptr, nullptr, br.options, stream, tuning);
+        need = std::max(need, one);
+    }
+    if (!workspace) {
+        workspace_bytes = need;
+        return;
+    }
+    if (B && !counts) throw Error("label_batch_device: the counts pointer is null");
+    if (workspace_bytes < need)
+        throw Error("label_batch_device: workspace of " + std::to_string(workspace_bytes) + " bytes, " +
+                    std::to_string(need) + " needed");
+    if (B == 0) return;
+    if (P == 0) {
+        CCL_CUDA(cudaMemsetAsync(counts, 0, B * sizeof(std::uint32_t), stream));
+        return;
+    }
+    auto* ws = static_cast<std::uint8_t*>(workspace);
+    if (!stacked) {
+        for (std::uint64_t b = 0; b < B; ++b) {
+            std::size_t bytes = workspace_bytes;
+            label_device(workspace, bytes, br.images[b], labels + b * P, counts + b, br.options, stream, tuning);
+        }
+        return;
+    }
+    for (std::uint64_t first = 0; first < B; first += per) {
+        const std::uint64_t n = std::min(per, B - first);
+        const cclabel::detail::Request r = stack_request(first, n, labels + first * P);
+        const LaunchPlan plan = plan_for(r, tuning, false, stream);
+        StackLaunch stack;
+        stack.image_h = std::uint32_t(batch.height);
+        stack.images = n;
+        stack.image_base = reinterpret_cast<std::uint32_t*>(ws + off_base);
+        stack.image_counts = counts + first;
+        enqueue_label(r, plan, ws, labels + first * P, nullptr, stream, tuning, nullptr, &stack);
+    }
 }
 
 namespace {

@@ -39,4 +39,13 @@ inline Params make_params(const cclabel::detail::Request& r, const LaunchPlan& p
     return g;
 }
 
+/// Makes @p g a batch of images of @p image_h rows stacked (its height a multiple of image_h); the
+/// caller points image_base at the Batch Base kernel's output before Number.
+inline void set_batch(Params& g, std::uint32_t image_h) {
+    g.image_h = image_h;
+    g.image_pixels = g.width * image_h;  // < 2^31: batches run on the flag path
+    g.fd_image_h = FastDiv(image_h);
+    g.fd_image_pixels = FastDiv(g.image_pixels ? g.image_pixels : 1);
+}
+
 }  // namespace cclabel::cuda::detail

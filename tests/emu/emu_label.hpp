@@ -19,9 +19,12 @@ struct EmuRun {
     std::uint64_t steps = 0;
 };
 
-/// Labels a validated request into @p out with the emulated kernels.
+/// Labels a validated request into @p out with the emulated kernels. With @p image_h > 0 the
+/// request is a batch of images of image_h rows stacked (as label_batch_device launches it): each
+/// image numbered on its own, its count in (*image_counts)[b].
 inline EmuRun emu_label(const cclabel::detail::Request& r, std::uint32_t* out, const cuda::Tuning& tuning,
-                        std::uint64_t seed) {
+                        std::uint64_t seed, std::uint32_t image_h = 0,
+                        std::vector<std::uint32_t>* image_counts = nullptr) {
     using namespace cclabel::cuda::detail;
     const LaunchPlan plan = plan_launch(std::uint64_t(r.width), std::uint64_t(r.height), tuning.shape,
                                         tuning.force_wide_numbering, 0, /*for_gpu=*/false, tuning.switches);
@@ -32,7 +35,10 @@ inline EmuRun emu_label(const cclabel::detail::Request& r, std::uint32_t* out, c
         mask(plan.wide ? plan.mask_words : 1, 0);
     for (std::uint64_t i = 0; i < plan.pixels; ++i) out[i] = 0xFFFFFFFFu;  // poison, and the "never increases" start
 
+    const std::uint64_t images = image_h ? plan.height / image_h : 0;
+    std::vector<std::uint32_t> image_base(images + 1, 0xFFFFFFFFu), counts_b(images + 1, 0xFFFFFFFFu);
     Params g = make_params(r, plan, tuning);
+    if (image_h) set_batch(g, image_h);
     g.labels = out;
     g.counts = counts.data();
     g.done = done.data();
@@ -44,7 +50,9 @@ inline EmuRun emu_label(const cclabel::detail::Request& r, std::uint32_t* out, c
                     {counts.data(), counts.size(), "counts"},
                     {done.data(), done.size(), "done"},
                     {tickets.data(), tickets.size(), "tickets"},
-                    {mask.data(), mask.size(), "mask"}});
+                    {mask.data(), mask.size(), "mask"},
+                    {image_base.data(), images, "image_base"},
+                    {counts_b.data(), images, "image_counts"}});
     ex.set_parents(out, plan.pixels, g.flag, g.background);
     ex.set_shared_words(plan.tile_threads);  // one parent a pixel of the tile
     const std::uint32_t ww = tuning.shape.warp_w;
@@ -77,6 +85,12 @@ inline EmuRun emu_label(const cclabel::detail::Request& r, std::uint32_t* out, c
             c = sum;
             sum += v;
         }
+        if (image_h) {
+            ex.launch((images + ww - 1) / ww, ww, ww, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
+                batch_base_program<F>(ops, g, image_base.data(), counts_b.data(), images, b * ww + tid);
+            });
+            g.image_base = image_base.data();
+        }
         if (!plan.wide) {
             ex.set_phase(Phase::NumberFlag);
             ex.launch(plan.number_tiles, plan.number_threads, ww,
@@ -91,6 +105,7 @@ inline EmuRun emu_label(const cclabel::detail::Request& r, std::uint32_t* out, c
         return 0;
     });
     run.count = counts[plan.number_tiles];
+    if (image_counts) image_counts->assign(counts_b.begin(), counts_b.begin() + std::ptrdiff_t(images));
     run.steps = ex.steps();
     return run;
 }

@@ -304,6 +304,84 @@ TEST(Emu, ManySchedulesOfContendedPictures) {
     }
 }
 
+// Batches: B images stacked into one picture, labelled in one set of launches with the image-top
+// rule and per-image numbering; each image must equal the CPU labeller on that image alone.
+void expect_emu_batch_matches_cpu(const TestImage& stack, std::int64_t image_h, int conn,
+                                  std::optional<std::uint64_t> bg, const Variant& var, std::uint64_t seed,
+                                  const std::string& what) {
+    Options o;
+    o.connectivity = conn;
+    o.backend = Backend::Cpu;
+    if (bg && stack.format != PixelFormat::Binary8) o.background = background_channels(stack.format, *bg);
+    const std::size_t n = std::size_t(stack.width * stack.height);
+    std::vector<std::uint32_t> got(n + 1, 0xDEADBEEF);
+    const auto r = cclabel::detail::make_request(stack.view(), got.data(), o);
+    std::vector<std::uint32_t> counts;
+    try {
+        emu::emu_label(r, got.data(), var.tuning, seed, std::uint32_t(image_h), &counts);
+    } catch (const std::exception& e) {
+        FAIL() << what << " [" << var.name << "]: " << e.what();
+    }
+    ASSERT_EQ(got[n], 0xDEADBEEFu) << what << ": wrote past the output";
+    const std::int64_t images = stack.height / image_h;
+    ASSERT_EQ(counts.size(), std::size_t(images));
+    const ImageView whole = stack.view();
+    const std::size_t per = std::size_t(stack.width * image_h);
+    for (std::int64_t b = 0; b < images; ++b) {
+        ImageView one = whole;
+        one.data = static_cast<const std::uint8_t*>(whole.data) + b * image_h * whole.stride;
+        one.height = image_h;
+        std::vector<std::uint32_t> want(per);
+        const LabelResult cpu = label(one, want.data(), o);
+        ASSERT_EQ(counts[std::size_t(b)], cpu.count) << what << " [" << var.name << "] image " << b << " seed " << seed;
+        for (std::size_t i = 0; i < per; ++i)
+            ASSERT_EQ(got[std::size_t(b) * per + i], want[i])
+                << what << " [" << var.name << "] image " << b << " seed " << seed << " at (" << i % std::size_t(stack.width)
+                << ", " << i / std::size_t(stack.width) << ")";
+    }
+}
+
+TEST(Emu, BatchesOfStackedImagesEveryVariant) {
+    // Heights that are and are not multiples of the tiles' and Number tiles' sizes, one-row and
+    // one-column images, one image.
+    const std::array<std::array<std::int64_t, 3>, 8> shapes = {
+        {{5, 3, 4}, {8, 4, 3}, {1, 7, 3}, {9, 1, 6}, {7, 5, 1}, {13, 2, 5}, {16, 8, 2}, {3, 3, 9}}};
+    std::uint32_t seed = 7;
+    for (const Variant& var : variants()) {
+        if (var.tuning.force_wide_numbering) continue;  // batches run on the flag path
+        for (const auto& [w, h, b] : shapes)
+            for (int conn : {4, 8}) {
+                const PixelFormat f = kFormats[seed % 6];
+                // Few colours, so that regions touch the images' first and last rows and would
+                // run on into the next image without the rule.
+                const auto vals = random_values(w, h * b, seed % 2 ? 2 : 3, (seed % 3) * 0.3, seed);
+                const auto img = make_image(w, h * b, f, vals, seed % 2 ? 3 : 0, seed % 4);
+                const std::optional<std::uint64_t> bg =
+                    seed % 3 == 0 ? std::optional<std::uint64_t>{0} : std::optional<std::uint64_t>{};
+                expect_emu_batch_matches_cpu(img, h, conn, bg, var, seed,
+                                             std::string(format_name(f)) + " " + std::to_string(b) + " x " +
+                                                 std::to_string(w) + "x" + std::to_string(h) + " conn " +
+                                                 std::to_string(conn) + (bg ? " bg" : ""));
+                ++seed;
+            }
+    }
+}
+
+TEST(Emu, BatchOfOneColourImagesKeepsThemApart) {
+    // Every image one region of the same colour: the stack would be one region without the rule,
+    // and diagonals (8-conn) would cross the seams too.
+    for (const Variant& var : variants()) {
+        if (var.tuning.force_wide_numbering) continue;
+        for (std::int64_t h : {1, 2, 5}) {
+            const auto img = make_image(6, h * 5, PixelFormat::Gray8, uniform(6, h * 5, 3).v);
+            expect_emu_batch_matches_cpu(img, h, 8, std::nullopt, var, std::uint64_t(h), "uniform 5 x 6x" + std::to_string(h));
+            const auto d = make_image(6, h * 4, PixelFormat::RGB8, checkerboard(6, h * 4).v);
+            expect_emu_batch_matches_cpu(d, h, 8, std::nullopt, var, std::uint64_t(h) + 9,
+                                         "checkerboard 4 x 6x" + std::to_string(h));
+        }
+    }
+}
+
 TEST(Emu, EmptyPictureLaunchesNothing) {
     Options o;
     const auto img = make_image(0, 0, PixelFormat::Gray8, {});

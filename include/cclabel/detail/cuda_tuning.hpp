@@ -84,6 +84,9 @@ struct Tuning {
     /// Test hook: use the numbering for images of 2^31 pixels or more (a root bitmask of one bit a
     /// pixel) also on small images, so that it is tested without a 9 GB picture.
     bool force_wide_numbering = false;
+    /// label_batch_device: the most pixels one set of launches takes (images stacked into one
+    /// picture); 0 means as many as stay below 2^31. Smaller values test and measure the chunking.
+    std::uint64_t batch_stack_pixels = 0;
 };
 
 }  // namespace cclabel::cuda

@@ -62,7 +62,18 @@ struct Params {
     // Divisions by the launch's fixed sizes (bits.cuh): tile_w, tiles_x, warp_w, number_tile,
     // width, and the border threads a tile (tile_w + tile_h − 1).
     FastDiv fd_tile_w, fd_tiles_x, fd_warp_w, fd_number_tile, fd_width, fd_border;
+    // A batch (label_batch_device): images of image_h rows stacked into one picture, so that one
+    // set of launches labels them all. No join crosses an image's first row, and a root's number
+    // is its rank in the stack minus image_base[its image] (the roots of the images before it).
+    // image_h 0: one image.
+    std::uint32_t image_h = 0;
+    std::uint32_t image_pixels = 0;  ///< width · image_h
+    const std::uint32_t* image_base = nullptr;
+    FastDiv fd_image_h, fd_image_pixels;
 };
+
+/// Whether row @p y is the first row of an image of a batch: nothing joins the row above it.
+CCL_HD bool image_top(const Params& g, std::uint32_t y) { return g.image_h != 0 && g.fd_image_h.mod(y) == 0; }
 
 template <PixelFormat F>
 CCL_HD std::uint32_t key_at(const Params& g, std::uint32_t x, std::uint32_t y) {
@@ -297,7 +308,7 @@ CCL_HD void start_tile(Ops& ops, const Params& g, const TilePos& t, std::uint32_
     ops.sync();
     const bool skip_bg = bg_value && g.sw.background_in_start;
     if (t.inside && !skip_bg) {
-        const bool hasL = tx > 0, hasU = ty > 0;
+        const bool hasL = tx > 0, hasU = ty > 0 && !image_top(g, t.y);
         const bool sL = hasL && value_of(tid - 1, t.x - 1, t.y) == c;
         const bool sU = hasU && value_of(tid - g.tile_w, t.x, t.y - 1) == c;
         const bool sUL = hasL && hasU && value_of(tid - g.tile_w - 1, t.x - 1, t.y - 1) == c;
@@ -399,7 +410,7 @@ CCL_HD void start_tile_rows(Ops& ops, const Params& g, std::uint64_t tile64, std
         }
         const bool bg_value = g.has_background && cv == g.background_key;
         if (bg_value && g.sw.background_in_start) continue;
-        const bool hasU = ty0 + r > 0;
+        const bool hasU = ty0 + r > 0 && !image_top(g, y_first + r);
         const bool sL = left_ok && l == cv;
         const bool sU = hasU && u == cv;
         const bool sUL = left_ok && hasU && ul == cv;
@@ -488,7 +499,7 @@ CCL_HD void connect_pixel(Ops& ops, const Params& g, const TilePos& t) {
     const bool skip = g.sw.skip_joins;
     const bool sL = x > 0 && key_at<F>(g, x - 1, y) == c;
     bool sU = false, sUL = false, sUR = false;
-    if (y > 0) {
+    if (y > 0 && !image_top(g, y)) {
         sU = key_at<F>(g, x, y - 1) == c;
         sUL = x > 0 && key_at<F>(g, x - 1, y - 1) == c;
         sUR = g.connectivity == 8 && x + 1 < g.width && key_at<F>(g, x + 1, y - 1) == c;
@@ -504,7 +515,7 @@ CCL_HD void connect_pixel(Ops& ops, const Params& g, const TilePos& t) {
     // The down-left join made for the tile on the left (see above).
     bool jDL = false;
     if (g.connectivity == 8 && x == t.x0 && x > 0 && std::uint64_t(y) + 1 < g.height &&
-        std::uint64_t(y) + 1 < std::uint64_t(t.y0) + g.tile_h)
+        std::uint64_t(y) + 1 < std::uint64_t(t.y0) + g.tile_h && !image_top(g, y + 1))
         jDL = key_at<F>(g, x - 1, y + 1) == c && (!skip || key_at<F>(g, x - 1, y) != c);
 
     if (j.L && !g.sw.up_before_left) unite(ops, g, i, i - 1, counted);
@@ -602,6 +613,35 @@ CCL_HD void count_program(Ops& ops, const Params& g, std::uint32_t tid, std::uin
     if (tid == 0) ops.st(&g.counts[tile], total);
 }
 
+/// Batches: the roots before global pixel @p pos (all images' roots are ranked together in raster
+/// order of the stack): the scanned count of pos's Number tile plus that tile's roots before pos.
+/// Between the scan and Number, when roots are final and not yet numbered.
+template <PixelFormat F, class Ops>
+CCL_HD std::uint32_t roots_before(Ops& ops, const Params& g, std::uint64_t pos) {
+    const std::uint64_t tile = pos / g.number_tile;  // the end of the stack is tile number_tiles
+    std::uint32_t n = g.counts[tile];
+    for (std::uint64_t i64 = tile * g.number_tile; i64 < pos; ++i64) {
+        const std::uint32_t i = std::uint32_t(i64);
+        if (ops.ld(&g.labels[i]) != (i | g.flag)) continue;
+        const bool bg_root = g.has_background && !g.sw.background_in_start &&
+                             key_at<F>(g, g.fd_width.mod(i), g.fd_width.div(i)) == g.background_key;
+        n += bg_root ? 0u : 1u;
+    }
+    return n;
+}
+
+/// Batch Base, one thread an image: image_base[b] (what Number subtracts) and the image's region
+/// count N_b = roots before the next image − roots before this one.
+template <PixelFormat F, class Ops>
+CCL_HD void batch_base_program(Ops& ops, const Params& g, std::uint32_t* image_base, std::uint32_t* image_counts,
+                               std::uint64_t images, std::uint64_t b) {
+    if (b >= images) return;
+    const std::uint32_t before = roots_before<F>(ops, g, b * g.image_pixels);
+    const std::uint32_t upto = roots_before<F>(ops, g, (b + 1) * g.image_pixels);
+    ops.st(&image_base[b], before);
+    ops.st(&image_counts[b], upto - before);
+}
+
 inline constexpr std::uint32_t kNoParent = 0xFFFFFFFFu;  // never a parent on the flag path (< 2^31)
 
 /// Writes @p label over every flagged parent on the chain from @p p (compress_walks): they are
@@ -680,6 +720,7 @@ CCL_HD void number_program(Ops& ops, const Params& g, std::uint32_t tid) {
     for (std::uint32_t j = 0; j < kMaxPpt; ++j)
         if ((root_bits >> j & 1u) && out[j] != 0) {
             out[j] = g.counts[tile] + (rank++) + 1;
+            if (g.image_base) out[j] -= g.image_base[g.fd_image_pixels.div(std::uint32_t(base + j))];
             ops.st(&g.labels[base + j], out[j]);
         }
     ops.check_tile_total(tid, total, g.counts[tile + 1] - g.counts[tile]);
