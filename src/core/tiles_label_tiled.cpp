@@ -12,6 +12,7 @@
 #include "core/parallel_for.hpp"
 #include "core/request.hpp"
 #include "core/tiles_limit.hpp"
+#include "core/tiles_backends.hpp"
 #include "core/tiles_relabel.hpp"
 
 namespace cclabel {
@@ -79,6 +80,12 @@ TiledResult label_grid(const ImageView& image, Out* out, const Options& options,
                   ? Backend::Cuda
                   : Backend::Cpu;
     if (image.pixels() == 0) return TiledResult{0, use};
+    // The GPU: the streamed tile pipeline (src/cuda/tiles_cuda.cu), when the labelled tiles fit in
+    // its memory; otherwise the loop below labels one tile at a time through label().
+    if (use == Backend::Cuda) {
+        std::uint64_t n = 0;
+        if (detail::cuda_label_tiled(image, out, options, tw, th, n)) return TiledResult{n, use};
+    }
 
     const std::uint64_t nx = std::uint64_t((W + tw - 1) / tw), ny = std::uint64_t((H + th - 1) / th);
     const std::uint64_t tiles = nx * ny;

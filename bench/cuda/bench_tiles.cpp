@@ -1,0 +1,221 @@
+// The streamed GPU tile pipeline (cuda::label_tiled_streamed) host to host, against the copies
+// alone on the same machine:
+//   1. the 1,300-dpi-class sheet: bench/drawing.hpp's plan at 800 dpi, 33600 x 24000 RGB8 (806 Mpx),
+//      in pinned host memory, labelled in tiles of 8192² into a pinned uint32 label image; the
+//      floor is the same tiles' H2D copies followed by the labels' D2H copies (2-D copies, two
+//      streams, as the pipeline does them), so ratio = streamed / floor (goal: ≤ 1.2);
+//   2. a 2.5-gigapixel picture (50000 x 50000, Gray8 and Binary8, the sheet's red channel repeated)
+//      host to host, as pixels per second and against its copy floor.
+// Medians of --reps runs. The sheet's labels are checked against the CPU labeller once (--no-check
+// skips it). Prints one compact table; about a minute on an H200.
+//
+//   bench_tiles [--reps N] [--tile S] [--devices 0,0] [--no-check] [--no-big]
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cclabel/cclabel.hpp"
+#include "cclabel/cuda_tiles.hpp"
+#include "drawing.hpp"
+
+namespace {
+
+void ck(cudaError_t e, const char* what) {
+    if (e != cudaSuccess) {
+        std::fprintf(stderr, "CUDA error in %s: %s\n", what, cudaGetErrorString(e));
+        std::exit(2);
+    }
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+double now_ms() {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+template <typename T>
+T* pinned(std::size_t count, const char* what) {
+    void* p = nullptr;
+    ck(cudaHostAlloc(&p, std::max<std::size_t>(count * sizeof(T), 1), cudaHostAllocPortable), what);
+    return static_cast<T*>(p);
+}
+
+template <typename Fn>
+void parallel_rows(std::int64_t rows, Fn&& fn) {
+    const unsigned n = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> ts;
+    for (unsigned k = 0; k < n; ++k)
+        ts.emplace_back([&, k] {
+            for (std::int64_t y = k; y < rows; y += n) fn(y);
+        });
+    for (auto& t : ts) t.join();
+}
+
+/// The copies alone: every tile's pixels H2D (2-D copies from the pinned picture, two streams),
+/// then every tile's uint32 labels D2H into the pinned label image. Milliseconds.
+double copy_floor(const cclabel::ImageView& v, std::uint32_t* out, std::int64_t tile) {
+    const int bpp = cclabel::bytes_per_pixel(v.format);
+    const std::int64_t W = v.width, H = v.height, tw = std::min(tile, W), th = std::min(tile, H);
+    void* dev[2];
+    cudaStream_t s[2];
+    for (int k = 0; k < 2; ++k) {
+        ck(cudaMalloc(&dev[k], std::size_t(tw * th) * 4), "cudaMalloc(floor)");
+        ck(cudaStreamCreateWithFlags(&s[k], cudaStreamNonBlocking), "cudaStreamCreate");
+    }
+    const auto* src = static_cast<const std::uint8_t*>(v.data);
+    const std::int64_t stride = v.row_bytes();
+    const double t0 = now_ms();
+    int k = 0;
+    for (std::int64_t y0 = 0; y0 < H; y0 += th)
+        for (std::int64_t x0 = 0; x0 < W; x0 += tw, k ^= 1) {
+            const std::int64_t w = std::min(tw, W - x0), h = std::min(th, H - y0);
+            ck(cudaMemcpy2DAsync(dev[k], std::size_t(w * bpp), src + y0 * stride + x0 * bpp, std::size_t(stride),
+                                 std::size_t(w * bpp), std::size_t(h), cudaMemcpyHostToDevice, s[k]),
+               "cudaMemcpy2DAsync(H2D)");
+        }
+    for (std::int64_t y0 = 0; y0 < H; y0 += th)
+        for (std::int64_t x0 = 0; x0 < W; x0 += tw, k ^= 1) {
+            const std::int64_t w = std::min(tw, W - x0), h = std::min(th, H - y0);
+            ck(cudaMemcpy2DAsync(out + y0 * W + x0, std::size_t(W) * 4, dev[k], std::size_t(w) * 4, std::size_t(w) * 4,
+                                 std::size_t(h), cudaMemcpyDeviceToHost, s[k]),
+               "cudaMemcpy2DAsync(D2H)");
+        }
+    for (int j = 0; j < 2; ++j) ck(cudaStreamSynchronize(s[j]), "cudaStreamSynchronize");
+    const double ms = now_ms() - t0;
+    for (int j = 0; j < 2; ++j) {
+        cudaFree(dev[j]);
+        cudaStreamDestroy(s[j]);
+    }
+    return ms;
+}
+
+struct Row {
+    std::string name;
+    double floor_ms = 0, ms = 0;
+    std::uint64_t pixels = 0, count = 0;
+    std::string check;
+};
+
+Row measure(const std::string& name, const cclabel::ImageView& v, std::uint32_t* out, std::int64_t tile,
+            const std::vector<int>& devices, int reps) {
+    Row r;
+    r.name = name;
+    r.pixels = v.pixels();
+    cclabel::Options o;
+    std::vector<double> fl, st;
+    (void)copy_floor(v, out, tile);  // warm-up (first touch of the mappings)
+    for (int i = 0; i < reps; ++i) fl.push_back(copy_floor(v, out, tile));
+    for (int i = 0; i <= reps; ++i) {
+        const double t0 = now_ms();
+        r.count = cclabel::cuda::label_tiled_streamed(v, out, o, tile, tile, devices).count;
+        if (i > 0) st.push_back(now_ms() - t0);  // the first run is a warm-up
+    }
+    r.floor_ms = median(fl);
+    r.ms = median(st);
+    return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int reps = 3;
+    std::int64_t tile = 8192;
+    std::vector<int> devices{0};
+    bool check = true, big = true;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--reps" && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
+        else if (a == "--tile" && i + 1 < argc) tile = std::max<std::int64_t>(1, std::atoll(argv[++i]));
+        else if (a == "--devices" && i + 1 < argc) {
+            devices.clear();
+            for (const char* p = argv[++i]; *p;) {
+                devices.push_back(std::atoi(p));
+                while (*p && *p != ',') ++p;
+                if (*p == ',') ++p;
+            }
+        } else if (a == "--no-check") check = false;
+        else if (a == "--no-big") big = false;
+        else {
+            std::fprintf(stderr, "usage: bench_tiles [--reps N] [--tile S] [--devices 0,0] [--no-check] [--no-big]\n");
+            return 1;
+        }
+    }
+    if (!cclabel::cuda_available()) {
+        std::fprintf(stderr, "bench_tiles: no CUDA device\n");
+        return 1;
+    }
+    cudaDeviceProp prop{};
+    ck(cudaGetDeviceProperties(&prop, devices.empty() ? 0 : devices[0]), "cudaGetDeviceProperties");
+    std::printf("# GPU: %s; tiles %lldx%lld; devices", prop.name, (long long)tile, (long long)tile);
+    for (int d : devices) std::printf(" %d", d);
+    std::printf("; reps %d (median); floor = tiles' H2D then labels' D2H (2-D copies, 2 streams)\n", reps);
+    std::printf("%-28s %9s %9s %10s %6s %8s %10s %s\n", "image", "Mpx", "floor_ms", "stream_ms", "ratio", "Gpx/s",
+                "N", "check");
+    auto print = [](const Row& r) {
+        std::printf("%-28s %9.1f %9.1f %10.1f %6.2f %8.2f %10llu %s\n", r.name.c_str(), double(r.pixels) / 1e6,
+                    r.floor_ms, r.ms, r.ms / r.floor_ms, double(r.pixels) / (r.ms * 1e-3) / 1e9,
+                    (unsigned long long)r.count, r.check.c_str());
+        std::fflush(stdout);
+    };
+
+    // 1. The sheet.
+    const double g0 = now_ms();
+    cclabel::bench::Drawing d = cclabel::bench::make_drawing(800);
+    const double gen_ms = now_ms() - g0;
+    const std::size_t px = std::size_t(d.width * d.height);
+    auto* img = pinned<std::uint8_t>(d.rgb.size(), "cudaHostAlloc(sheet)");
+    std::memcpy(img, d.rgb.data(), d.rgb.size());
+    d.rgb = {};
+    auto* out = pinned<std::uint32_t>(px, "cudaHostAlloc(labels)");
+    const cclabel::ImageView sheet = cclabel::make_view(img, d.width, d.height, cclabel::PixelFormat::RGB8);
+    Row r = measure("sheet " + std::to_string(d.width) + "x" + std::to_string(d.height) + " rgb8", sheet, out, tile,
+                    devices, reps);
+    if (check) {
+        std::vector<std::uint32_t> want(px);
+        cclabel::Options o;
+        o.backend = cclabel::Backend::Cpu;
+        const std::uint32_t n = cclabel::label(sheet, want.data(), o).count;
+        r.check = n == r.count && std::equal(want.begin(), want.end(), out) ? "ok" : "MISMATCH";
+    } else {
+        r.check = "-";
+    }
+    print(r);
+    cudaFreeHost(out);
+
+    // 2. 2.5 gigapixels, Gray8 and Binary8, from the sheet's red channel repeated.
+    if (big) {
+        const std::int64_t W = 50000, H = 50000;
+        const std::size_t big_px = std::size_t(W * H);
+        auto* g = pinned<std::uint8_t>(big_px, "cudaHostAlloc(2.5 Gpx)");
+        auto* lab = pinned<std::uint32_t>(big_px, "cudaHostAlloc(2.5 Gpx labels)");
+        for (cclabel::PixelFormat f : {cclabel::PixelFormat::Gray8, cclabel::PixelFormat::Binary8}) {
+            parallel_rows(H, [&](std::int64_t y) {
+                const std::uint8_t* srow = img + std::size_t(y % d.height) * std::size_t(d.width) * 3;
+                std::uint8_t* drow = g + std::size_t(y) * std::size_t(W);
+                for (std::int64_t x = 0; x < W; ++x) {
+                    const std::uint8_t v = srow[(x % d.width) * 3];
+                    drow[x] = f == cclabel::PixelFormat::Binary8 ? std::uint8_t(v < 128) : v;
+                }
+            });
+            const cclabel::ImageView v = cclabel::make_view(g, W, H, f);
+            Row b = measure("50000x50000 " + std::string(cclabel::format_name(f)), v, lab, tile, devices, reps);
+            b.check = "-";
+            print(b);
+        }
+        cudaFreeHost(lab);
+        cudaFreeHost(g);
+    }
+    cudaFreeHost(img);
+    std::printf("#   (sheet generated in %.1f s)\n", gen_ms / 1e3);
+    return 0;
+}
