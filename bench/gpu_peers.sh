@@ -10,7 +10,7 @@
 #    peers.md (the RESULTS.md section), peers.json, peers.png, RESULTS.md (bench/RESULTS.md with
 #    the section replaced, to copy back), failing crops, and the logs.
 # The whole run is meant to end within TOTAL_S seconds (default 470): peers.py stops starting new
-# workloads when the time left runs short, and says which it skipped. CUDA=OFF builds without CUDA
+# workloads RESERVE_S (default 120) before the end, and says which it skipped. CUDA=OFF builds without CUDA
 # (a smoke test of this script on a machine without a GPU).
 set -u -o pipefail
 cd "$(dirname "$0")/.."
@@ -78,10 +78,17 @@ grep -q "tools rc=0" "$OUT/tools.rc" || { tail -30 "$OUT/cmake.log"; exit 1; }
 [ "$CUDA" = ON ] && ! grep -q "npp_label rc=0" "$OUT/npp.rc" && tail -15 "$OUT/npp_build.log"
 grep -q "pip rc=0" "$OUT/pip.rc" || tail -15 "$OUT/pip.log"
 
+# WAIT_FOR: a file another job on the machine creates when it has finished with the GPU (the
+# builds above overlap with it; the timings must not).
+if [ -n "${WAIT_FOR:-}" ]; then
+  while [ ! -e "$WAIT_FOR" ] && [ $((SECONDS - T0)) -lt $((TOTAL_S - 60)) ]; do sleep 1; done
+  log "waited for $WAIT_FOR"
+fi
 cp bench/RESULTS.md "$OUT/RESULTS.md"
 left=$((TOTAL_S - (SECONDS - T0)))
 # Time for the last workload started (the largest sheet takes about a minute) and the report.
-deadline=$((left > 190 ? left - 120 : 70))
+reserve=${RESERVE_S:-120}
+deadline=$((left > reserve + 70 ? left - reserve : 70))
 log "peers.py, ${left} s left, new workloads until ${deadline} s"
 PYTHONPATH="$SITE${PYTHONPATH:+:$PYTHONPATH}" timeout $((left > 60 ? left : 60)) \
   python3 bench/peers.py --build "$B" --npp "$B-cuda/bench/cuda/npp_label" --out "$OUT" --results "$OUT/RESULTS.md" --deadline-s $deadline "$@" \

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# One device call that does everything a GPU round needs, within BUDGET seconds (default 400):
+#   - builds the GPU tests and benchmarks (scripts/gpu_check.sh) while bench/gpu_peers.sh builds
+#     its tools and the Python package (16 cores: the builds overlap, the timings never do);
+#   - the GPU tests (HUGE=0), bench_batch, then the side-by-side peer benchmark until PEERS_END
+#     (PEERS_ARGS, default --max-dpi 400), then bench_segment, bench_stats, bench_tiles, the Python
+#     package's GPU tests (CuPy, PyTorch) and, if time is left, the CCLABEL_GPU_HUGE=1 pictures.
+# Logs under $OUT/check and $OUT/peers; $OUT/summary.txt says what ran and how long it took.
+# Needs .device/googletest and .device/whl (bench/fetch_wheels.sh) carried.
+set -u -o pipefail
+cd "$(dirname "$0")/.."
+T0=$SECONDS
+BUDGET=${BUDGET:-400}
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT/check" "$OUT/peers"
+export B=${B:-/tmp/build-gpu}
+go=/tmp/cclabel-peers-go
+rm -f "$go"
+left() { echo $((BUDGET - (SECONDS - T0))); }
+log() { echo "== [$((SECONDS - T0)) s] $*" | tee -a "$OUT/summary.txt"; }
+
+# The peers run ends PEERS_END seconds in (default BUDGET − 120), leaving time for the rest.
+( OUT=$OUT/peers TOTAL_S=${PEERS_END:-$((BUDGET - 120))} WAIT_FOR=$go RESERVE_S=${RESERVE_S:-60} \
+    bash bench/gpu_peers.sh ${PEERS_ARGS:---max-dpi 400} >"$OUT/peers/run.txt" 2>&1 ) &
+peers=$!
+
+OUT=$OUT/check HUGE=0 TEST_TIMEOUT=${TEST_TIMEOUT:-120} bash scripts/gpu_check.sh build test >"$OUT/check/run.txt" 2>&1
+log "$(grep -E '^== (build|gpu tests)' "$OUT/check/summary.txt" | tr '\n' ' ')"
+grep -E "^\[  FAILED  \]" "$OUT/check/gpu_tests.log" | head -20 | tee -a "$OUT/summary.txt"
+
+bench() {  # name, time limit, arguments
+  local b=$1 limit=$2
+  shift 2
+  [ -x "$B/bench/cuda/$b" ] || { log "$b: not built"; return; }
+  [ "$(left)" -gt 15 ] || { log "$b: no time left"; return; }
+  [ "$limit" -lt "$(left)" ] || limit=$(( $(left) - 5 ))
+  local t0=$SECONDS
+  timeout "$limit" "$B/bench/cuda/$b" "$@" >"$OUT/check/$b.txt" 2>&1
+  log "$b rc=$? in $((SECONDS - t0)) s"
+}
+bench bench_batch 30
+touch "$go"
+log "peers started"
+wait $peers
+log "peers: $(grep -E 'peers.py rc|skipped' "$OUT/peers/summary.txt" 2>/dev/null | tr '\n' ' ')"
+bench bench_segment 30
+bench bench_stats 30
+bench bench_tiles 60 --reps 3
+
+# The package's GPU tests (CuPy, PyTorch), with the Python build of gpu_peers.sh (in /tmp/site).
+if grep -q "pip rc=0" "$OUT/peers/pip.rc" 2>/dev/null && [ "$(left)" -gt 30 ]; then
+  t0=$SECONDS
+  PYTHONPATH=/tmp/site CCLABEL_PYTHON_REQUIRED=1 timeout $(( $(left) - 10 )) python3 -m pytest -q -p no:cacheprovider \
+    tests/python/test_package.py tests/python/test_regions_package.py >"$OUT/check/pytest.log" 2>&1
+  log "python GPU tests rc=$? in $((SECONDS - t0)) s: $(tail -1 "$OUT/check/pytest.log")"
+else
+  log "python tests not run: $(cat "$OUT/peers/pip.rc" 2>/dev/null), $(left) s left"
+fi
+
+if [ "$(left)" -gt 60 ] && [ "${HUGE:-1}" = 1 ]; then
+  t0=$SECONDS
+  CCLABEL_GPU_HUGE=1 timeout $(( $(left) - 10 )) "$B/tests/cuda/cclabel_cuda_tests" --gtest_filter='Cuda.HugePictures' \
+    >"$OUT/check/gpu_tests_huge.log" 2>&1
+  log "huge GPU tests rc=$? in $((SECONDS - t0)) s: $(grep -E '^\[  (PASSED|FAILED|  OK) ' "$OUT/check/gpu_tests_huge.log" | tr '\n' ' ')"
+fi
+log "done"
