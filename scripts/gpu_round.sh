@@ -2,7 +2,7 @@
 # One device call that does everything a GPU round needs, within BUDGET seconds (default 400):
 #   - builds the GPU tests and benchmarks (scripts/gpu_check.sh) while bench/gpu_peers.sh builds
 #     its tools and the Python package (16 cores: the builds overlap, the timings never do);
-#   - the GPU tests (HUGE=0), bench_batch, then the side-by-side peer benchmark until PEERS_END
+#   - the GPU tests (HUGE=0), bench_batch, bench_cuda at 800 dpi, then the side-by-side peer benchmark until PEERS_END
 #     (PEERS_ARGS, default --max-dpi 400), then bench_segment, bench_stats, bench_tiles, the Python
 #     package's GPU tests (CuPy, PyTorch) and, if time is left, the CCLABEL_GPU_HUGE=1 pictures.
 # Logs under $OUT/check and $OUT/peers; $OUT/summary.txt says what ran and how long it took.
@@ -39,6 +39,7 @@ bench() {  # name, time limit, arguments
   log "$b rc=$? in $((SECONDS - t0)) s"
 }
 bench bench_batch 30
+bench bench_cuda 40 --dpi 800 --variants 0 --reps 9 --no-host
 touch "$go"
 log "peers started"
 wait $peers
