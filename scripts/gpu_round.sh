@@ -24,9 +24,19 @@ log() { echo "== [$((SECONDS - T0)) s] $*" | tee -a "$OUT/summary.txt"; }
     bash bench/gpu_peers.sh ${PEERS_ARGS:---max-dpi 400} >"$OUT/peers/run.txt" 2>&1 ) &
 peers=$!
 
-OUT=$OUT/check HUGE=0 TEST_TIMEOUT=${TEST_TIMEOUT:-120} bash scripts/gpu_check.sh build test >"$OUT/check/run.txt" 2>&1
-log "$(grep -E '^== (build|gpu tests)' "$OUT/check/summary.txt" | tr '\n' ' ')"
-grep -E "^\[  FAILED  \]" "$OUT/check/gpu_tests.log" | head -20 | tee -a "$OUT/summary.txt"
+OUT=$OUT/check bash scripts/gpu_check.sh build >"$OUT/check/run.txt" 2>&1
+log "$(grep -E '^== build' "$OUT/check/summary.txt" | tr '\n' ' ')"
+# The GPU tests in groups, each with its own time limit, so that a hang in new code cannot take
+# the others' results with it.
+gtest() {  # name, time limit, filter
+  local t0=$SECONDS
+  CCLABEL_GPU_HUGE=0 timeout "$2" "$B/tests/cuda/cclabel_cuda_tests" --gtest_filter="$3" >"$OUT/check/gpu_$1.log" 2>&1
+  log "gpu tests $1 rc=$? in $((SECONDS - t0)) s: $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/check/gpu_$1.log" | tr '\n' ' ')"
+  grep -E "^\[  FAILED  \]|Failure$" "$OUT/check/gpu_$1.log" | head -12 | tee -a "$OUT/summary.txt"
+}
+gtest labeller ${TEST_S:-60} 'Cuda.*:CudaBatch*'
+gtest segment_stats ${TEST_S:-60} 'SegmentCuda*:CudaStats*'
+gtest tiles ${TEST_S:-60} '*TilesCuda*'
 
 bench() {  # name, time limit, arguments
   local b=$1 limit=$2

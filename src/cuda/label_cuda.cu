@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <cub/device/device_scan.cuh>
 #include <memory>
@@ -17,6 +18,7 @@
 
 #include "cclabel/cuda.hpp"
 #include "cclabel/error.hpp"
+#include "cclabel/tiles.hpp"
 #include "core/backends.hpp"
 #include "core/batch_request.hpp"
 #include "core/request.hpp"
@@ -561,6 +563,24 @@ bool cuda_device_present() noexcept {
     return n > 0;
 }
 
+namespace {
+
+std::uint64_t gpu_free_bytes() {
+    // Test hook: pretend the GPU has this many bytes free, to exercise the tiled fallback.
+    if (const char* e = std::getenv("CCLABEL_TEST_GPU_FREE_BYTES")) {
+        const long long v = std::atoll(e);
+        if (v > 0) return std::uint64_t(v);
+    }
+    std::size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+        cudaGetLastError();
+        return ~std::uint64_t(0);  // unknown: try the whole picture, and say so if it does not fit
+    }
+    return free_b;
+}
+
+}  // namespace
+
 std::uint32_t label_cuda_host(const Request& r, std::uint32_t* out) {
     if (!cuda_device_present()) throw Error("backend cuda: no CUDA device is present");
     const ImageView view{r.data, r.width, r.height, r.stride, r.format};
@@ -577,6 +597,19 @@ std::uint32_t label_cuda_host(const Request& r, std::uint32_t* out) {
                 break;
             default: o.background = std::vector<std::uint64_t>{k}; break;
         }
+    }
+    // A picture whose copy, labels and workspace do not fit in the GPU's free memory is labelled
+    // in tiles (label_tiled: the streamed pipeline, or one tile at a time), each of which fits.
+    constexpr std::int64_t kMinTile = 256;
+    const std::uint64_t pixels = std::uint64_t(r.width) * std::uint64_t(r.height);
+    const std::uint64_t bpp = std::uint64_t(bytes_per_pixel(r.format));
+    const std::uint64_t free_b = gpu_free_bytes();
+    if (pixels > std::uint64_t(kMinTile * kMinTile) && pixels * (bpp + 5) > free_b / 10 * 9) {
+        std::int64_t side = 16384;
+        while (side > kMinTile && std::uint64_t(side) * std::uint64_t(side) * (bpp + 12) > free_b / 2) side /= 2;
+        Options to = o;
+        to.backend = Backend::Cuda;
+        return std::uint32_t(label_tiled(view, out, to, side, side).count);
     }
     return cuda::label_host(view, out, o);
 }

@@ -5,8 +5,10 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "cclabel/cclabel.hpp"
@@ -49,6 +51,28 @@ void expect_view_matches_cpu(const ImageView& view, const Options& o0, const cud
         FAIL() << what << ": " << e.what();
     }
     ASSERT_EQ(count, cpu.count) << what;
+    ASSERT_EQ(got[n], 0xC0FFEE11u) << what << ": wrote past the output";
+    for (std::size_t i = 0; i < n; ++i)
+        ASSERT_EQ(got[i], want[i]) << what << " at (" << i % std::size_t(view.width) << ", "
+                                   << i / std::size_t(view.width) << ")";
+}
+
+// The same through label() with Backend::Cuda (which may tile a picture the GPU cannot hold).
+void expect_label_matches_cpu(const ImageView& view, const Options& o0, const std::string& what) {
+    Options o = o0;
+    o.backend = Backend::Cpu;
+    const std::size_t n = std::size_t(view.pixels());
+    std::vector<std::uint32_t> want(n + 1, 0xDEADBEEF), got(n + 1, 0xC0FFEE11);
+    const LabelResult cpu = label(view, want.data(), o);
+    o.backend = Backend::Cuda;
+    LabelResult gpu;
+    try {
+        gpu = label(view, got.data(), o);
+    } catch (const std::exception& e) {
+        FAIL() << what << ": " << e.what();
+    }
+    EXPECT_EQ(gpu.backend, Backend::Cuda);
+    ASSERT_EQ(gpu.count, cpu.count) << what;
     ASSERT_EQ(got[n], 0xC0FFEE11u) << what << ": wrote past the output";
     for (std::size_t i = 0; i < n; ++i)
         ASSERT_EQ(got[i], want[i]) << what << " at (" << i % std::size_t(view.width) << ", "
@@ -338,16 +362,40 @@ TEST(Cuda, OutOfMemoryIsAnErrorAndTheDeviceStaysUsable) {
     Options o;
     o.backend = Backend::Cuda;
     std::vector<std::uint32_t> out(std::size_t(8000 * 4000));
+    // The host call without tiles runs out of memory, and says so.
     try {
-        label(img.view(), out.data(), o);
+        cuda::label_host(img.view(), out.data(), o);
         ADD_FAILURE() << "expected an out-of-memory Error";
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("bytes"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("cudaMalloc"), std::string::npos) << e.what();
     }
+    // label() sees the picture does not fit and labels it in tiles that do.
+    std::fill(out.begin(), out.end(), 7u);
+    EXPECT_EQ(label(img.view(), out.data(), o).count, 1u);
+    EXPECT_EQ(std::count(out.begin(), out.end(), 1u), std::ptrdiff_t(out.size()));
+    const TestImage rnd = make_image(3000, 2500, PixelFormat::RGB8, random_values(3000, 2500, 3, 0.2, 77));
+    expect_label_matches_cpu(rnd.view(), o, "3000x2500 RGB8 with 64 MB free");
     cudaFree(ballast);
     EXPECT_EQ(label(img.view(), out.data(), o).count, 1u);
     EXPECT_EQ(out.back(), 1u);
+}
+
+TEST(Cuda, PicturesLargerThanTheFreeMemoryGoInTiles) {
+    REQUIRE_GPU();
+    // CCLABEL_TEST_GPU_FREE_BYTES makes label() believe the GPU has 4 MB free: tiles of 256².
+    ASSERT_EQ(setenv("CCLABEL_TEST_GPU_FREE_BYTES", "4000000", 1), 0);
+    std::uint32_t seed = 5;
+    for (PixelFormat f : {PixelFormat::RGB8, PixelFormat::Binary8, PixelFormat::Gray16})
+        for (int conn : {4, 8}) {
+            const TestImage img = make_image(1500, 1100, f, random_values(1500, 1100, 2, 0.3, seed++));
+            Options o;
+            o.connectivity = conn;
+            o.background = f == PixelFormat::Binary8 ? std::nullopt : std::optional{background_channels(f, 0)};
+            expect_label_matches_cpu(img.view(), o,
+                                     "tiled for want of memory " + std::string(format_name(f)) + " conn " + std::to_string(conn));
+        }
+    unsetenv("CCLABEL_TEST_GPU_FREE_BYTES");
 }
 
 // A37 (more than 2^31 pixels: the wide path) and A38 (806 Mpx RGB8, 2.4 GB). Minutes of CPU time,
