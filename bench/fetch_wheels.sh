@@ -4,6 +4,8 @@
 # installs them. The image already has CuPy, PyTorch, OpenCV, scikit-image, SciPy and NumPy.
 #   cc3d     connected-components-3d (needs only NumPy; fastremap only for its "stack" extra)
 #   colorcc  pure Python; compiles its kernels at the first call through CuPy's NVRTC
+#   dask, distributed and the dependencies the image lacks (partd, locket, tblib, tornado, zict):
+#            tests/python/test_dask.py::test_cupy_chunks there
 #   cucim    the CUDA 13 flavour, cucim-cu13; of its requirements click and lazy_loader may be
 #            missing there (scikit-image, SciPy, CuPy, NumPy are in the image; nvidia-nvimgcodec
 #            is for image files only, which cucim.skimage.measure does not need)
@@ -14,6 +16,7 @@ mkdir -p "$dest"
 pip download --only-binary=:all: --python-version 3.12 \
   --platform manylinux2014_x86_64 --platform manylinux_2_24_x86_64 --platform manylinux_2_27_x86_64 \
   --platform manylinux_2_28_x86_64 --no-deps -d "$dest" \
-  connected-components-3d colorcc cucim-cu13 click lazy_loader
+  connected-components-3d colorcc cucim-cu13 click lazy_loader \
+  dask==2026.8.0 distributed==2026.8.0 partd locket tblib tornado zict
 ls -l "$dest"
 du -sh "$dest"

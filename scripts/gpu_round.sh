@@ -62,7 +62,8 @@ bench bench_tiles 60 --reps 3
 if grep -q "pip rc=0" "$OUT/peers/pip.rc" 2>/dev/null && [ "$(left)" -gt 30 ]; then
   t0=$SECONDS
   PYTHONPATH=/tmp/site CCLABEL_PYTHON_REQUIRED=1 timeout $(( $(left) - 10 )) python3 -m pytest -q -p no:cacheprovider \
-    tests/python/test_package.py tests/python/test_regions_package.py >"$OUT/check/pytest.log" 2>&1
+    tests/python/test_package.py tests/python/test_regions_package.py tests/python/test_dask.py::test_cupy_chunks \
+    >"$OUT/check/pytest.log" 2>&1
   log "python GPU tests rc=$? in $((SECONDS - t0)) s: $(tail -1 "$OUT/check/pytest.log")"
 else
   log "python tests not run: $(cat "$OUT/peers/pip.rc" 2>/dev/null), $(left) s left"
