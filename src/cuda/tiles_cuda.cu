@@ -406,9 +406,13 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         }
     }
 
-    // Allocation, once per call.
-    const std::size_t stage = std::max<std::size_t>(
-        kStagingBytes, std::size_t(grid.tw) * std::max<std::size_t>(std::size_t(bpp), sizeof(Out)));
+    // Allocation, once per call. The staging buffers hold at least one tile row (in or out) and at
+    // most kStagingBytes, but no more than a whole tile needs: pinning 2 x 32 MiB per context costs
+    // tens of milliseconds, which would dominate calls on small pictures.
+    const std::size_t stage_unit = std::max<std::size_t>(std::size_t(bpp), sizeof(Out));
+    const std::size_t stage_row = std::size_t(grid.tw) * stage_unit;
+    const std::size_t stage_tile = std::size_t(grid.max_tile_pixels()) * stage_unit;
+    const std::size_t stage = stage_tile <= kStagingBytes ? stage_tile : std::max(kStagingBytes, stage_row);
     for (auto& cp : ctx) {
         Context& c = *cp;
         set_device(c.ordinal);
