@@ -54,9 +54,9 @@ touch "$go"
 log "peers started"
 wait $peers
 log "peers: $(grep -E 'peers.py rc|skipped' "$OUT/peers/summary.txt" 2>/dev/null | tr '\n' ' ')"
-bench bench_segment 30
-bench bench_stats 30
-bench bench_tiles 60 --reps 3
+bench bench_segment 25
+bench bench_stats 25
+bench bench_tiles 50 --reps 3
 
 # The package's GPU tests (CuPy, PyTorch), with the Python build of gpu_peers.sh (in /tmp/site).
 if grep -q "pip rc=0" "$OUT/peers/pip.rc" 2>/dev/null && [ "$(left)" -gt 30 ]; then
