@@ -1,7 +1,11 @@
 // cclabel_time: times cclabel::label on one picture and prints JSON, for bench/compare_cc3d.py.
 //
 //   cclabel_time IMAGE --threads N --repeat R [--connectivity 4|8] [--background r,g,b|v|#rrggbb]
-//                [--backend auto|cpu|cuda] [--labels OUT.npy]
+//                [--backend auto|cpu|cuda] [--labels OUT.npy] [--cpu-off SWITCH]...
+//
+// --cpu-off turns one of the CPU labeller's switches off (include/cclabel/detail/cpu_tuning.hpp:
+// number_from_above, predict_stretchy, up_mask_scan,
+// left_runs, or all), calling cclabel::cpu::label.
 //
 // The picture is loaded and a label buffer allocated before anything is timed; one untimed call
 // warms caches and pages. Two figures come out, each the median of R calls:
@@ -19,6 +23,7 @@
 #include <time.h>
 
 #include "cclabel/cclabel.hpp"
+#include "cclabel/detail/cpu_tuning.hpp"
 #include "npy_lite.hpp"
 #ifdef CCLABEL_BENCH_HAVE_IO
 #include "cclabel/io.hpp"
@@ -30,7 +35,7 @@ namespace {
     std::fprintf(stderr,
                  "cclabel_time: %s\n"
                  "usage: cclabel_time IMAGE --threads N --repeat R [--connectivity 4|8] [--background r,g,b|v|#rrggbb]\n"
-                 "                    [--backend auto|cpu|cuda] [--labels OUT.npy]\n",
+                 "                    [--backend auto|cpu|cuda] [--labels OUT.npy] [--cpu-off SWITCH]...\n",
                  why.c_str());
     std::exit(2);
 }
@@ -107,6 +112,8 @@ int main(int argc, char** argv) {
     std::string path, labels_out, backend = "cpu";
     int threads = 0, repeat = 5;
     cclabel::Options opt;
+    cclabel::cpu::Switches switches;
+    bool use_switches = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto value = [&]() -> std::string {
@@ -119,11 +126,25 @@ int main(int argc, char** argv) {
         else if (a == "--background") opt.background = parse_background(value());
         else if (a == "--backend") backend = value();
         else if (a == "--labels") labels_out = value();
+        else if (a == "--cpu-off") {
+            const std::string sw = value();
+            bool any = false;
+            auto off = [&](const char* name, bool& flag) {
+                if (sw == name || sw == "all") flag = false, any = true;
+            };
+            off("number_from_above", switches.number_from_above);
+            off("predict_stretchy", switches.predict_stretchy);
+            off("up_mask_scan", switches.up_mask_scan);
+            off("left_runs", switches.left_runs);
+            if (!any) usage("unknown CPU switch " + sw);
+            use_switches = true;
+        }
         else if (!a.empty() && a[0] == '-') usage(std::string("unknown option ") + a);
         else if (path.empty()) path = a;
         else usage("one image at a time");
     }
     if (path.empty()) usage("missing IMAGE");
+    if (use_switches && backend != "cpu") usage("--cpu-off needs --backend cpu");
     opt.threads = threads;
     opt.backend = backend == "cuda" ? cclabel::Backend::Cuda : backend == "auto" ? cclabel::Backend::Auto : cclabel::Backend::Cpu;
 
@@ -134,18 +155,29 @@ int main(int argc, char** argv) {
         using clock = std::chrono::steady_clock;
         auto ms = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
 
-        cclabel::LabelResult res = cclabel::label(view, out.data(), opt);  // warm-up, untimed
+        // With --cpu-off the CPU entry that takes switches stands in for cclabel::label.
+        auto label_into = [&](std::uint32_t* dst) {
+            if (!use_switches) return cclabel::label(view, dst, opt);
+            return cclabel::LabelResult{cclabel::cpu::label(view, dst, opt, switches), cclabel::Backend::Cpu};
+        };
+        cclabel::LabelResult res = label_into(out.data());  // warm-up, untimed
         std::vector<double> into, alloc, cpu;
         for (int r = 0; r < repeat; ++r) {
             const double c0 = process_cpu_ms();
             const auto t0 = clock::now();
-            res = cclabel::label(view, out.data(), opt);
+            res = label_into(out.data());
             into.push_back(ms(t0, clock::now()));
             cpu.push_back(process_cpu_ms() - c0);
         }
         for (int r = 0; r < repeat; ++r) {
             const auto t0 = clock::now();
-            cclabel::Labels l = cclabel::label(view, opt);
+            cclabel::Labels l;
+            if (use_switches) {
+                l.data.resize(view.pixels());
+                l.count = label_into(l.data.data()).count;
+            } else {
+                l = cclabel::label(view, opt);
+            }
             const auto t1 = clock::now();
             alloc.push_back(ms(t0, t1));
             if (l.count != res.count) {

@@ -16,7 +16,10 @@
 //      earlier. With several bands, the roots each band holds (counted per row during the scan and
 //      the seam step, so no pass is spent on it) give by a prefix where each band's numbers start.
 // Bands never share a write outside the seam step and every choice depends on the picture only,
-// so the labels are the same for every thread count.
+// so the labels are the same for every thread count. The choices between algorithms for one row
+// (a row of 5-bit codes or one "same as above" bit a pixel in the scan; numbering run by run or
+// by looking up the row above) are switches (include/cclabel/detail/cpu_tuning.hpp) that never
+// change the labels; the benchmark turns them off one at a time.
 #include "cpu/label_cpu.hpp"
 
 #include <algorithm>
@@ -69,12 +72,13 @@ struct Band {
     /// Roots per row, kept by the scan (a fresh label adds one to its row, a union takes one from
     /// the hung root's row) and the seams: no pass over the pixels is needed to count them.
     std::vector<std::uint32_t> row_roots;
-    /// Per row: mostly long stretches of one label (then numbering caches the last label).
+    /// Per row: 0 noisy; 1 mostly long stretches of one label (then numbering caches the last
+    /// label); 2 as 1, and at least half the row takes the labels above (then numbering looks up).
     std::vector<std::uint8_t> stretchy_rows;
 };
 
 template <PixelFormat F, int Conn>
-void scan_band(const detail::Request& r, Band& b, std::uint32_t* out) {
+void scan_band(const detail::Request& r, const Switches& sw, Band& b, std::uint32_t* out) {
     static constexpr CodeTable tab = make_code_table<Conn>();
     const auto w = std::uint32_t(r.width);
     const Forest forest{out};
@@ -83,16 +87,36 @@ void scan_band(const detail::Request& r, Band& b, std::uint32_t* out) {
     std::vector<std::uint8_t>& runs = b.stretchy_rows;
     runs.assign(std::size_t(b.y1 - b.y0), 0);
     b.row_roots.assign(std::size_t(b.y1 - b.y0), 0);
+#if CCLABEL_X86_SIMD
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+#endif
+    bool predicted_stretchy = false;  // see Switches::predict_stretchy
+    // The row before was mostly stretches that take the labels above (not fresh labels, as on noise).
+    bool predicted_up = false;
+    std::vector<std::uint8_t> up_bits(sw.up_mask_scan ? std::size_t(w) / 8 + 16 : 0), bg_bits(up_bits.size());
     auto unite = [&](std::uint32_t a, std::uint32_t c) {
         if (const std::uint32_t hung = forest.unite(a, c)) --b.row_roots[std::size_t((hung - 1) / w - b.y0)];
     };
     for (std::int64_t y = b.y0; y < b.y1; ++y) {
-        load_row_keys<F>(r.row(y), w, keys_cur.data());
         const std::uint32_t* kc = keys_cur.data();
         const std::uint32_t* kp = keys_prev.data();
         const bool above = y > b.y0;
         std::uint8_t* cd = code.data();
-        if (above && w > 2) {
+        // Switches::up_mask_scan: after a stretchy row, no row of codes; see below.
+        const bool mask_row = predicted_stretchy && predicted_up && sw.up_mask_scan && above && w > 2;
+#if CCLABEL_X86_SIMD
+        if (F == PixelFormat::RGB8 && mask_row && avx2) {  // keys and bits in one pass
+            simd::rgb8_keys_eq_bits_avx2(r.row(y), kp, keys_cur.data(), w, r.has_background, r.background_key,
+                                         up_bits.data(), bg_bits.data());
+        } else
+#endif
+        {
+            load_row_keys<F>(r.row(y), w, keys_cur.data());
+            if (mask_row) simd::eq_bits(kp, kc, w, r.has_background, r.background_key, up_bits.data(), bg_bits.data());
+        }
+        if (mask_row) {
+            cd[0] = pixel_code(kp, kc, 0, w, true, r.has_background, r.background_key);
+        } else if (above && w > 2) {
             row_codes(kp, kc, w, r.has_background, r.background_key, cd);
             cd[0] = pixel_code(kp, kc, 0, w, true, r.has_background, r.background_key);
             cd[w - 1] = pixel_code(kp, kc, w - 1, w, true, r.has_background, r.background_key);
@@ -124,11 +148,73 @@ void scan_band(const detail::Request& r, Band& b, std::uint32_t* out) {
         };
         cand[kFromUL] = 0;
         step(0, cd[0]);
+        if (mask_row) {
+            // One bit a pixel says "same key as above, not background" (and one "background"):
+            // stretches of either are found a word at a time and take the labels above (or 0);
+            // every other pixel computes its code on the spot and goes through the table.
+            const std::uint8_t* ub = up_bits.data();
+            const std::uint8_t* gb = bg_bits.data();
+            const std::uint32_t bgk = r.background_key;
+            const std::uint32_t bgm = r.has_background ? 1u : 0u;
+            std::uint32_t x = 1, breaks = 0, up_px = 0;
+            while (x < w) {
+                ++breaks;
+                std::uint32_t e;
+                if ((ub[x / 8] >> (x % 8)) & 1u) {
+                    e = simd::ones_end(ub, x + 1);
+                    up_px += e - x;
+                    std::copy(op + x, op + e, o + x);
+                    if constexpr (Conn == 4) {  // L and U are not neighbours of each other here
+                        for (std::uint32_t i = x; i < e; ++i)
+                            if (kc[i - 1] == kc[i] && o[i - 1] != o[i]) unite(o[i - 1], o[i]);
+                    }
+                } else if ((gb[x / 8] >> (x % 8)) & 1u) {
+                    e = simd::ones_end(gb, x + 1);
+                    std::fill(o + x, o + e, 0u);
+                } else {
+                    std::uint8_t c;
+                    if (x + 1 < w) {
+                        const std::uint32_t k = kc[x];
+                        c = std::uint8_t(std::uint32_t(kc[x - 1] == k) | (std::uint32_t(kp[x - 1] == k) << 1) |
+                                         (std::uint32_t(kp[x] == k) << 2) | (std::uint32_t(kp[x + 1] == k) << 3) |
+                                         ((bgm & std::uint32_t(k == bgk)) << 4));
+                    } else {
+                        c = pixel_code(kp, kc, x, w, true, r.has_background, bgk);
+                    }
+                    cand[kFromUL] = op[x - 1];
+                    step(x, c);
+                    ++x;
+                    if (sw.left_runs) {
+                        // Switches::left_runs: pixels with the left neighbour's key and neither the
+                        // one above nor above-right (nor background) take the left label, no table.
+                        while (x < w) {
+                            const std::uint32_t k = kc[x];
+                            if (k != kc[x - 1] || kp[x] == k || (x + 1 < w && kp[x + 1] == k) || (bgm && k == bgk))
+                                break;
+                            o[x] = cand[kFromL];
+                            ++x;
+                        }
+                    }
+                    continue;
+                }
+                cand[kFromL] = o[e - 1];
+                x = e;
+            }
+            runs[std::size_t(y - b.y0)] = up_px * 2 >= w ? 2 : 1;
+            predicted_stretchy = breaks * 4 < w;
+            predicted_up = up_px * 2 >= w;
+            b.row_roots[std::size_t(y - b.y0)] += fresh;
+            std::swap(keys_prev, keys_cur);
+            continue;
+        }
         // Stretches of three common codes skip the table: drawings are mostly pixels that take the
         // label above (paper, strokes), or background; noise is mostly pixels that open a label.
         // A row that is mostly breaks (noise) goes through the table pixel by pixel instead.
-        const bool stretchy = stretch_breaks(cd, w) * 4 < w;
+        // predicted: the row before was stretchy and broke rarely (counted by its own loop below);
+        // otherwise this row's breaks are counted by a pass of their own.
+        const bool stretchy = predicted_stretchy ? true : stretch_breaks(cd, w) * 4 < w;
         runs[std::size_t(y - b.y0)] = stretchy;
+        predicted_stretchy = predicted_up = false;
         if (!stretchy) {
             for (std::uint32_t x = 1; x < w; ++x) {
                 cand[kFromUL] = op[x - 1];
@@ -138,12 +224,14 @@ void scan_band(const detail::Request& r, Band& b, std::uint32_t* out) {
             std::swap(keys_prev, keys_cur);
             continue;
         }
-        std::uint32_t x = 1;
+        std::uint32_t x = 1, breaks = 0, up_px = 0;
         while (x < w) {
+            ++breaks;
             const std::uint8_t c = cd[x];
             std::uint32_t e;
             if ((c & (kU | kBackground)) == kU) {
                 e = stretch_end(cd, x + 1, w, kU | kBackground, kU);
+                up_px += e - x;
                 std::copy(op + x, op + e, o + x);
                 if constexpr (Conn == 4) {  // L and U are not neighbours of each other here
                     for (std::uint32_t i = x; i < e; ++i)
@@ -165,6 +253,9 @@ void scan_band(const detail::Request& r, Band& b, std::uint32_t* out) {
             cand[kFromL] = o[e - 1];
             x = e;
         }
+        predicted_stretchy = sw.predict_stretchy && breaks * 4 < w;
+        predicted_up = up_px * 2 >= w;
+        if (above && predicted_up) runs[std::size_t(y - b.y0)] = 2;
         b.row_roots[std::size_t(y - b.y0)] += fresh;
         std::swap(keys_prev, keys_cur);
     }
@@ -238,16 +329,102 @@ void number_row(std::uint64_t begin, std::uint64_t end, std::uint64_t band_begin
     }
 }
 
+#if CCLABEL_X86_SIMD
+// Numbers a stretchy row that has a row above in its band (Switches::number_from_above). @p prov
+// holds the row above's provisional labels on entry and this row's on return. Eight pixels at a
+// time: a pixel whose provisional label equals the one above it takes the number already written
+// above it (one label, one number), as does one whose label is the last one numbered by the slow
+// path; the other pixels of the block go one by one (a root takes the next number, any other label
+// the number its parent's pixel already holds, and parents come earlier in raster order).
+template <bool External>
+__attribute__((target("avx2"))) void number_row_above_avx2(std::uint64_t begin, std::uint64_t end,
+                                                           std::uint64_t band_begin, std::uint64_t w, std::uint32_t* out,
+                                                           std::uint32_t* __restrict prov, std::uint32_t& n,
+                                                           const std::vector<std::uint32_t>& ext_root,
+                                                           const std::vector<std::uint32_t>& ext_number) {
+    std::uint32_t last_v = 0, last_number = 0;  // label 0 is background, number 0
+    auto slow = [&](std::uint64_t i) {
+        const std::uint32_t v = out[i];
+        std::uint32_t number;
+        if (v == last_v) {
+            number = last_number;
+        } else if (v == std::uint32_t(i + 1)) {
+            number = ++n;
+        } else if (v == 0) {
+            number = 0;
+        } else if (External && v <= band_begin) [[unlikely]] {
+            const auto it = std::lower_bound(ext_root.begin(), ext_root.end(), v);
+            number = ext_number[std::size_t(it - ext_root.begin())];
+        } else {
+            number = out[v - 1];
+        }
+        last_v = v;
+        last_number = number;
+        out[i] = number;
+    };
+    std::uint64_t i = begin;
+    std::uint32_t* p = prov;
+    for (; i + 8 <= end; i += 8, p += 8) {
+        const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(out + i));
+        const __m256i up = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+        const __m256i up_number = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(out + i - w));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), x);
+        const __m256i eq_up = _mm256_cmpeq_epi32(x, up);
+        if (_mm256_movemask_ps(_mm256_castsi256_ps(eq_up)) == 0xFF) {  // the common block: all as above
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), up_number);
+            continue;
+        }
+        const __m256i eq_last = _mm256_cmpeq_epi32(x, _mm256_set1_epi32(int(last_v)));
+        __m256i y = _mm256_blendv_epi8(x, _mm256_set1_epi32(int(last_number)), eq_last);
+        y = _mm256_blendv_epi8(y, up_number, eq_up);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), y);
+        unsigned rest = ~unsigned(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_or_si256(eq_up, eq_last)))) & 0xFFu;
+        while (rest) {
+            slow(i + unsigned(__builtin_ctz(rest)));
+            rest &= rest - 1;
+        }
+    }
+    for (; i < end; ++i, ++p) {
+        const std::uint32_t v = out[i], up = *p;
+        *p = v;
+        if (v == up)
+            out[i] = out[i - w];
+        else
+            slow(i);
+    }
+}
+#endif
+
 // Numbers the pixels of a band: roots get first_label + 1, + 2, ...; every other pixel the number
 // its parent's pixel already holds (the parent comes earlier), or, for a root of an earlier band,
 // that root's number. Returns the band's last number.
 template <bool External>
-std::uint32_t number_pixels(const Band& b, std::uint64_t w, std::uint32_t* out, const std::vector<std::uint32_t>& ext_root,
-                            const std::vector<std::uint32_t>& ext_number) {
+std::uint32_t number_pixels(const Band& b, const Switches& sw, std::uint64_t w, std::uint32_t* out,
+                            const std::vector<std::uint32_t>& ext_root, const std::vector<std::uint32_t>& ext_number) {
     std::uint32_t n = b.first_label;
+    bool from_above = false;
+#if CCLABEL_X86_SIMD
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    from_above = sw.number_from_above && avx2;
+#else
+    (void)sw;
+#endif
+    // With from_above: the provisional labels of the row before, kept before numbering overwrites them.
+    std::vector<std::uint32_t> prov(from_above ? w : 0);
     for (std::int64_t y = b.y0; y < b.y1; ++y) {
         const std::uint64_t begin = std::uint64_t(y) * w, end = begin + w;
-        if (b.stretchy_rows[std::size_t(y - b.y0)])
+        const bool stretchy = b.stretchy_rows[std::size_t(y - b.y0)];
+#if CCLABEL_X86_SIMD
+        if (from_above) {
+            if (b.stretchy_rows[std::size_t(y - b.y0)] == 2 && y > b.y0) {
+                number_row_above_avx2<External>(begin, end, b.begin, w, out, prov.data(), n, ext_root, ext_number);
+                continue;
+            }
+            if (y + 1 < b.y1 && b.stretchy_rows[std::size_t(y + 1 - b.y0)] == 2)  // the next row looks up
+                std::copy(out + begin, out + end, prov.begin());
+        }
+#endif
+        if (stretchy)
             number_row<External, true>(begin, end, b.begin, out, n, ext_root, ext_number);
         else
             number_row<External, false>(begin, end, b.begin, out, n, ext_root, ext_number);
@@ -255,14 +432,14 @@ std::uint32_t number_pixels(const Band& b, std::uint64_t w, std::uint32_t* out, 
     return n;
 }
 
-std::uint32_t number_band(const Band& b, std::uint64_t w, std::uint32_t* out, const std::vector<std::uint32_t>& ext_root,
-                          const std::vector<std::uint32_t>& ext_number) {
-    return ext_root.empty() || b.begin == 0 ? number_pixels<false>(b, w, out, ext_root, ext_number)
-                                            : number_pixels<true>(b, w, out, ext_root, ext_number);
+std::uint32_t number_band(const Band& b, const Switches& sw, std::uint64_t w, std::uint32_t* out,
+                          const std::vector<std::uint32_t>& ext_root, const std::vector<std::uint32_t>& ext_number) {
+    return ext_root.empty() || b.begin == 0 ? number_pixels<false>(b, sw, w, out, ext_root, ext_number)
+                                            : number_pixels<true>(b, sw, w, out, ext_root, ext_number);
 }
 
 template <PixelFormat F, int Conn>
-std::uint32_t label_impl(const detail::Request& r, std::uint32_t* out) {
+std::uint32_t label_impl(const detail::Request& r, const Switches& sw, std::uint32_t* out) {
     const int nb = int(std::min<std::int64_t>(r.threads, r.height));
     const auto w = std::uint64_t(r.width);
     std::vector<Band> bands(static_cast<std::size_t>(nb));
@@ -274,8 +451,8 @@ std::uint32_t label_impl(const detail::Request& r, std::uint32_t* out) {
     }
     const Forest forest{out};
     if (nb == 1) {
-        scan_band<F, Conn>(r, bands[0], out);
-        return number_band(bands[0], w, out, {}, {});
+        scan_band<F, Conn>(r, sw, bands[0], out);
+        return number_band(bands[0], sw, w, out, {}, {});
     }
 
     std::vector<std::uint32_t> ext_root, ext_number;  // roots pointed at across bands, and numbers
@@ -338,9 +515,9 @@ std::uint32_t label_impl(const detail::Request& r, std::uint32_t* out) {
 
     auto work = [&](int bi) {
         Band& b = bands[std::size_t(bi)];
-        scan_band<F, Conn>(r, b, out);
+        scan_band<F, Conn>(r, sw, b, out);
         sync_scan.arrive_and_wait();
-        number_band(b, w, out, ext_root, ext_number);
+        number_band(b, sw, w, out, ext_root, ext_number);
     };
     std::vector<std::jthread> pool;
     pool.reserve(std::size_t(nb - 1));
@@ -352,10 +529,16 @@ std::uint32_t label_impl(const detail::Request& r, std::uint32_t* out) {
 
 }  // namespace
 
-std::uint32_t label(const detail::Request& r, std::uint32_t* out) {
+std::uint32_t label(const detail::Request& r, std::uint32_t* out, const Switches& switches) {
     return detail::dispatch_format(r.format, [&]<PixelFormat F>() {
-        return r.connectivity == 4 ? label_impl<F, 4>(r, out) : label_impl<F, 8>(r, out);
+        return r.connectivity == 4 ? label_impl<F, 4>(r, switches, out) : label_impl<F, 8>(r, switches, out);
     });
+}
+
+std::uint32_t label(const ImageView& image, std::uint32_t* out, const Options& options, const Switches& switches) {
+    const detail::Request r = detail::make_request(image, out, options);
+    if (r.pixels() == 0) return 0;
+    return label(r, out, switches);
 }
 
 }  // namespace cclabel::cpu

@@ -1,11 +1,12 @@
 #pragma once
 #include <cstdint>
 
+#include "cclabel/detail/cpu_tuning.hpp"
 #include "core/request.hpp"
 
 namespace cclabel::cpu {
 
 /// Labels a validated, non-empty request into @p out (width × height, packed); returns N.
-std::uint32_t label(const detail::Request& r, std::uint32_t* out);
+std::uint32_t label(const detail::Request& r, std::uint32_t* out, const Switches& switches = {});
 
 }  // namespace cclabel::cpu

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cclabel/cclabel.hpp"
+#include "cclabel/detail/cpu_tuning.hpp"
 #include "reference/flood_fill.hpp"
 #include "support/test_image.hpp"
 
@@ -36,6 +37,25 @@ inline std::uint32_t expect_labels(const TestImage& img, const Options& o, const
         }
     const VerifyReport v = verify(img.view(), out.data(), o);
     EXPECT_TRUE(v.ok) << what << ": " << v.message;
+    if (o.backend == Backend::Cpu) {
+        // Every switch of the CPU labeller off in turn, then all of them: the labels never change.
+        auto with_off = [&](const char* name, auto set) {
+            cpu::Switches sw;
+            set(sw);
+            std::vector<std::uint32_t> alt(ref.size() + 1, 0xA5A5A5A5u);
+            EXPECT_EQ(cpu::label(img.view(), alt.data(), o, sw), n_ref) << what << " with " << name << " off";
+            EXPECT_EQ(alt.back(), 0xA5A5A5A5u) << what << " with " << name << " off: wrote past the output";
+            alt.pop_back();
+            EXPECT_TRUE(alt == ref) << what << ": labels differ with " << name << " off";
+        };
+        with_off("number_from_above", [](cpu::Switches& s) { s.number_from_above = false; });
+        with_off("predict_stretchy", [](cpu::Switches& s) { s.predict_stretchy = false; });
+        with_off("up_mask_scan", [](cpu::Switches& s) { s.up_mask_scan = false; });
+        with_off("left_runs", [](cpu::Switches& s) { s.left_runs = false; });
+        with_off("every switch", [](cpu::Switches& s) {
+            s.number_from_above = s.predict_stretchy = s.up_mask_scan = s.left_runs = false;
+        });
+    }
     return res.count;
 }
 

@@ -1,0 +1,43 @@
+#pragma once
+/// @file cpu_tuning.hpp
+/// @brief The CPU labeller's algorithm switches, and an entry point that takes them, so that the
+/// benchmark can turn each idea off. Switches never change the labels, only the time.
+#include <cstdint>
+
+#include "cclabel/image_view.hpp"
+#include "cclabel/options.hpp"
+
+namespace cclabel::cpu {
+
+/// Each idea of the CPU labeller that is a choice between algorithms, as a switch. All default on
+/// (what cclabel::label uses); bench/cclabel_time --cpu-off NAME turns one off.
+struct Switches {
+    /// Numbering compares the provisional labels of each stretchy row where at least half the
+    /// pixels took the label above in the scan with the row above's (kept in a row buffer): a pixel
+    /// whose label equals the one above it takes the number just written there, eight pixels at a
+    /// time, so runs cost nothing at their ends; the rest go one by one. Off: such rows are
+    /// numbered run by run (a scalar first pixel, then simd::replace_run). AVX2 only.
+    bool number_from_above = true;
+    /// The scan decides whether a row is "stretchy" (mostly long stretches: branches) or noisy
+    /// (branch-free table) from the row before: a stretchy row counts its own breaks while it is
+    /// walked, so the separate pass that counts them (stretch_breaks) runs only after noisy rows.
+    /// Off: every row is counted by its own pass first.
+    bool predict_stretchy = true;
+    /// On a row predicted stretchy (needs predict_stretchy) after a row where at least half the
+    /// pixels took the label above (not noise, whose stretches open labels), the scan computes no
+    /// row of 5-bit codes: one bit a pixel says "same key as the pixel above" (and one
+    /// "background"), a 32-bit compare and a movemask for eight pixels (for RGB8 in the same pass
+    /// that decodes the row); stretches of ones are found a word at a time and copy the labels
+    /// above, and only the pixels between them compute their code and go through the table. Off:
+    /// the row of codes is computed first for every row.
+    bool up_mask_scan = true;
+    /// In up_mask_scan's rows, after a pixel that went through the table, the pixels that follow
+    /// with their left neighbour's key and neither the key above nor above-right (the top edges of
+    /// strokes) take the left label in a short loop of their own, without a code or the table.
+    bool left_runs = true;
+};
+
+/// cclabel::label on the CPU backend with explicit switches (for the benchmark); returns N.
+std::uint32_t label(const ImageView& image, std::uint32_t* out, const Options& options, const Switches& switches);
+
+}  // namespace cclabel::cpu
