@@ -163,7 +163,7 @@ void scan_band(const detail::Request& r, const Switches& sw, Band& b, std::uint3
                 if ((ub[x / 8] >> (x % 8)) & 1u) {
                     e = simd::ones_end(ub, x + 1);
                     up_px += e - x;
-                    std::copy(op + x, op + e, o + x);
+                    simd::copy_stretch(op, o, x, e, w);
                     if constexpr (Conn == 4) {  // L and U are not neighbours of each other here
                         for (std::uint32_t i = x; i < e; ++i)
                             if (kc[i - 1] == kc[i] && o[i - 1] != o[i]) unite(o[i - 1], o[i]);
@@ -232,7 +232,7 @@ void scan_band(const detail::Request& r, const Switches& sw, Band& b, std::uint3
             if ((c & (kU | kBackground)) == kU) {
                 e = stretch_end(cd, x + 1, w, kU | kBackground, kU);
                 up_px += e - x;
-                std::copy(op + x, op + e, o + x);
+                simd::copy_stretch(op, o, x, e, w);
                 if constexpr (Conn == 4) {  // L and U are not neighbours of each other here
                     for (std::uint32_t i = x; i < e; ++i)
                         if ((cd[i] & kL) && o[i - 1] != o[i]) unite(o[i - 1], o[i]);

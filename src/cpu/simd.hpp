@@ -179,6 +179,19 @@ __attribute__((target("avx2"))) inline void rgb8_keys_eq_bits_avx2(const std::ui
 }
 #endif
 
+/// Copies src[x, e) to dst[x, e) within a row of @p w. Where eight labels fit after the stretch it
+/// copies whole blocks of eight, past e: those pixels of the row are written again later in the
+/// row's scan, and no branch depends on the stretch's length modulo 8 (a library call's size
+/// classes and a tail loop mispredict on the short stretches of drawings).
+inline void copy_stretch(const std::uint32_t* src, std::uint32_t* dst, std::uint32_t x, std::uint32_t e,
+                         std::uint32_t w) {
+    if (e + 8 <= w) {
+        for (; x < e; x += 8) std::memcpy(dst + x, src + x, 32);
+    } else {
+        std::memcpy(dst + x, src + x, std::size_t(e - x) * 4);
+    }
+}
+
 /// See eq_bits_scalar.
 inline void eq_bits(const std::uint32_t* kp, const std::uint32_t* kc, std::uint32_t n, bool has_bg, std::uint32_t bg,
                     std::uint8_t* up, std::uint8_t* bgbits) {
