@@ -5,14 +5,27 @@
 #   - the GPU tests (HUGE=0), bench_batch, bench_cuda at 800 dpi, then the side-by-side peer benchmark until PEERS_END
 #     (PEERS_ARGS, default --max-dpi 400), then bench_segment, bench_stats, bench_tiles, the Python
 #     package's GPU tests (CuPy, PyTorch) and, if time is left, the CCLABEL_GPU_HUGE=1 pictures.
-# Logs under $OUT/check and $OUT/peers; $OUT/summary.txt says what ran and how long it took.
+# Logs in round.tar.gz (check/, peers/); summary.txt says what ran and how long it took.
 # Needs .device/googletest and .device/whl (bench/fetch_wheels.sh) carried.
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 T0=$SECONDS
 BUDGET=${BUDGET:-400}
-OUT=${OUT:-$PWD/gpu-out}
-mkdir -p "$OUT/check" "$OUT/peers"
+# The device tool brings back at most 8 files from $OUT: everything is written under a work folder
+# and packed at the end (also when the round is cut short) into $OUT/round.tar.gz, beside copies of
+# the summary and the peers' RESULTS.md.
+FINAL=${OUT:-$PWD/gpu-out}
+OUT=${ROUND_DIR:-/tmp/gpu-round}
+rm -rf "$OUT"
+mkdir -p "$OUT/check" "$OUT/peers" "$FINAL"
+pack() {
+  cp "$OUT/summary.txt" "$FINAL/" 2>/dev/null
+  cp "$OUT/peers/RESULTS.md" "$FINAL/peers_RESULTS.md" 2>/dev/null
+  cp "$OUT/peers/peers.png" "$FINAL/" 2>/dev/null
+  tar -czf "$FINAL/round.tar.gz" -C "$OUT" . 2>/dev/null
+}
+trap pack EXIT
+trap 'exit 124' TERM INT
 export B=${B:-/tmp/build-gpu}
 go=/tmp/cclabel-peers-go
 rm -f "$go"
