@@ -13,9 +13,9 @@ tree reduction's cost as the chunk count grows.
    hold them), and dask-image's ndmeasure.label on the binary mask (image != 255), the same
    chunks, the same way. Wall time and each worker's peak RSS (VmHWM on the worker).
    cclabel's labels are checked equal to the single-process labels (sum of labels per row).
-4. The tree reduction: with the synchronous scheduler and dask's Profiler, the time spent in the
-   merge tasks and the number of seam labels (distinct region ids on the chunk borders) for
-   16, 256 and 4096 chunks of the same image.
+4. The tree reduction: with the synchronous scheduler, no graph optimisation (no task fusion) and
+   dask's Profiler, the time spent in the merge tasks, their number, and the number of seam labels
+   (distinct region ids on the chunk borders) for 16, 256 and 4096 chunks of the same image.
 """
 from __future__ import annotations
 
@@ -115,7 +115,9 @@ def tree_cost(img, chunks_per_side):
     labels, n = cclabel.dask.label(arr)
     graph = dict(n.__dask_graph__())
     with Profiler() as prof:
-        dask.compute(n, scheduler="sync")
+        # optimize_graph=False: no task fusion, so that every merge task keeps its own key (the top
+        # merge would otherwise be fused with the roots task and missed).
+        dask.compute(n, scheduler="sync", optimize_graph=False)
     spent = {}
     for r in prof.results:
         key = r.key[0] if isinstance(r.key, tuple) else r.key
@@ -123,8 +125,11 @@ def tree_cost(img, chunks_per_side):
         spent[kind] = spent.get(kind, 0.0) + (r.end_time - r.start_time)
     leaf_keys = [k for k in graph if isinstance(k, tuple) and str(k[0]).startswith("cclabel-leaf-")]
     leaves = dask.get(graph, leaf_keys)
-    seam_labels = int(sum(np.unique(leaf[5][leaf[5] > 0]).size for leaf in leaves))
-    return {"chunks": chunks_per_side ** 2, "seam_labels": seam_labels, "merge_seconds": spent.get("merge", 0.0),
+    # A leaf is (border runs, closed ids): row 5 of the runs holds the ids of the labelled border pixels.
+    seam_labels = int(sum(np.unique(runs[5]).size for runs, _ in leaves))
+    merges = sum(1 for k in graph if isinstance(k, tuple) and str(k[0]).startswith("cclabel-merge-"))
+    return {"chunks": chunks_per_side ** 2, "seam_labels": seam_labels, "merges": merges,
+            "merge_seconds": spent.get("merge", 0.0),
             "roots_seconds": spent.get("roots", 0.0),
             "n": int(n.compute(scheduler="sync"))}
 
@@ -171,7 +176,8 @@ def main():
     for side in (4, 16, 64):
         r = tree_cost(tree_img, side)
         per = r["merge_seconds"] / max(r["seam_labels"], 1) * 1e6
-        print(f"tree: {r['chunks']:5d} chunks, {r['seam_labels']:9,d} seam labels, merges {r['merge_seconds']:.3f} s "
+        print(f"tree: {r['chunks']:5d} chunks, {r['seam_labels']:9,d} seam labels, {r['merges']:5d} merge tasks "
+              f"{r['merge_seconds']:.3f} s "
               f"({per:.2f} us per seam label), roots {r['roots_seconds']:.3f} s",
               flush=True)
         result["tree"].append(r)

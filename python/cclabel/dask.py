@@ -4,17 +4,19 @@
 raster order of each region's first pixel. The graph:
 
 1. one task per chunk: local labels and a table (:func:`cclabel.tiles.label_tile`, on the CPU or,
-   for CuPy chunks, on the chunk's GPU). The chunk's *leaf summary* is its border ring: each
-   border pixel's key and the global index of its region's first pixel in the chunk (its *id*);
-2. a tree reduction over the chunk grid: neighbouring groups of chunks are merged two at a time,
-   alternately across columns and rows, so that each merge joins two rectangles along one whole
-   side (8-connectivity: the seam's diagonals include the corners where four chunks meet).
-   A merge reads only the two groups' outer borders: it finds their equivalences
-   (:func:`cclabel.tiles.seam_equivalences`), joins them (:func:`cclabel.tiles.resolve_tiles`),
-   and passes up the new group's border (ids of the regions still open on it, each region's id the
-   smallest first-pixel index it has reached) and its roots (ids of all regions that are still
-   their own root), and aside, for the chunks below it, the ids it renamed. No task ever sees
-   more than two groups' borders and root lists;
+   for CuPy chunks, on the chunk's GPU). The chunk's *leaf summary* is its border ring as runs
+   (stretches of one key and one region along a side; background pixels have none), each with
+   the global index of its region's first pixel in the chunk (its *id*), and its *closed* ids
+   (regions that do not reach its border);
+2. a tree reduction over the chunk grid: at each level, blocks of neighbouring groups (up to
+   16 x 16, fewer where their borders are long: :func:`_block`) are merged by one task each.
+   A merge reads only its children's border runs: it finds the equivalences across all the
+   block's inner seams in one sorted pass (runs that face each other with equal keys; for
+   8-connectivity also one step along the seam, which covers the corners where four chunks meet),
+   joins them by one union-find (the C++ resolve of :mod:`cclabel.tiles`), and passes up the new
+   group's border runs (each region's id the smallest first-pixel index it has reached) and its
+   closed ids, and aside, for the chunks below it, the ids it renamed. No task sees more than one
+   block's borders, and its cost is a fixed number of NumPy passes over their runs;
 3. the root of the tree holds every region's id, sorted: a region's global number is the rank of
    its id;
 4. one task per chunk relabels its local labels: each local label's first-pixel index, renamed by
@@ -27,13 +29,14 @@ labels on larger images (the relabel tasks raise ValueError if N does not fit).
 """
 from __future__ import annotations
 
+import math
 from functools import partial
 from operator import getitem
 
 import numpy as np
 
 from . import _cclabel
-from .tiles import TileTable, label_tile, relabel_tile, resolve_tiles, seam_equivalences
+from .tiles import label_tile, relabel_tile
 
 __all__ = ["label", "label_files"]
 
@@ -42,80 +45,176 @@ _U32_MAX = 0xFFFFFFFF
 
 # --- the graph's task functions (module level: they pickle by name) ---------------------------------
 
+# A border run: one stretch of a group's border ring on one side, of one key and one region, as a
+# column of an int64 (6, n) array: side (0 top, 1 bottom, 2 left, 3 right), line (the side's y for
+# top/bottom, x for left/right), lo and hi (the stretch [lo, hi) along the side, absolute x for
+# top/bottom, absolute y for left/right), key (the pixels' equality key) and id (the smallest
+# first-pixel index of the region's parts joined so far). Background pixels have no run.
+_SIDE, _LINE, _LO, _HI, _KEY, _ID = range(6)
+
+# How many neighbouring groups one merge joins: as many as keep the children's border rings within
+# _MERGE_BORDER pixels in all (a run is at most one pixel of it: a merge's input is bounded whatever
+# the image), at least 2 x 2 and at most _MAX_CHILDREN (a 16 x 16 block; a grid one group high or
+# wide takes them in a row). Fewer, larger merges: their NumPy passes cost per run, not per call.
+_MERGE_BORDER = 1 << 18
+_MAX_CHILDREN = 256
+_MIN_CHILDREN = 4
+
+
+def _block(gr, gc, perimeter):
+    """The block (rows, columns) of groups one merge joins, on a gr x gc grid of groups whose
+    largest border ring has ``perimeter`` pixels."""
+    k = max(_MIN_CHILDREN, min(_MAX_CHILDREN, _MERGE_BORDER // max(perimeter, 1)))
+    br = min(gr, max(1, math.isqrt(k)))
+    bc = min(gc, k // br)
+    br = min(gr, max(br, k // bc))
+    return br, bc
+
+
+def _leaf(keys, lab, first, y0, x0, h, w):
+    """A chunk's border ring (top row, bottom row, left column, right column) as runs, and its
+    closed ids: the first-pixel indices of its regions that do not reach its border."""
+    keys = np.asarray(keys).astype(np.int64)
+    lab = np.asarray(lab).astype(np.int64)
+    first = np.asarray(first, np.uint64)
+    n = keys.size
+    if n == 0:
+        return np.zeros((6, 0), np.int64), first.copy()
+    brk = np.empty(n, bool)
+    brk[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=brk[1:])
+    brk[1:] |= lab[1:] != lab[:-1]
+    brk[[w, 2 * w, 2 * w + h]] = True  # the sides' starts
+    starts = np.flatnonzero(brk)
+    ends = np.append(starts[1:], n)
+    lab_s = lab[starts]
+    on = lab_s > 0
+    starts, ends, lab_s = starts[on], ends[on], lab_s[on]
+    side = np.searchsorted(np.array([w, 2 * w, 2 * w + h]), starts, side="right")
+    shift = np.array([x0, x0 - w, y0 - 2 * w, y0 - 2 * w - h], np.int64)[side]  # ring position -> absolute
+    runs = np.empty((6, starts.size), np.int64)
+    runs[_SIDE] = side
+    runs[_LINE] = np.array([y0, y0 + h - 1, x0, x0 + w - 1], np.int64)[side]
+    runs[_LO] = starts + shift
+    runs[_HI] = ends + shift
+    runs[_KEY] = keys[starts]
+    runs[_ID] = first[lab_s - 1].astype(np.int64)
+    closed = np.ones(first.size, bool)
+    closed[lab_s - 1] = False
+    return runs, first[closed]
+
+
 def _chunk(block, *, x0, y0, image_width, connectivity, background, backend):
     """Task 1: (local labels, first_index) for the relabel task; the leaf summary for the tree."""
     labels, table = label_tile(block, x0, y0, image_width, connectivity=connectivity, background=background,
                                backend=backend)
-    first = table.first_index
-    lab = np.asarray(table.edge_labels).astype(np.int64)
-    ids = np.zeros(lab.size, np.uint64)
-    on = lab > 0
-    ids[on] = first[lab[on] - 1] + np.uint64(1)  # ids on the border are index + 1 (0: background)
-    leaf = (int(y0), int(x0), table.height, table.width, np.asarray(table.edge_keys, np.uint32), ids, first.copy())
+    first = np.asarray(table.first_index, np.uint64)
+    leaf = _leaf(table.edge_keys, table.edge_labels, first, int(y0), int(x0), table.height, table.width)
     return (labels, first), leaf
 
 
-def _ring(h, w, keys):
-    """A border ring's four sides (top, bottom, left, right), as views."""
-    return keys[:w], keys[w:2 * w], keys[2 * w:2 * w + h], keys[2 * w + h:]
+def _distinct(v):
+    """The distinct values of v, ascending (np.unique without its overhead on small arrays)."""
+    v = np.sort(v)
+    return v[np.concatenate(([True], v[1:] != v[:-1]))] if v.size else v
 
 
-def _as_tile(group, image_width):
-    """A group as a tile for seam_equivalences: its open ids as first_index, border ids as labels."""
-    y0, x0, h, w, keys, ids, _ = group
-    open_ids = np.unique(ids[ids > 0])
-    labels = np.zeros(ids.size, np.uint32)
-    on = ids > 0
-    labels[on] = (np.searchsorted(open_ids, ids[on]) + 1).astype(np.uint32)
-    return TileTable(x0, y0, w, h, image_width, open_ids - np.uint64(1), keys, labels)
+def _components(a, b):
+    """The equivalences a[i] ~ b[i] (int64 ids) resolved by one union-find (the C++ resolve_tiles,
+    all ids as the labels of one tile): returns (renamed, to), the ids that are not the smallest of
+    their component, ascending, and that smallest id. (One merge's ids are far fewer than 2**32,
+    the limit of a tile's labels: each is a run on its children's borders.)"""
+    k = a.size
+    both = np.empty(2 * k, np.int64)
+    both[0::2], both[1::2] = a, b  # interleaved: the pairs as resolve_tiles reads them
+    order = np.argsort(both, kind="stable")
+    v = both[order]
+    new = np.empty(v.size, bool)
+    new[0] = True
+    np.not_equal(v[1:], v[:-1], out=new[1:])
+    nodes = v[new]
+    pairs = np.empty(2 * k, np.uint32)
+    pairs[order] = np.cumsum(new, dtype=np.uint32)  # each id's label 1..len(nodes)
+    _, maps = _cclabel._resolve([nodes.astype(np.uint64)], [(0, 0, pairs)])
+    number = maps[0][1:].astype(np.intp)  # 1..n, numbered in order of each component's smallest id
+    new = np.empty(number.size, bool)
+    new[0] = True
+    np.greater(number[1:], np.maximum.accumulate(number)[:-1], out=new[1:])  # a component's first node
+    root = nodes[np.flatnonzero(new)[number - 1]]
+    moved = root != nodes
+    return nodes[moved], root[moved]
 
 
-def _merge(a, b, *, across_columns, image_width, connectivity):
-    """Task 2: joins group b (right of a, or below it) to a. Returns (group, (renamed, to))."""
-    ta, tb = _as_tile(a, image_width), _as_tile(b, image_width)
-    pairs = seam_equivalences(ta, tb, connectivity)
-    n, maps = resolve_tiles([ta.first_index, tb.first_index], [(0, 1, pairs)])
-    ids = np.concatenate([ta.first_index, tb.first_index])
-    ranks = np.concatenate([maps[0][1:], maps[1][1:]]).astype(np.int64) - 1
-    root = np.full(n, np.iinfo(np.uint64).max, np.uint64)
-    np.minimum.at(root, ranks, ids)  # a region's id: the smallest index among its joined parts
-    new = root[ranks]
-    moved = new != ids
-    order = np.argsort(ids[moved], kind="stable")
-    renamed, to = ids[moved][order], new[moved][order]
+def _merge(*children, y0, x0, h, w, seams, connectivity):
+    """Task 2: joins a grid of neighbouring groups (children, row-major) into the group (y0, x0,
+    h, w). ``seams``: the grid's inner seams, ascending, each as 2 * y for the row of groups that
+    starts at y and 2 * x + 1 for the column that starts at x. Returns ((runs, closed), (renamed,
+    to)): the new group's border runs and closed ids, and aside, for the chunks below it, the ids
+    it renamed (ascending) and their new ids.
 
-    def rename(border):  # border ids are index + 1
-        out = border.copy()
-        on = out > 0
-        if renamed.size and on.any():
-            v = out[on] - np.uint64(1)
-            i = np.minimum(np.searchsorted(renamed, v), renamed.size - 1)
-            hit = renamed[i] == v
-            v[hit] = to[i[hit]]
-            out[on] = v + np.uint64(1)
-        return out
-
-    ay0, ax0, ah, aw, akeys, aids, aroots = a
-    by0, bx0, bh, bw, bkeys, bids, broots = b
-    ka, kb = _ring(ah, aw, akeys), _ring(bh, bw, bkeys)
-    ia, ib = _ring(ah, aw, rename(aids)), _ring(bh, bw, rename(bids))
-    if across_columns:  # b right of a: same rows
-        h, w = ah, aw + bw
-        sides = lambda ra, rb: [np.concatenate([ra[0], rb[0]]), np.concatenate([ra[1], rb[1]]), ra[2], rb[3]]
-    else:  # b below a: same columns
-        h, w = ah + bh, aw
-        sides = lambda ra, rb: [ra[0], rb[1], np.concatenate([ra[2], rb[2]]), np.concatenate([ra[3], rb[3]])]
-    keys = np.concatenate(sides(ka, kb)).astype(np.uint32)
-    border = np.concatenate(sides(ia, ib)).astype(np.uint64)
-    roots = np.concatenate([aroots, broots])
-    if renamed.size:
-        roots = roots[~np.isin(roots, renamed, assume_unique=True)]
-    return (ay0, ax0, h, w, keys, border, roots), (renamed, to)
+    The work is a fixed number of NumPy passes over all the children's runs together, however
+    many children there are: the equivalences across every inner seam at once, one union-find,
+    one rename, the new border."""
+    runs = np.concatenate([c[0] for c in children], axis=1)
+    side, line, lo, hi, key, ids = runs
+    y1, x1 = y0 + h - 1, x0 + w - 1
+    outer = line == np.array((y0, y1, x0, x1))[side]  # on the group's own border
+    odd = (side & 1).astype(bool)  # bottom and right sides face the seam after them
+    # Each inner seam gets its own stretch of one axis, S apart: one sorted pass over the runs that
+    # face a seam finds, for every run on the side before a seam (a), the runs on the side after it
+    # (b) that it touches, on all seams at once.
+    S = max(h, w) + 2
+    rank = np.searchsorted(np.asarray(seams, np.int64), 2 * (line + odd) + (side >> 1))
+    base = rank * S - np.array((x0, x0, y0, y0))[side]
+    s_a = np.flatnonzero(odd & ~outer)
+    s_b = np.flatnonzero(~(odd | outer))
+    s_b = s_b[np.argsort(lo[s_b] + base[s_b], kind="stable")]  # a seam's b runs are disjoint
+    b_lo, b_hi = base[s_b] + lo[s_b], base[s_b] + hi[s_b]
+    reach = 1 if connectivity == 8 else 0  # 8: a neighbour one step along the seam touches too
+    a_lo, a_hi = base[s_a] + (lo[s_a] - reach), base[s_a] + (hi[s_a] + reach)
+    first = np.searchsorted(b_hi, a_lo, side="right")  # the b runs [first, last) meet a's run
+    count = np.maximum(np.searchsorted(b_lo, a_hi, side="left") - first, 0)
+    total = int(count.sum())
+    renamed = None
+    if total:
+        ia = np.repeat(s_a, count)
+        ib = s_b[np.repeat(first - (np.cumsum(count) - count), count) + np.arange(total)]
+        same = key[ia] == key[ib]
+        if same.any():
+            renamed, to = _components(ids[ia[same]], ids[ib[same]])
+    if renamed is not None and renamed.size:
+        i = np.minimum(np.searchsorted(renamed, ids), renamed.size - 1)
+        hit = renamed[i] == ids
+        ids = ids.copy()
+        ids[hit] = to[i[hit]]
+    else:
+        renamed = to = np.zeros(0, np.int64)
+    # The new border: the runs on the group's outer sides, sorted along each side; runs of one key
+    # and one id that continue from one child into the next become one.
+    at = np.flatnonzero(outer)
+    at = at[np.lexsort((lo[at], side[at]))]
+    out = runs[:, at]
+    out[5] = ids[at]
+    if out.shape[1] > 1:
+        cont = (out[(0, 2, 4, 5), 1:] == out[(0, 3, 4, 5), :-1]).all(axis=0)
+        if cont.any():
+            keep = np.flatnonzero(np.concatenate(([True], ~cont)))
+            hi_end = out[3, np.append(keep[1:] - 1, out.shape[1] - 1)]
+            out = out[:, keep]
+            out[3] = hi_end
+    # Ids that no longer reach the border are closed: no later merge can rename them.
+    roots = _distinct(ids)
+    still_open = _distinct(out[5])
+    pos = np.minimum(np.searchsorted(still_open, roots), max(still_open.size - 1, 0))
+    newly_closed = roots[still_open[pos] != roots] if still_open.size else roots
+    closed = np.concatenate([c[1] for c in children] + [newly_closed.astype(np.uint64)])
+    return (out, closed), (renamed.astype(np.uint64), to.astype(np.uint64))
 
 
 def _top(group):
     """Task 3: every region's id in raster order; N is its length."""
-    return np.sort(group[6])
+    runs, closed = group
+    return np.sort(np.concatenate([closed, np.unique(runs[_ID]).astype(np.uint64)]))
 
 
 def _count(roots):
@@ -248,39 +347,46 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None)
             dsk[(local_k, i, j)] = (getitem, (chunk_k, i, j), 0)
             dsk[(leaf_k, i, j)] = (getitem, (chunk_k, i, j), 1)
 
-    # The tree: groups[r][c] = a group's key; members = its chunks; renames[(i, j)] = merges above.
-    groups = [[(leaf_k, i, j) for j in range(C)] for i in range(R)]
-    members = [[[(i, j)] for j in range(C)] for i in range(R)]
+    # The tree: at each level the grid of groups is cut into blocks of neighbouring groups (_block:
+    # up to 16 x 16, fewer where the groups' borders are long); each block of two or more becomes
+    # one merge task, a block of one passes up as it is.
+    # A group is the chunk rows [r0, r1) and columns [c0, c1); renames[(i, j)] = the merges above.
+    ys = [int(v) for v in np.cumsum((0,) + rows)]
+    xs = [int(v) for v in np.cumsum((0,) + cols)]
+    groups = [[((leaf_k, i, j), (i, i + 1, j, j + 1)) for j in range(C)] for i in range(R)]
     renames = {(i, j): [] for i in range(R) for j in range(C)}
     level = 0
     while len(groups) > 1 or len(groups[0]) > 1:
-        across_columns = len(groups[0]) >= len(groups) and len(groups[0]) > 1
-        if not across_columns:  # transpose so that pairs are always neighbours in a row of groups
-            groups, members = [list(r) for r in zip(*groups)], [list(r) for r in zip(*members)]
-        f = partial(_merge, across_columns=across_columns, image_width=W, connectivity=connectivity)
-        new_groups, new_members = [], []
-        for r, (grow, mrow) in enumerate(zip(groups, members)):
-            ng, nm = [], []
-            for k in range(0, len(grow) - 1, 2):
-                key = (merge_k, level, r, k)
-                dsk[key] = (f, grow[k], grow[k + 1])
-                dsk[(group_k, level, r, k)] = (getitem, key, 0)
-                dsk[(ren_k, level, r, k)] = (getitem, key, 1)
-                for ij in mrow[k] + mrow[k + 1]:
-                    renames[ij].append((ren_k, level, r, k))
-                ng.append((group_k, level, r, k))
-                nm.append(mrow[k] + mrow[k + 1])
-            if len(grow) % 2:
-                ng.append(grow[-1])
-                nm.append(mrow[-1])
-            new_groups.append(ng)
-            new_members.append(nm)
-        groups, members = new_groups, new_members
-        if not across_columns:
-            groups, members = [list(r) for r in zip(*groups)], [list(r) for r in zip(*members)]
+        gr, gc = len(groups), len(groups[0])
+        perimeter = max(2 * (ys[r1] - ys[r0] + xs[c1] - xs[c0]) for row in groups for _, (r0, r1, c0, c1) in row)
+        br, bc = _block(gr, gc, perimeter)
+        new_groups = []
+        for I in range(0, gr, br):
+            new_row = []
+            for J in range(0, gc, bc):
+                block = [row[J:J + bc] for row in groups[I:I + br]]
+                if len(block) == 1 and len(block[0]) == 1:
+                    new_row.append(block[0][0])
+                    continue
+                r0, c0 = block[0][0][1][0], block[0][0][1][2]
+                r1, c1 = block[-1][-1][1][1], block[-1][-1][1][3]
+                seams = sorted([2 * ys[row[0][1][0]] for row in block[1:]] +
+                               [2 * xs[g[1][2]] + 1 for g in block[0][1:]])
+                f = partial(_merge, y0=ys[r0], x0=xs[c0], h=ys[r1] - ys[r0], w=xs[c1] - xs[c0], seams=tuple(seams),
+                            connectivity=connectivity)
+                key = (merge_k, level, I // br, J // bc)
+                dsk[key] = (f,) + tuple(g[0] for row in block for g in row)
+                dsk[(group_k,) + key[1:]] = (getitem, key, 0)
+                dsk[(ren_k,) + key[1:]] = (getitem, key, 1)
+                for i in range(r0, r1):
+                    for j in range(c0, c1):
+                        renames[(i, j)].append((ren_k,) + key[1:])
+                new_row.append(((group_k,) + key[1:], (r0, r1, c0, c1)))
+            new_groups.append(new_row)
+        groups = new_groups
         level += 1
 
-    dsk[roots_k] = (_top, groups[0][0])
+    dsk[roots_k] = (_top, groups[0][0][0])
     relabel = partial(_relabel, dtype=dtype)
     for i in range(R):
         for j in range(C):

@@ -229,6 +229,78 @@ def test_uint64_labels_and_dtype_argument():
         cdask.label(da.from_array(img, chunks=6), dtype=np.int16)
 
 
+# --- the merge tree: blocks of many children, ragged blocks, one-row and one-column grids -------------
+
+def merge_tasks(labels_or_n):
+    """The merge tasks of a graph: {key: number of children}."""
+    graph = dict(labels_or_n.__dask_graph__())
+    out = {}
+    for k, v in graph.items():
+        if isinstance(k, tuple) and str(k[0]).startswith("cclabel-merge-"):
+            args = v.args if hasattr(v, "args") else v[1:]
+            out[k] = len(args)
+    return out
+
+
+def test_block_shapes():
+    """_block: at least 4 groups (2 x 2, or a row / column), at most 256, within the border budget."""
+    for gr, gc, perimeter in [(64, 64, 256), (4, 4, 4096), (10, 10, 8192), (1, 4096, 130), (4096, 1, 130),
+                              (2, 2, 45000), (3, 1, 10 ** 6), (1, 1, 4), (7, 5, 10 ** 9), (300, 2, 8)]:
+        br, bc = cdask._block(gr, gc, perimeter)
+        k = br * bc
+        assert 1 <= br <= gr and 1 <= bc <= gc, (gr, gc, perimeter, br, bc)
+        assert k <= cdask._MAX_CHILDREN
+        assert k <= max(cdask._MIN_CHILDREN, cdask._MERGE_BORDER // perimeter)
+        if gr * gc > 1:
+            assert k >= min(gr * gc, 2)
+
+
+@pytest.mark.parametrize("max_children", [4, 9, 256])
+def test_merge_blocks_threaded(monkeypatch, max_children):
+    """Grids of chunks cut into blocks that do not divide them (2 x 2 and 3 x 3 blocks of 7 x 5,
+    11 x 13 grids), 1 x N and N x 1 grids, 1 x 1 chunks (many levels); every label equals."""
+    monkeypatch.setattr(cdask, "_MAX_CHILDREN", max_children)
+    rng = np.random.default_rng(max_children)
+    img = rng.integers(0, 3, (33, 39), dtype=np.uint8)
+    small = img[:13, :17]
+    cases = [("random", img, chunks, conn, bg) for chunks in [(5, 8), (3, 3), (33, 1), (1, 39), (7, 2)]
+             for conn in (4, 8) for bg in (None, 0)]
+    cases += [("random 1x1 chunks", small, (1, 1), conn, bg) for conn in (4, 8) for bg in (None, 0)]
+    cases += [(name, a, chunks, conn, bg) for name, a, bg in adversarial()
+              for chunks in [(2, 2), (a.shape[0], 1), (1, a.shape[1])] for conn in (4, 8)]
+    check_many(cases, scheduler="threads")
+
+
+def test_merge_border_budget(monkeypatch):
+    """A small border budget: blocks fall to 2 x 2 (the minimum); a large one: one merge takes all."""
+    img = spiral(48, 52)
+    arr = da.from_array(img, chunks=(4, 4))  # a 12 x 13 grid, border rings of 16 pixels
+    monkeypatch.setattr(cdask, "_MERGE_BORDER", 1)
+    labels, n = cdask.label(arr, background=0)
+    sizes = merge_tasks(labels)
+    assert max(sizes.values()) <= 4 and len({k[1] for k in sizes}) >= 4  # 2 x 2 blocks, >= 4 levels
+    got, n = dask.compute(labels, n, scheduler="threads")
+    assert n == 1 and np.array_equal(got, img.astype(np.uint32))
+    monkeypatch.setattr(cdask, "_MERGE_BORDER", 1 << 30)
+    labels, n = cdask.label(arr, background=0)
+    assert list(merge_tasks(labels).values()) == [156]
+    got, n = dask.compute(labels, n, scheduler="threads")
+    assert n == 1 and np.array_equal(got, img.astype(np.uint32))
+
+
+def test_many_chunks_hierarchical():
+    """4,096 chunks: 16 merges of 16 x 16 chunks, then one of 4 x 4 groups (never one task for all)."""
+    rng = np.random.default_rng(9)
+    img = (rng.random((256, 256)) > 0.45).astype(np.uint8)
+    labels, n = cdask.label(da.from_array(img, chunks=4), background=0)
+    sizes = merge_tasks(labels)
+    assert sorted(sizes.values()) == [16] + [256] * 16
+    got, n = dask.compute(labels, n, scheduler="threads")
+    want, want_n = reference(img, 8, 0)
+    assert_same(got, want, "4,096 chunks")
+    assert n == want_n
+
+
 # --- on the LocalCluster (worker processes) ---------------------------------------------------------
 
 # Every chunking on the threaded scheduler (the same tasks, fast); a selection on the cluster below.
@@ -250,6 +322,14 @@ def test_random_distributed(client, conn):
 @pytest.mark.parametrize("conn", [4, 8])
 def test_adversarial_distributed(client, conn):
     check_many([(name, img, (4, 4), conn, bg) for name, img, bg in adversarial()])
+
+
+def test_merge_blocks_distributed(client):
+    """Blocks of many children on worker processes: 1 x 1 chunks of an 18 x 20 image (16 x 16
+    blocks, ragged at the edges, then one block of 2 x 2 groups)."""
+    rng = np.random.default_rng(12)
+    img = rng.integers(0, 3, (18, 20), dtype=np.uint8)
+    check_many([("random 1x1 chunks", img, (1, 1), conn, 0) for conn in (4, 8)])
 
 
 def test_region_crossing_every_chunk(client):
