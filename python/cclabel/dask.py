@@ -298,7 +298,7 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None)
     >>> img = np.array([[1, 0, 1, 1], [1, 0, 0, 1], [1, 1, 0, 1]], dtype=np.uint8)
     >>> labels, n = cclabel.dask.label(da.from_array(img, chunks=2), background=0)
     >>> got, n = dask.compute(labels, n)
-    >>> n, np.array_equal(got, cclabel.label(img, background=0))
+    >>> int(n), bool(np.array_equal(got, cclabel.label(img, background=0)))
     (2, True)
     """
     import dask
