@@ -18,28 +18,15 @@
 #include "cclabel/cclabel.hpp"
 #include "cclabel/cuda.hpp"
 #include "cuda/batch_loop.hpp"
+#include "cuda/bench_util.hpp"
 
 namespace {
 
-void ck(cudaError_t e, const char* what) {
-    if (e != cudaSuccess) {
-        std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-        std::exit(1);
-    }
-}
+using cclabel::bench::ck;
+using cclabel::bench::median;
+using cclabel::bench::XorShift;
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-std::uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-std::uint32_t rnd() {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return std::uint32_t(rng_state >> 32);
-}
+XorShift rnd{0x9E3779B97F4A7C15ull};
 
 /// B segmentation-like masks: a few dozen filled discs each on an empty background.
 std::vector<std::uint8_t> masks(std::int64_t B, int side) {

@@ -18,15 +18,12 @@
 #include "cclabel/cclabel.hpp"
 #include "cclabel/cuda.hpp"
 #include "drawing.hpp"
+#include "cuda/bench_util.hpp"
 
 namespace {
 
-void ck(cudaError_t e, const char* what) {
-    if (e != cudaSuccess) {
-        std::fprintf(stderr, "CUDA error in %s: %s\n", what, cudaGetErrorString(e));
-        std::exit(2);
-    }
-}
+using cclabel::bench::ck;
+using cclabel::bench::median;
 
 constexpr double kBandwidth = 4.2e12;  // bytes/s: the H200's device-to-device copy rate measured here
 
@@ -35,11 +32,6 @@ struct Timing {
     std::uint32_t count = 0;
     std::size_t workspace = 0;
 };
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-}
 
 struct Gpu {
     void* img = nullptr;

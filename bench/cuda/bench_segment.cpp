@@ -15,28 +15,15 @@
 #include "cclabel/cclabel.hpp"
 #include "cclabel/cuda.hpp"
 #include "cclabel/cuda_segment.hpp"
+#include "cuda/bench_util.hpp"
 
 namespace {
 
-void ck(cudaError_t e, const char* what) {
-    if (e != cudaSuccess) {
-        std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-        std::exit(1);
-    }
-}
+using cclabel::bench::ck;
+using cclabel::bench::median;
+using cclabel::bench::XorShift;
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-std::uint64_t rng_state = 88172645463325252ull;
-std::uint32_t rnd() {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return std::uint32_t(rng_state >> 32);
-}
+XorShift rnd{88172645463325252ull};
 
 /// A slide-like gray picture: bright background, dark round cells with soft rims (nuclei darker),
 /// and sensor noise.

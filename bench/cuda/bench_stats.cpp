@@ -23,20 +23,12 @@
 #include "cclabel/cuda_stats.hpp"
 #include "cclabel/stats.hpp"
 #include "drawing.hpp"
+#include "cuda/bench_util.hpp"
 
 namespace {
 
-void ck(cudaError_t e, const char* what) {
-    if (e != cudaSuccess) {
-        std::fprintf(stderr, "CUDA error in %s: %s\n", what, cudaGetErrorString(e));
-        std::exit(2);
-    }
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-}
+using cclabel::bench::ck;
+using cclabel::bench::median;
 
 /// Median of @p reps timed calls of @p fn (after two untimed ones), CUDA events on the null stream.
 template <typename Fn>

@@ -24,20 +24,12 @@
 #include "cclabel/cclabel.hpp"
 #include "cclabel/cuda_tiles.hpp"
 #include "drawing.hpp"
+#include "cuda/bench_util.hpp"
 
 namespace {
 
-void ck(cudaError_t e, const char* what) {
-    if (e != cudaSuccess) {
-        std::fprintf(stderr, "CUDA error in %s: %s\n", what, cudaGetErrorString(e));
-        std::exit(2);
-    }
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-}
+using cclabel::bench::ck;
+using cclabel::bench::median;
 
 double now_ms() {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();

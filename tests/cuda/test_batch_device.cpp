@@ -15,12 +15,10 @@
 #include "cclabel/cclabel.hpp"
 #include "cclabel/cuda.hpp"
 #include "support/test_image.hpp"
+#include "cuda/gpu_test.hpp"
 
 namespace cclabel::test {
 namespace {
-
-#define REQUIRE_GPU() \
-    if (!cuda_available()) GTEST_SKIP() << "skipped: no CUDA device"
 
 struct DevMem {
     void* p = nullptr;

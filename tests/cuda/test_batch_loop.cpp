@@ -11,12 +11,10 @@
 #include "cclabel/tiles.hpp"
 #include "cuda/batch_loop.hpp"
 #include "support/test_image.hpp"
+#include "cuda/gpu_test.hpp"
 
 namespace cclabel::test {
 namespace {
-
-#define REQUIRE_GPU() \
-    if (!cuda_available()) GTEST_SKIP() << "skipped: no CUDA device"
 
 Options on(Backend b, PixelFormat f, int conn, bool bg) {
     Options o;

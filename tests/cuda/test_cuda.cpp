@@ -15,15 +15,13 @@
 #include "cclabel/cuda.hpp"
 #include "support/adversarial.hpp"
 #include "support/test_image.hpp"
+#include "cuda/gpu_test.hpp"
 
 bool gpu_bit_table(std::uint32_t* host);
 long long gpu_fast_div_errors(const std::uint32_t* divisors, int n);
 
 namespace cclabel::test {
 namespace {
-
-#define REQUIRE_GPU() \
-    if (!cuda_available()) GTEST_SKIP() << "skipped: no CUDA device"
 
 constexpr PixelFormat kFormats[] = {PixelFormat::Binary8, PixelFormat::Gray8, PixelFormat::Gray16,
                                     PixelFormat::U32,     PixelFormat::RGB8,  PixelFormat::RGBA8};

@@ -11,12 +11,10 @@
 #include "cclabel/cuda.hpp"
 #include "cclabel/cuda_segment.hpp"
 #include "cpp/segment_reference.hpp"
+#include "cuda/gpu_test.hpp"
 
 namespace cclabel::test {
 namespace {
-
-#define REQUIRE_GPU() \
-    if (!cuda_available()) GTEST_SKIP() << "skipped: no CUDA device"
 
 using segref::Pic;
 

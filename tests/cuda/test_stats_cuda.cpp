@@ -18,12 +18,10 @@
 #include "cclabel/stats.hpp"
 #include "support/adversarial.hpp"
 #include "support/test_image.hpp"
+#include "cuda/gpu_test.hpp"
 
 namespace cclabel::test {
 namespace {
-
-#define REQUIRE_GPU() \
-    if (!cuda_available()) GTEST_SKIP() << "skipped: no CUDA device"
 
 constexpr PixelFormat kFormats[] = {PixelFormat::Binary8, PixelFormat::Gray8, PixelFormat::Gray16,
                                     PixelFormat::U32,     PixelFormat::RGB8,  PixelFormat::RGBA8};
