@@ -6,10 +6,25 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <string>
 
 #include "cclabel/error.hpp"
 #include "cclabel/io.hpp"
+
+// A header may claim a picture of up to 2^40 pixels (the readers' limit, so that the CLI can tile
+// what label() cannot). Where memory runs out the readers must say so ("out of memory", from
+// std::bad_alloc), as on a real machine; libFuzzer instead stops at any allocation above its RSS
+// limit. So here, as on a machine with little memory, a request above 1 GiB fails with bad_alloc.
+constexpr std::size_t kMaxAllocation = std::size_t(1) << 30;
+
+void* operator new(std::size_t n) {
+    if (n > kMaxAllocation) throw std::bad_alloc();
+    if (void* p = std::malloc(n != 0 ? n : 1)) return p;
+    throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
