@@ -18,13 +18,22 @@
 // limit. So here, as on a machine with little memory, a request above 1 GiB fails with bad_alloc.
 constexpr std::size_t kMaxAllocation = std::size_t(1) << 30;
 
+// Every unaligned form is replaced (ASan pairs each new with its own delete); the aligned forms
+// stay AddressSanitizer's.
+static void* limited_malloc(std::size_t n) noexcept { return n > kMaxAllocation ? nullptr : std::malloc(n != 0 ? n : 1); }
 void* operator new(std::size_t n) {
-    if (n > kMaxAllocation) throw std::bad_alloc();
-    if (void* p = std::malloc(n != 0 ? n : 1)) return p;
+    if (void* p = limited_malloc(n)) return p;
     throw std::bad_alloc();
 }
+void* operator new[](std::size_t n) { return operator new(n); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return limited_malloc(n); }
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return limited_malloc(n); }
 void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace {
 
