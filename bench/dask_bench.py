@@ -13,6 +13,8 @@ tree reduction's cost as the chunk count grows.
    hold them), and dask-image's ndmeasure.label on the binary mask (image != 255), the same
    chunks, the same way. Wall time and each worker's peak RSS (VmHWM on the worker).
    cclabel's labels are checked equal to the single-process labels (sum of labels per row).
+   dask-image runs only at --dask-image-workers (default: every count), each in a process of its
+   own that is killed after --dask-image-timeout seconds (reported as "over T s": it is slow).
 4. The tree reduction: with the synchronous scheduler, no graph optimisation (no task fusion) and
    dask's Profiler, the time spent in the merge tasks, their number, and the number of seam labels
    (distinct region ids on the chunk borders) for 16, 256 and 4096 chunks of the same image.
@@ -104,6 +106,22 @@ def on_cluster(img_path, shape, chunk, workers, which):
                 "worker_peak_rss_mb": sorted(peaks.values())}
 
 
+def capped_dask_image(path, size, chunk, workers, timeout):
+    """on_cluster(..., "dask-image") in a new session, killed with its cluster after @p timeout s."""
+    import signal
+    p = subprocess.Popen([sys.executable, __file__, "--one", path, str(size), str(chunk), str(workers)],
+                         stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        return None
+    if p.returncode != 0:
+        raise RuntimeError(f"dask-image run failed (exit {p.returncode})")
+    return json.loads(out.strip().splitlines()[-1])
+
+
 def tree_cost(img, chunks_per_side):
     import dask
     import dask.array as da
@@ -141,9 +159,18 @@ def main():
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--tree-size", type=int, default=None, help="image side for the tree-cost runs (default --size)")
     ap.add_argument("--no-dask-image", action="store_true")
+    ap.add_argument("--dask-image-workers", type=int, nargs="+", default=None,
+                    help="worker counts for the dask-image runs (default: all of --workers)")
+    ap.add_argument("--dask-image-timeout", type=float, default=None, help="seconds before a dask-image run is stopped")
+    ap.add_argument("--one", nargs=4, metavar=("PATH", "SIZE", "CHUNK", "WORKERS"), help=argparse.SUPPRESS)
     ap.add_argument("--json")
     ap.add_argument("--tmp", default="/tmp")
     a = ap.parse_args()
+    if a.one:  # one dask-image run in a process of its own (see capped_dask_image)
+        path, size, chunk, workers = a.one
+        r = on_cluster(path, (int(size), int(size)), int(chunk), int(workers), "dask-image")
+        print(json.dumps(r))
+        return
 
     t = time.perf_counter()
     img = slide(a.size)
@@ -160,8 +187,17 @@ def main():
 
     result["cluster"] = []
     for w in a.workers:
-        for which in ["cclabel"] + ([] if a.no_dask_image else ["dask-image"]):
-            r = on_cluster(path, img.shape, a.chunk, w, which)
+        di = not a.no_dask_image and (a.dask_image_workers is None or w in a.dask_image_workers)
+        for which in ["cclabel"] + (["dask-image"] if di else []):
+            if which == "dask-image":
+                r = capped_dask_image(path, a.size, a.chunk, w, a.dask_image_timeout)
+                if r is None:
+                    print(f"dask-image {w:2d} workers: over {a.dask_image_timeout:.0f} s (stopped)", flush=True)
+                    result["cluster"].append({"method": which, "workers": w, "seconds": None,
+                                              "over_seconds": a.dask_image_timeout})
+                    continue
+            else:
+                r = on_cluster(path, img.shape, a.chunk, w, which)
             same = r["row_sums"] == single["row_sums"] and r["n"] == single["n"] if which == "cclabel" else None
             print(f"{which:10s} {w:2d} workers: {r['seconds']:.2f} s, N = {r['n']:,}, worker peak RSS "
                   f"{', '.join(f'{m:.0f}' for m in r['worker_peak_rss_mb'])} MB"

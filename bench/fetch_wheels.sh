@@ -6,6 +6,8 @@
 #   colorcc  pure Python; compiles its kernels at the first call through CuPy's NVRTC
 #   dask, distributed and the dependencies the image lacks (partd, locket, tblib, tornado, zict):
 #            tests/python/test_dask.py::test_cupy_chunks there
+#   dask-image, slicerator and pims (pims is a source package: built into a wheel here; pure Python):
+#            bench/dask_bench.py's dask-image rows there
 #   cucim    the CUDA 13 flavour, cucim-cu13; of its requirements click and lazy_loader may be
 #            missing there (scikit-image, SciPy, CuPy, NumPy are in the image; nvidia-nvimgcodec
 #            is for image files only, which cucim.skimage.measure does not need)
@@ -17,6 +19,7 @@ pip download --only-binary=:all: --python-version 3.12 \
   --platform manylinux2014_x86_64 --platform manylinux_2_24_x86_64 --platform manylinux_2_27_x86_64 \
   --platform manylinux_2_28_x86_64 --no-deps -d "$dest" \
   connected-components-3d colorcc cucim-cu13 click lazy_loader \
-  dask==2026.8.0 distributed==2026.8.0 partd locket tblib tornado zict
+  dask==2026.8.0 distributed==2026.8.0 partd locket tblib tornado zict dask-image slicerator
+pip wheel --no-deps -q -w "$dest" pims
 ls -l "$dest"
 du -sh "$dest"

@@ -5,6 +5,9 @@
 #   - the GPU tests (HUGE=0), bench_batch, bench_cuda at 800 dpi, then the side-by-side peer benchmark until PEERS_END
 #     (PEERS_ARGS, default --max-dpi 400), then bench_segment, bench_stats, bench_tiles, the Python
 #     package's GPU tests (CuPy, PyTorch) and, if time is left, the CCLABEL_GPU_HUGE=1 pictures.
+# Knobs: GTESTS=0 skips the GPU tests, CUDA_BENCH=0 bench_batch and bench_cuda, BENCHES=0 the
+# segment/stats/tiles benchmarks, PYTESTS=0 the package's GPU tests, HUGE=0 the huge pictures;
+# DASK_ARGS (unset: skipped) runs bench/dask_bench.py with those arguments after the peers.
 # Logs in round.tar.gz (check/, peers/); summary.txt says what ran and how long it took.
 # Needs .device/googletest and .device/whl (bench/fetch_wheels.sh) carried.
 set -u -o pipefail
@@ -47,9 +50,11 @@ gtest() {  # name, time limit, filter
   log "gpu tests $1 rc=$? in $((SECONDS - t0)) s: $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/check/gpu_$1.log" | tr '\n' ' ')"
   grep -E "^\[  FAILED  \]|Failure$" "$OUT/check/gpu_$1.log" | head -12 | tee -a "$OUT/summary.txt"
 }
-gtest labeller ${TEST_S:-60} 'Cuda.*:CudaBatch*'
-gtest segment_stats ${TEST_S:-60} 'SegmentCuda*:CudaStats*'
-gtest tiles ${TEST_S:-60} '*TilesCuda*'
+if [ "${GTESTS:-1}" = 1 ]; then
+  gtest labeller ${TEST_S:-60} 'Cuda.*:CudaBatch*'
+  gtest segment_stats ${TEST_S:-60} 'SegmentCuda*:CudaStats*'
+  gtest tiles ${TEST_S:-60} '*TilesCuda*'
+fi
 
 bench() {  # name, time limit, arguments
   local b=$1 limit=$2
@@ -61,18 +66,31 @@ bench() {  # name, time limit, arguments
   timeout "$limit" "$B/bench/cuda/$b" "$@" >"$OUT/check/$b.txt" 2>&1
   log "$b rc=$? in $((SECONDS - t0)) s"
 }
-bench bench_batch 30
-bench bench_cuda 40 --dpi 800 --variants 0 --reps 9 --no-host
+if [ "${CUDA_BENCH:-1}" = 1 ]; then
+  bench bench_batch 30
+  bench bench_cuda 40 --dpi 800 --variants 0 --reps 9 --no-host
+fi
 touch "$go"
 log "peers started"
 wait $peers
 log "peers: $(grep -E 'peers.py rc|skipped' "$OUT/peers/summary.txt" 2>/dev/null | tr '\n' ' ')"
-bench bench_segment 25
-bench bench_stats 25
-bench bench_tiles 50 --reps 3
+if [ -n "${DASK_ARGS:-}" ] && grep -q "pip rc=0" "$OUT/peers/pip.rc" 2>/dev/null && [ "$(left)" -gt 40 ]; then
+  t0=$SECONDS
+  PYTHONPATH=/tmp/site timeout $(( $(left) - 20 )) python3 bench/dask_bench.py $DASK_ARGS --json "$OUT/dask.json" \
+    >"$OUT/dask.txt" 2>&1
+  log "dask bench rc=$? in $((SECONDS - t0)) s"
+  grep -vE '^ |Traceback' "$OUT/dask.txt" | tail -20 | tee -a "$OUT/summary.txt"
+fi
+if [ "${BENCHES:-1}" = 1 ]; then
+  bench bench_segment 25
+  bench bench_stats 25
+  bench bench_tiles 50 --reps 3
+fi
 
 # The package's GPU tests (CuPy, PyTorch), with the Python build of gpu_peers.sh (in /tmp/site).
-if grep -q "pip rc=0" "$OUT/peers/pip.rc" 2>/dev/null && [ "$(left)" -gt 30 ]; then
+if [ "${PYTESTS:-1}" != 1 ]; then
+  :
+elif grep -q "pip rc=0" "$OUT/peers/pip.rc" 2>/dev/null && [ "$(left)" -gt 30 ]; then
   t0=$SECONDS
   PYTHONPATH=/tmp/site CCLABEL_PYTHON_REQUIRED=1 timeout $(( $(left) - 10 )) python3 -m pytest -q -p no:cacheprovider \
     tests/python/test_package.py tests/python/test_regions_package.py tests/python/test_dask.py::test_cupy_chunks \
