@@ -1,7 +1,9 @@
 // `cclabel label`: label every page of every input, write label images, previews and statistics.
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -9,10 +11,13 @@
 #include "cclabel/io.hpp"
 #include "cli/commands.hpp"
 #include "cli/labelling.hpp"
+#include "cli/memory_budget.hpp"
 #include "cli/output_names.hpp"
 #include "cli/pixel_census.hpp"
 #include "cli/progress.hpp"
 #include "cli/stats_csv.hpp"
+#include "cli/streamed.hpp"
+#include "io/tiff_stream.hpp"
 
 namespace fs = std::filesystem;
 
@@ -26,7 +31,51 @@ struct LabelArgs {
     std::string preview;
     std::string stats;
     LabelOptions label;
+    std::uint64_t budget = 0;  ///< --memory-budget, or 3/4 of the memory available at start
 };
+
+/// Bytes a page needs labelled in memory: its pixels and its labels (uint64 for a wide page).
+std::uint64_t in_memory_bytes(std::int64_t w, std::int64_t h, PixelFormat format, std::uint64_t untiled_limit) {
+    const std::uint64_t px = std::uint64_t(w) * std::uint64_t(h);
+    return px * std::uint64_t(bytes_per_pixel(format) + (px > untiled_limit ? 8 : 4));
+}
+
+// Labels one TIFF page band by band in bounded memory (src/cli/streamed.hpp); returns its report
+// line. Throws Error for anything wrong, including options that need the whole picture.
+std::string label_streamed_page(const LabelArgs& a, const Labeller& labeller, const std::string& input, int index,
+                                int count, bool many, const io::TiffRowReader& head) {
+    const std::int64_t w = head.width(), h = head.height();
+    const std::uint64_t need = in_memory_bytes(w, h, head.format(), labeller.untiled_limit());
+    const std::string why = need > a.budget ? "it needs about " + format_size(need) + " in memory, over --memory-budget " +
+                                                  format_size(a.budget)
+                                            : std::string("--stream");
+    if (!a.stats.empty()) throw Error("--stats needs the whole picture in memory, but this page is streamed (" + why + ")");
+    if (!a.preview.empty()) throw Error("--preview needs the whole picture in memory, but this page is streamed (" + why + ")");
+    const Options options = labeller.streamed_options(why);
+    // Half the budget for a band's pixels and local labels (at most 256 MiB: taller bands gain
+    // nothing), the rest for the tables and the reader's and writer's strips.
+    const std::uint64_t band_budget = std::max<std::uint64_t>(1, std::min<std::uint64_t>(a.budget / 2, std::uint64_t(1) << 28));
+    const StreamPlan plan = plan_stream(w, h, head.format(), band_budget, labeller.tile());
+    const std::string ext = a.format == "tiff" ? "tif" : "npy";
+    const std::string out = output_name(a.output, input, many, ext, index, count);
+
+    const auto t0 = std::chrono::steady_clock::now();
+    const StreamedResult r = label_streamed(
+        [&] { return std::make_unique<io::TiffRowReader>(input, index); },
+        out.empty() ? std::function<std::unique_ptr<io::LabelRowWriter>(int)>()
+                    : [&](int bytes) { return std::make_unique<io::LabelRowWriter>(out, w, h, bytes); },
+        options, plan, labeller.untiled_limit());
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+
+    std::ostringstream line;
+    line << page_name(input, index, count) << ": " << w << "x" << h << " " << format_name(head.format()) << ", streamed ("
+         << with_commas(std::uint64_t(plan.band_rows)) << "-row bands, tiles " << std::min(plan.tile_width, w) << "x"
+         << std::min(plan.band_rows, h) << "), " << with_commas(r.count) << " regions, ";
+    line.setf(std::ios::fixed);
+    line.precision(1);
+    line << ms << " ms (" << backend_name(r.backend) << ", uint" << 8 * r.label_bytes << " labels)";
+    return line.str();
+}
 
 // Labels one page and writes its outputs; returns its report line. Throws Error for anything wrong.
 std::string label_page(const LabelArgs& a, const Labeller& labeller, const std::string& input, const io::Page& page,
@@ -67,6 +116,8 @@ std::string label_page(const LabelArgs& a, const Labeller& labeller, const std::
 
 // Labels every page of one input; returns false when the file or one of its pages failed.
 bool label_input(const LabelArgs& a, const Labeller& labeller, const std::string& input, bool many, Progress& files) {
+    const bool tiff = io::is_tiff_file(input);
+    if (a.label.stream && !tiff) throw Error(input + ": --stream reads TIFF files only");
     io::PageReader reader(input, io::PageOptions{a.label.dpi});
     const int n = reader.pages();
     Progress pages(std::size_t(n), n > 1 && isatty(STDERR_FILENO));
@@ -74,7 +125,17 @@ bool label_input(const LabelArgs& a, const Labeller& labeller, const std::string
     for (int i = 0; i < n; ++i) {
         const std::string name = page_name(input, i, n);
         try {
-            const std::string line = label_page(a, labeller, input, reader.read(i), many);
+            std::string line;
+            // A TIFF page is streamed when asked, or when labelling it whole would pass the budget.
+            std::unique_ptr<io::TiffRowReader> head;
+            if (tiff) head = std::make_unique<io::TiffRowReader>(input, i);
+            if (head && (a.label.stream ||
+                         in_memory_bytes(head->width(), head->height(), head->format(), labeller.untiled_limit()) > a.budget)) {
+                line = label_streamed_page(a, labeller, input, i, n, many, *head);
+            } else {
+                head.reset();
+                line = label_page(a, labeller, input, reader.read(i), many);
+            }
             pages.clear();
             files.clear();
             std::cout << line << std::endl;
@@ -91,11 +152,13 @@ bool label_input(const LabelArgs& a, const Labeller& labeller, const std::string
     return failed == 0;
 }
 
-int run_label(const LabelArgs& a) {
+int run_label(LabelArgs& a) {
     const bool many = a.inputs.size() > 1;
     std::unique_ptr<Labeller> labeller;
     try {
         labeller = std::make_unique<Labeller>(a.label);
+        a.budget = a.label.memory_budget.empty() ? available_memory() / 4 * 3 : parse_size(a.label.memory_budget);
+        if (a.budget == 0) a.budget = ~std::uint64_t(0);  // unknown: only --stream streams
         if (many) {
             for (const std::string* dir : {&a.output, &a.preview, &a.stats})
                 if (!dir->empty()) fs::create_directories(*dir);
@@ -155,6 +218,16 @@ Command add_label_command(CLI::App& app) {
                     "--backend. Used by itself, with 16384x16384 tiles, for a picture of more than 4294967295 "
                     "pixels, whose labels are then uint64 and only -o writes them (not --stats, --preview, "
                     "--min-size, --largest, --verify, --threshold or --kmeans)");
+    lab->add_flag("--stream", a->label.stream,
+                  "Label TIFF pages in bounded memory: read band by band, tiles labelled and their seams resolved, "
+                  "then read and labelled again and written band by band (the same labels; uint32 when the region "
+                  "count fits, else uint64). Done by itself for a TIFF page whose pixels and labels would pass "
+                  "--memory-budget. Not with --stats, --preview, --min-size, --largest, --verify, --threshold, "
+                  "--kmeans or --background auto");
+    lab->add_option("--memory-budget", a->label.memory_budget,
+                    "Memory for one page, e.g. 512M or 8G (default: 3/4 of the memory available at start): a TIFF "
+                    "page needing more (pixels + 4 or 8 bytes of labels a pixel) is streamed, in bands of at most "
+                    "half of it (and 256 MiB)");
     lab->add_flag("--verify", a->label.verify, "Check every labelling with the built-in certificate (cclabel::verify)");
     lab->add_option("--stats", a->stats,
                     "CSV of region statistics (after filtering), as 'cclabel stats' prints them; a folder with "
@@ -166,7 +239,8 @@ Command add_label_command(CLI::App& app) {
         "  cclabel label drawings.pdf --dpi 400 -o drawings.npy      # drawings-p001.npy, ...\n"
         "  cclabel label slide.png --threshold otsu --min-size 20\n"
         "  cclabel label photo.png --kmeans 6 --seed 1 --preview photo-regions.png\n"
-        "  cclabel label slide.tif --tile 8192x8192 -o slide.npy");
+        "  cclabel label slide.tif --tile 8192x8192 -o slide.npy\n"
+        "  cclabel label huge.tif --stream --memory-budget 2G -o huge-labels.tif");
     return {lab, [a] { return run_label(*a); }};
 }
 

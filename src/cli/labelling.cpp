@@ -73,6 +73,24 @@ void Labeller::require_narrow(const ImageView& page, const std::string& what) co
                     with_commas(page.pixels()) + ", labelled in tiles into uint64 labels, which only -o writes)");
 }
 
+Options Labeller::streamed_options(const std::string& why) const {
+    auto refuse = [&](const std::string& what) {
+        throw Error(what + " needs the whole picture in memory, but this page is streamed (" + why + ")");
+    };
+    if (!o_.threshold.empty()) refuse("--threshold");
+    if (o_.kmeans > 0) refuse("--kmeans");
+    if (o_.min_size > 1) refuse("--min-size");
+    if (o_.largest > 0) refuse("--largest");
+    if (o_.verify) refuse("--verify");
+    if (bg_ && bg_->automatic) refuse("--background auto");
+    Options o;
+    o.connectivity = o_.connectivity;
+    o.threads = o_.threads;
+    o.backend = o_.backend == "cpu" ? Backend::Cpu : o_.backend == "cuda" ? Backend::Cuda : Backend::Auto;
+    if (bg_) o.background = bg_->value;
+    return o;
+}
+
 Labelled Labeller::run(const ImageView& page) const {
     Labelled r;
     r.labelled = page;

@@ -33,6 +33,8 @@ struct LabelOptions {
     double dpi = 150;
     bool verify = false;
     std::string tile;  ///< --tile WxH ("" : only pages too large for label() are tiled)
+    bool stream = false;        ///< --stream: TIFF pages are streamed band by band (src/cli/streamed.hpp)
+    std::string memory_budget;  ///< --memory-budget SIZE ("" : 3/4 of the memory available at start)
 };
 
 /// The tile size used when a page is too large for label() and no --tile was given: 2^28 pixels
@@ -72,6 +74,14 @@ public:
     bool wide(const ImageView& page) const { return page.pixels() > untiled_limit_; }
     /// Throws Error("<what> ...") when @p page is wide: for the steps that need uint32 labels.
     void require_narrow(const ImageView& page, const std::string& what) const;
+
+    /// The options a streamed page is labelled with; throws Error naming the first option that
+    /// needs the whole picture in memory (segmentation, filters, --verify, --background auto), with
+    /// @p why (why the page is streamed) in the message.
+    Options streamed_options(const std::string& why) const;
+    const std::optional<TileSize>& tile() const { return tile_; }
+    /// Pixels above which a page's labels are uint64 (kMaxPixels unless a test lowered it).
+    std::uint64_t untiled_limit() const { return untiled_limit_; }
 
 private:
     LabelOptions o_;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cclabel/io.hpp"
+#include "io/tiff_stream.hpp"
 
 namespace cclabel::io::detail {
 
@@ -43,6 +44,25 @@ Image read_png(const std::string& path, std::uint64_t file_size);
 Image read_tiff(const std::string& path, std::uint64_t file_size);
 Image read_pnm(const std::string& path, std::uint64_t file_size);
 Image read_npy(const std::string& path, std::uint64_t file_size);
+
+}  // namespace cclabel::io::detail
+
+namespace cclabel::io {
+/// What LabelRowWriter writes through: rows of label_bytes-wide labels, in order.
+class LabelRowWriter::Sink {
+public:
+    virtual ~Sink() = default;
+    virtual void write(const void* rows, std::int64_t n) = 0;
+    virtual void close() = 0;
+};
+}  // namespace cclabel::io
+
+namespace cclabel::io::detail {
+
+std::unique_ptr<LabelRowWriter::Sink> open_npy_label_sink(const std::string& path, std::int64_t width, std::int64_t height,
+                                                          int label_bytes);
+std::unique_ptr<LabelRowWriter::Sink> open_tiff_label_sink(const std::string& path, std::int64_t width, std::int64_t height,
+                                                           int label_bytes);
 
 void write_npy_labels(const std::string& path, const std::uint32_t* labels, std::int64_t width,
                       std::int64_t height);

@@ -1,4 +1,5 @@
 // Label images as .npy: format 1.0, '<u4' (or '<u8' for 64-bit labels), C order, shape (height, width).
+// The header first, then the rows as they arrive (LabelRowWriter), so a picture never has to be whole.
 #include <algorithm>
 #include <bit>
 #include <cerrno>
@@ -12,50 +13,75 @@ namespace cclabel::io::detail {
 
 namespace {
 
-template <typename T>
-void write_npy(const std::string& path, const T* labels, std::int64_t width, std::int64_t height) {
-    std::string dict = "{'descr': '<u" + std::to_string(sizeof(T)) + "', 'fortran_order': False, 'shape': (" +
-                       std::to_string(height) + ", " + std::to_string(width) + "), }";
-    // NumPy aligns the data to 64 bytes: pad with spaces, end with a newline.
-    const std::size_t unpadded = 10 + dict.size() + 1;
-    dict.append((64 - unpadded % 64) % 64, ' ');
-    dict.push_back('\n');
-    std::string head(kNpyMagic, 6);
-    head.push_back('\x01');
-    head.push_back('\x00');
-    head.push_back(char(dict.size() & 0xFF));
-    head.push_back(char(dict.size() >> 8));
-    head += dict;
-
-    File f(path, "wb");
-    const auto put = [&](const void* p, std::size_t n) {
-        if (n != 0 && std::fwrite(p, 1, n, f.get()) != n) fail(path, std::string("write failed: ") + std::strerror(errno));
-    };
-    put(head.data(), head.size());
-    const std::size_t pixels = std::size_t(width) * std::size_t(height);
-    if constexpr (std::endian::native == std::endian::little) {
-        put(labels, pixels * sizeof(T));
-    } else {
-        std::vector<T> row(static_cast<std::size_t>(width));
-        for (std::int64_t y = 0; y < height; ++y) {
-            for (std::size_t x = 0; x < row.size(); ++x) {
-                const T v = labels[std::size_t(y) * row.size() + x];
-                if constexpr (sizeof(T) == 4) row[x] = __builtin_bswap32(v); else row[x] = __builtin_bswap64(v);
-            }
-            put(row.data(), row.size() * sizeof(T));
-        }
+class NpyLabelSink : public LabelRowWriter::Sink {
+public:
+    NpyLabelSink(const std::string& path, std::int64_t width, std::int64_t height, int bytes)
+        : path_(path), f_(path, "wb"), width_(width), height_(height), bytes_(bytes) {
+        std::string dict = "{'descr': '<u" + std::to_string(bytes) + "', 'fortran_order': False, 'shape': (" +
+                           std::to_string(height) + ", " + std::to_string(width) + "), }";
+        // NumPy aligns the data to 64 bytes: pad with spaces, end with a newline.
+        const std::size_t unpadded = 10 + dict.size() + 1;
+        dict.append((64 - unpadded % 64) % 64, ' ');
+        dict.push_back('\n');
+        std::string head(kNpyMagic, 6);
+        head.push_back('\x01');
+        head.push_back('\x00');
+        head.push_back(char(dict.size() & 0xFF));
+        head.push_back(char(dict.size() >> 8));
+        head += dict;
+        put(head.data(), head.size());
     }
-    if (std::fflush(f.get()) != 0) fail(path, std::string("write failed: ") + std::strerror(errno));
-}
+
+    void write(const void* rows, std::int64_t n) override {
+        if (n < 0 || n > height_ - rows_) fail(path_, "internal error: more rows than the image has");
+        const std::size_t count = std::size_t(n) * std::size_t(width_);
+        if constexpr (std::endian::native == std::endian::little) {
+            put(rows, count * std::size_t(bytes_));
+        } else {
+            swapped_.resize(count * std::size_t(bytes_));
+            const auto* src = static_cast<const std::uint8_t*>(rows);
+            for (std::size_t i = 0; i < count * std::size_t(bytes_); i += std::size_t(bytes_))
+                std::reverse_copy(src + i, src + i + bytes_, swapped_.data() + i);
+            put(swapped_.data(), swapped_.size());
+        }
+        rows_ += n;
+    }
+
+    void close() override {
+        if (rows_ != height_) fail(path_, "internal error: " + std::to_string(height_ - rows_) + " rows never written");
+        if (std::fflush(f_.get()) != 0) fail(path_, std::string("write failed: ") + std::strerror(errno));
+    }
+
+private:
+    void put(const void* p, std::size_t n) {
+        if (n != 0 && std::fwrite(p, 1, n, f_.get()) != n) fail(path_, std::string("write failed: ") + std::strerror(errno));
+    }
+
+    std::string path_;
+    File f_;
+    std::int64_t width_, height_;
+    int bytes_;
+    std::int64_t rows_ = 0;
+    std::vector<std::uint8_t> swapped_;
+};
 
 }  // namespace
 
+std::unique_ptr<LabelRowWriter::Sink> open_npy_label_sink(const std::string& path, std::int64_t width, std::int64_t height,
+                                                          int label_bytes) {
+    return std::make_unique<NpyLabelSink>(path, width, height, label_bytes);
+}
+
 void write_npy_labels(const std::string& path, const std::uint32_t* labels, std::int64_t width, std::int64_t height) {
-    write_npy(path, labels, width, height);
+    auto sink = open_npy_label_sink(path, width, height, 4);
+    sink->write(labels, height);
+    sink->close();
 }
 
 void write_npy_labels(const std::string& path, const std::uint64_t* labels, std::int64_t width, std::int64_t height) {
-    write_npy(path, labels, width, height);
+    auto sink = open_npy_label_sink(path, width, height, 8);
+    sink->write(labels, height);
+    sink->close();
 }
 
 }  // namespace cclabel::io::detail

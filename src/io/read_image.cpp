@@ -73,4 +73,34 @@ void write_labels(const std::string& path, const std::uint64_t* labels, std::int
     write_label_file(path, labels, width, height);
 }
 
+LabelRowWriter::LabelRowWriter(const std::string& path, std::int64_t width, std::int64_t height, int label_bytes) {
+    if (width < 0 || height < 0) fail(path, "negative image size");
+    if (label_bytes != 4 && label_bytes != 8) fail(path, "internal error: labels of " + std::to_string(label_bytes) + " bytes");
+    if (width != 0 && std::uint64_t(height) > (std::uint64_t(1) << 60) / std::uint64_t(width))
+        fail(path, std::to_string(width) + " x " + std::to_string(height) + " labels overflow the address space");
+    std::string ext = std::filesystem::path(path).extension().string();
+    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (ext == ".npy")
+        sink_ = detail::open_npy_label_sink(path, width, height, label_bytes);
+    else if (ext == ".tif" || ext == ".tiff")
+        sink_ = detail::open_tiff_label_sink(path, width, height, label_bytes);
+    else
+        fail(path, "unknown label file extension '" + ext + "' (use .tif, .tiff or .npy)");
+    bytes_ = label_bytes;
+}
+
+LabelRowWriter::~LabelRowWriter() = default;
+
+void LabelRowWriter::write(const std::uint32_t* rows, std::int64_t n) {
+    if (bytes_ != 4) throw Error("internal error: uint32 rows for a writer of uint64 labels");
+    sink_->write(rows, n);
+}
+
+void LabelRowWriter::write(const std::uint64_t* rows, std::int64_t n) {
+    if (bytes_ != 8) throw Error("internal error: uint64 rows for a writer of uint32 labels");
+    sink_->write(rows, n);
+}
+
+void LabelRowWriter::close() { sink_->close(); }
+
 }  // namespace cclabel::io

@@ -19,64 +19,39 @@ std::uint64_t load(const std::uint8_t* p, int bytes) {
 
 }  // namespace
 
-SampleSink::SampleSink(const std::string& path, std::int64_t width, std::int64_t height, int spp,
-                       int sample_bytes, bool binary)
-    : path_(path), spp_(spp), bytes_(sample_bytes) {
-    if (width < 0 || height < 0) fail(path, "negative image size");
-    check_pixels(path, std::uint64_t(width), std::uint64_t(height));
-    img_.width = width;
-    img_.height = height;
+PixelConverter::PixelConverter(const std::string& path, int spp, int sample_bytes, bool binary)
+    : spp_(spp), bytes_(sample_bytes) {
     const int bits = spp * sample_bytes * 8;
     if (binary) {
-        img_.format = PixelFormat::Binary8;
+        format_ = PixelFormat::Binary8;
     } else if (spp == 1 && sample_bytes == 1) {
-        img_.format = PixelFormat::Gray8;
+        format_ = PixelFormat::Gray8;
     } else if (spp == 1 && sample_bytes == 2) {
-        img_.format = PixelFormat::Gray16;
+        format_ = PixelFormat::Gray16;
     } else if (spp == 1 && sample_bytes == 4) {
-        img_.format = PixelFormat::U32;
+        format_ = PixelFormat::U32;
     } else if (spp == 3 && sample_bytes == 1) {
-        img_.format = PixelFormat::RGB8;
+        format_ = PixelFormat::RGB8;
     } else if (spp == 4 && sample_bytes == 1) {
-        img_.format = PixelFormat::RGBA8;
+        format_ = PixelFormat::RGBA8;
     } else if (spp == 2 && sample_bytes == 1) {
-        img_.format = PixelFormat::RGBA8;
+        format_ = PixelFormat::RGBA8;
         mode_ = Mode::GrayAlpha8;
     } else if (spp == 2 && sample_bytes == 2) {
-        img_.format = PixelFormat::U32;
+        format_ = PixelFormat::U32;
         mode_ = Mode::GrayAlpha16;
     } else if (spp >= 1 && spp <= 4 && bits <= 64) {
-        img_.format = PixelFormat::U32;
+        format_ = PixelFormat::U32;
         mode_ = Mode::Index;
     } else {
         fail(path, "unsupported pixel layout: " + std::to_string(spp) + " samples of " +
                        std::to_string(sample_bytes * 8) + " bits");
     }
-    in_row_ = std::size_t(width) * std::size_t(spp) * std::size_t(sample_bytes);
-    out_row_ = std::size_t(width) * std::size_t(bytes_per_pixel(img_.format));
-    const std::uint64_t total = std::uint64_t(out_row_) * std::uint64_t(height);
-    if (total > img_.pixels.max_size()) fail(path, "image too large for this machine");
-    try {
-        // Only address space: the pages are touched as rows arrive.
-        img_.pixels.reserve(std::size_t(total));
-    } catch (const std::bad_alloc&) {
-        fail(path, "out of memory for " + std::to_string(total) + " bytes of pixels");
-    }
 }
 
-void SampleSink::add_rows(const std::uint8_t* src, std::int64_t n) {
-    if (n <= 0) return;
-    if (n > img_.height - rows_) fail(path_, "internal error: more rows than the image has");
-    if (img_.width == 0) {  // zero-width rows (a (H, 0) .npy) carry no bytes, and data() may be null
-        rows_ += n;
-        return;
-    }
-    const std::size_t old = img_.pixels.size();
-    img_.pixels.resize(old + std::size_t(n) * out_row_);
-    std::uint8_t* dst = img_.pixels.data() + old;
-    const std::size_t px = std::size_t(n) * std::size_t(img_.width);
+void PixelConverter::convert(const std::uint8_t* src, std::size_t px, std::uint8_t* dst) {
     switch (mode_) {
-        case Mode::Copy: std::memcpy(dst, src, px * std::size_t(bytes_per_pixel(img_.format))); break;
+        case Mode::Copy: std::memcpy(dst, src, px * std::size_t(bytes_per_pixel(format_))); break;
         case Mode::GrayAlpha8:
             for (std::size_t i = 0; i < px; ++i) {
                 dst[4 * i] = dst[4 * i + 1] = dst[4 * i + 2] = src[2 * i];
@@ -100,12 +75,44 @@ void SampleSink::add_rows(const std::uint8_t* src, std::int64_t n) {
             break;
         }
     }
+}
+
+SampleSink::SampleSink(const std::string& path, std::int64_t width, std::int64_t height, int spp,
+                       int sample_bytes, bool binary)
+    : path_(path), conv_(path, spp, sample_bytes, binary) {
+    if (width < 0 || height < 0) fail(path, "negative image size");
+    check_pixels(path, std::uint64_t(width), std::uint64_t(height));
+    img_.width = width;
+    img_.height = height;
+    img_.format = conv_.format();
+    in_row_ = std::size_t(width) * std::size_t(spp) * std::size_t(sample_bytes);
+    out_row_ = std::size_t(width) * std::size_t(bytes_per_pixel(img_.format));
+    const std::uint64_t total = std::uint64_t(out_row_) * std::uint64_t(height);
+    if (total > img_.pixels.max_size()) fail(path, "image too large for this machine");
+    try {
+        // Only address space: the pages are touched as rows arrive.
+        img_.pixels.reserve(std::size_t(total));
+    } catch (const std::bad_alloc&) {
+        fail(path, "out of memory for " + std::to_string(total) + " bytes of pixels");
+    }
+}
+
+void SampleSink::add_rows(const std::uint8_t* src, std::int64_t n) {
+    if (n <= 0) return;
+    if (n > img_.height - rows_) fail(path_, "internal error: more rows than the image has");
+    if (img_.width == 0) {  // zero-width rows (a (H, 0) .npy) carry no bytes, and data() may be null
+        rows_ += n;
+        return;
+    }
+    const std::size_t old = img_.pixels.size();
+    img_.pixels.resize(old + std::size_t(n) * out_row_);
+    conv_.convert(src, std::size_t(n) * std::size_t(img_.width), img_.pixels.data() + old);
     rows_ += n;
 }
 
 Image SampleSink::finish(std::string description) {
     if (rows_ != img_.height) fail(path_, "truncated image data");
-    if (mode_ == Mode::Index) description += ", " + std::to_string(index_.size()) + " colours indexed as u32";
+    if (conv_.indexed()) description += ", " + std::to_string(conv_.colours()) + " colours indexed as u32";
     img_.description = std::move(description);
     return std::move(img_);
 }

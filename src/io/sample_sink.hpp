@@ -11,6 +11,26 @@
 
 namespace cclabel::io::detail {
 
+/// Turns interleaved samples into one of the library's pixel formats (the decision and the
+/// conversion of SampleSink, for readers that hand out rows instead of a whole Image).
+class PixelConverter {
+public:
+    /// Throws Error naming @p path for a layout no format takes.
+    PixelConverter(const std::string& path, int spp, int sample_bytes, bool binary = false);
+    PixelFormat format() const noexcept { return format_; }
+    /// Converts @p pixels pixels of @p src (spp × sample_bytes each) into @p dst (the format's bytes each).
+    void convert(const std::uint8_t* src, std::size_t pixels, std::uint8_t* dst);
+    bool indexed() const noexcept { return mode_ == Mode::Index; }
+    std::size_t colours() const noexcept { return index_.size(); }
+
+private:
+    enum class Mode { Copy, GrayAlpha8, GrayAlpha16, Index };
+    PixelFormat format_ = PixelFormat::Gray8;
+    Mode mode_ = Mode::Copy;
+    int spp_ = 1, bytes_ = 1;
+    ColourIndex index_;
+};
+
 class SampleSink {
 public:
     /// @p spp samples of @p sample_bytes each per pixel. With @p binary, one byte per pixel is
@@ -18,7 +38,7 @@ public:
     SampleSink(const std::string& path, std::int64_t width, std::int64_t height, int spp, int sample_bytes,
                bool binary = false);
 
-    PixelFormat format() const noexcept { return img_.format; }
+    PixelFormat format() const noexcept { return conv_.format(); }
     /// Bytes of one input row (width × spp × sample_bytes).
     std::size_t in_row_bytes() const noexcept { return in_row_; }
     std::int64_t rows_done() const noexcept { return rows_; }
@@ -30,14 +50,11 @@ public:
     Image finish(std::string description);
 
 private:
-    enum class Mode { Copy, GrayAlpha8, GrayAlpha16, Index };
     std::string path_;
     Image img_;
-    Mode mode_ = Mode::Copy;
-    int spp_ = 1, bytes_ = 1;
+    PixelConverter conv_;
     std::size_t in_row_ = 0, out_row_ = 0;
     std::int64_t rows_ = 0;
-    ColourIndex index_;
 };
 
 }  // namespace cclabel::io::detail

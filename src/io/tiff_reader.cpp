@@ -5,6 +5,7 @@
 #include <tiffio.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "io/page_source.hpp"
 #include "io/sample_sink.hpp"
 #include "io/tiff_handle.hpp"
+#include "io/tiff_stream.hpp"
 
 namespace cclabel::io::detail {
 namespace {
@@ -23,7 +25,9 @@ struct Layout {
     int sample_bytes = 1; // bytes per unpacked sample
     bool separate = false;
     bool integer = true;  // unsigned or void samples (not signed, not float)
+    bool tiled = false;
     std::uint16_t photometric = PHOTOMETRIC_MINISBLACK;
+    std::uint16_t format = SAMPLEFORMAT_UINT;
 };
 
 /// Unpacks @p n pixels of one chunk row (packed, @p src_spp samples per pixel) into a row of
@@ -150,8 +154,8 @@ private:
     int palette_bytes_ = 1;
 };
 
-/// Decodes the handle's current directory.
-Image read_directory(TiffHandle& tiff, const std::string& path) {
+/// Reads and checks the current directory's header: everything decoding needs, or a one-line Error.
+Layout read_layout(TiffHandle& tiff, const std::string& path) {
     TIFF* tif = tiff.get();
     Layout l;
     std::uint16_t spp = 1, bps = 1, format = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG, compression = 1;
@@ -168,8 +172,10 @@ Image read_directory(TiffHandle& tiff, const std::string& path) {
     }
     l.spp = spp;
     l.bps = bps;
+    l.format = format;
     l.separate = planar == PLANARCONFIG_SEPARATE;
     l.integer = format == SAMPLEFORMAT_UINT || format == SAMPLEFORMAT_VOID;
+    l.tiled = TIFFIsTiled(tif) != 0;
 
     if (!TIFFIsCODECConfigured(compression)) {
         const TIFFCodec* codec = TIFFFindCODEC(compression);
@@ -204,79 +210,132 @@ Image read_directory(TiffHandle& tiff, const std::string& path) {
     }
     if (bps < 8 && spp != 1) fail(path, "unsupported TIFF: " + std::to_string(bps) + "-bit samples with several channels");
     l.sample_bytes = bps < 8 ? 1 : bps / 8;
+    return l;
+}
 
-    RowFixer fixer(tiff, path, l);
-    SampleSink sink(path, l.width, l.height, fixer.out_spp(), fixer.out_bytes());
-    const std::size_t row_bytes = std::size_t(l.width) * std::size_t(l.spp) * std::size_t(l.sample_bytes);
-    const int planes = l.separate ? l.spp : 1;
-    const int chunk_spp = l.separate ? 1 : l.spp;
+/// What the file held, e.g. "tiff rgb 8-bit tiled".
+std::string describe(const Layout& l) {
+    const char* pname = photometric_name(l.photometric);
+    std::string desc = "tiff " + std::string(pname != nullptr ? pname : "?");
+    if (l.photometric != PHOTOMETRIC_PALETTE && (l.spp == 2 || l.spp == 4)) desc += "+alpha";
+    desc += " " + std::to_string(l.bps) + "-bit";
+    if (l.format == SAMPLEFORMAT_IEEEFP) desc += " float (bitwise)";
+    if (l.format == SAMPLEFORMAT_INT) desc += " signed (bitwise)";
+    if (l.tiled) desc += " tiled";
+    if (l.separate) desc += " planar";
+    return desc;
+}
 
-    if (!TIFFIsTiled(tif)) {
-        const tmsize_t scan = TIFFScanlineSize(tif);
-        if (scan <= 0) tiff.fail("bad TIFF scanline size");
-        std::vector<std::uint8_t> line(std::size_t(scan) + 16);
-        if (!l.separate) {
-            std::vector<std::uint8_t> row(row_bytes);
-            for (std::uint32_t y = 0; y < l.height; ++y) {
-                if (TIFFReadScanline(tif, line.data(), y, 0) < 0) tiff.fail("corrupt TIFF (row " + std::to_string(y) + ")");
-                unpack(line.data(), chunk_spp, l.bps, l.width, row.data(), l.spp, 0);
-                sink.add_rows(fixer.fix(row.data(), l.width), 1);
+/// Decodes a directory's rows in order, one band of the file's own layout at a time: a scanline
+/// (contiguous strips), a strip's rows of every plane (separate strips), or a row of tiles. Memory
+/// is one such band, grown only as the file delivers rows.
+class RowDecoder {
+public:
+    RowDecoder(TiffHandle& tiff, const std::string& path, const Layout& l)
+        : tiff_(tiff), l_(l), fixer_(tiff, path, l),
+          row_bytes_(std::size_t(l.width) * std::size_t(l.spp) * std::size_t(l.sample_bytes)) {
+        TIFF* tif = tiff.get();
+        if (!l.tiled) {
+            const tmsize_t scan = TIFFScanlineSize(tif);
+            if (scan <= 0) tiff.fail("bad TIFF scanline size");
+            line_.resize(std::size_t(scan) + 16);
+            if (l.separate) {
+                std::uint32_t rps = 0;
+                TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rps);
+                band_h_ = std::max<std::uint32_t>(1, std::min(rps, l.height));
+            } else {
+                band_h_ = 1;
+                band_.resize(row_bytes_);
             }
         } else {
-            // Each plane is complete before the next starts, so the picture is assembled whole.
-            // It grows with the first plane only, as that plane's rows really decode.
-            std::vector<std::uint8_t> all;
-            for (int s = 0; s < planes; ++s) {
-                for (std::uint32_t y = 0; y < l.height; ++y) {
-                    if (TIFFReadScanline(tif, line.data(), y, std::uint16_t(s)) < 0) {
-                        tiff.fail("corrupt TIFF (plane " + std::to_string(s) + ", row " + std::to_string(y) + ")");
-                    }
-                    if (s == 0) all.resize(all.size() + row_bytes);
-                    unpack(line.data(), 1, l.bps, l.width, all.data() + std::size_t(y) * row_bytes, l.spp, s);
-                }
+            if (!TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw_) || !TIFFGetField(tif, TIFFTAG_TILELENGTH, &band_h_) || tw_ == 0 ||
+                band_h_ == 0) {
+                tiff.fail("TIFF without tile size");
             }
-            for (std::uint32_t y = 0; y < l.height; ++y) sink.add_rows(fixer.fix(all.data() + std::size_t(y) * row_bytes, l.width), 1);
-        }
-    } else {
-        std::uint32_t tw = 0, th = 0;
-        if (!TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw) || !TIFFGetField(tif, TIFFTAG_TILELENGTH, &th) || tw == 0 || th == 0) {
-            tiff.fail("TIFF without tile size");
-        }
-        const tmsize_t tile_size = TIFFTileSize(tif);
-        const tmsize_t tile_row = TIFFTileRowSize(tif);
-        if (tile_size <= 0 || tile_row <= 0 || tile_size > (tmsize_t(1) << 30)) tiff.fail("bad TIFF tile size");
-        if (std::uint64_t(tile_row) * th > std::uint64_t(tile_size)) tiff.fail("inconsistent TIFF tile size");
-        std::vector<std::uint8_t> tile(static_cast<std::size_t>(tile_size));
-        std::vector<std::uint8_t> band;
-        for (std::uint32_t ty = 0; ty < l.height; ty += th) {
-            const std::uint32_t rows = std::min<std::uint32_t>(th, l.height - ty);
-            band.resize(std::size_t(rows) * row_bytes);
-            for (int s = 0; s < planes; ++s) {
-                for (std::uint32_t tx = 0; tx < l.width; tx += tw) {
-                    const std::uint32_t cols = std::min<std::uint32_t>(tw, l.width - tx);
-                    const std::uint32_t t = TIFFComputeTile(tif, tx, ty, 0, std::uint16_t(s));
-                    if (TIFFReadEncodedTile(tif, t, tile.data(), tile_size) < 0) {
-                        tiff.fail("corrupt TIFF (tile " + std::to_string(t) + ")");
-                    }
-                    for (std::uint32_t r = 0; r < rows; ++r) {
-                        std::uint8_t* dst = band.data() + std::size_t(r) * row_bytes +
-                                            std::size_t(tx) * std::size_t(l.spp) * std::size_t(l.sample_bytes);
-                        unpack(tile.data() + std::size_t(r) * std::size_t(tile_row), chunk_spp, l.bps, cols, dst, l.spp, s);
-                    }
-                }
-            }
-            for (std::uint32_t r = 0; r < rows; ++r) sink.add_rows(fixer.fix(band.data() + std::size_t(r) * row_bytes, l.width), 1);
+            tile_size_ = TIFFTileSize(tif);
+            tile_row_ = TIFFTileRowSize(tif);
+            if (tile_size_ <= 0 || tile_row_ <= 0 || tile_size_ > (tmsize_t(1) << 30)) tiff.fail("bad TIFF tile size");
+            if (std::uint64_t(tile_row_) * band_h_ > std::uint64_t(tile_size_)) tiff.fail("inconsistent TIFF tile size");
+            tile_.resize(static_cast<std::size_t>(tile_size_));
         }
     }
 
-    std::string desc = "tiff " + std::string(pname != nullptr ? pname : "?");
-    if (l.photometric != PHOTOMETRIC_PALETTE && (spp == 2 || spp == 4)) desc += "+alpha";
-    desc += " " + std::to_string(bps) + "-bit";
-    if (format == SAMPLEFORMAT_IEEEFP) desc += " float (bitwise)";
-    if (format == SAMPLEFORMAT_INT) desc += " signed (bitwise)";
-    if (TIFFIsTiled(tif)) desc += " tiled";
-    if (l.separate) desc += " planar";
-    return sink.finish(desc);
+    int out_spp() const { return fixer_.out_spp(); }
+    int out_bytes() const { return fixer_.out_bytes(); }
+    /// The file's band height (1 for contiguous strips).
+    std::uint32_t band_height() const { return band_h_; }
+
+    /// The next row (out_spp() samples of out_bytes() a pixel, native-endian); throws Error for a
+    /// corrupt file. At most height() calls.
+    const std::uint8_t* next_row() {
+        if (next_ == band_rows_) decode_band();
+        return fixer_.fix(band_.data() + std::size_t(next_++) * row_bytes_, l_.width);
+    }
+
+private:
+    void decode_band() {
+        TIFF* tif = tiff_.get();
+        const std::uint32_t y0 = y_;
+        const std::uint32_t rows = std::min<std::uint32_t>(band_h_, l_.height - y0);
+        const int planes = l_.separate ? l_.spp : 1;
+        const int chunk_spp = l_.separate ? 1 : l_.spp;
+        if (!l_.tiled && !l_.separate) {
+            if (TIFFReadScanline(tif, line_.data(), y0, 0) < 0) tiff_.fail("corrupt TIFF (row " + std::to_string(y0) + ")");
+            unpack(line_.data(), chunk_spp, l_.bps, l_.width, band_.data(), l_.spp, 0);
+        } else if (!l_.tiled) {
+            // Each plane's rows of this strip in turn (sequential within each plane's strip); the
+            // band grows with the first plane's rows as they really decode.
+            band_.clear();
+            for (int s = 0; s < planes; ++s) {
+                for (std::uint32_t r = 0; r < rows; ++r) {
+                    if (TIFFReadScanline(tif, line_.data(), y0 + r, std::uint16_t(s)) < 0) {
+                        tiff_.fail("corrupt TIFF (plane " + std::to_string(s) + ", row " + std::to_string(y0 + r) + ")");
+                    }
+                    if (s == 0) band_.resize(band_.size() + row_bytes_);
+                    unpack(line_.data(), 1, l_.bps, l_.width, band_.data() + std::size_t(r) * row_bytes_, l_.spp, s);
+                }
+            }
+        } else {
+            band_.resize(std::size_t(rows) * row_bytes_);
+            for (int s = 0; s < planes; ++s) {
+                for (std::uint32_t tx = 0; tx < l_.width; tx += tw_) {
+                    const std::uint32_t cols = std::min<std::uint32_t>(tw_, l_.width - tx);
+                    const std::uint32_t t = TIFFComputeTile(tif, tx, y0, 0, std::uint16_t(s));
+                    if (TIFFReadEncodedTile(tif, t, tile_.data(), tile_size_) < 0) {
+                        tiff_.fail("corrupt TIFF (tile " + std::to_string(t) + ")");
+                    }
+                    for (std::uint32_t r = 0; r < rows; ++r) {
+                        std::uint8_t* dst = band_.data() + std::size_t(r) * row_bytes_ +
+                                            std::size_t(tx) * std::size_t(l_.spp) * std::size_t(l_.sample_bytes);
+                        unpack(tile_.data() + std::size_t(r) * std::size_t(tile_row_), chunk_spp, l_.bps, cols, dst, l_.spp, s);
+                    }
+                }
+            }
+        }
+        y_ += rows;
+        band_rows_ = rows;
+        next_ = 0;
+    }
+
+    TiffHandle& tiff_;
+    Layout l_;
+    RowFixer fixer_;
+    std::size_t row_bytes_;
+    std::vector<std::uint8_t> line_, tile_, band_;
+    std::uint32_t tw_ = 0, band_h_ = 1;
+    tmsize_t tile_size_ = 0, tile_row_ = 0;
+    std::uint32_t y_ = 0;          // the next row to decode
+    std::uint32_t band_rows_ = 0;  // rows in band_
+    std::uint32_t next_ = 0;       // the next row of band_ to hand out
+};
+
+/// Decodes the handle's current directory.
+Image read_directory(TiffHandle& tiff, const std::string& path) {
+    const Layout l = read_layout(tiff, path);
+    RowDecoder rows(tiff, path, l);
+    SampleSink sink(path, l.width, l.height, rows.out_spp(), rows.out_bytes());
+    for (std::uint32_t y = 0; y < l.height; ++y) sink.add_rows(rows.next_row(), 1);
+    return sink.finish(describe(l));
 }
 
 /// A multi-page TIFF, one handle open for all its pages.
@@ -313,3 +372,55 @@ Image read_tiff(const std::string& path, std::uint64_t /*file_size*/) {
 std::unique_ptr<PageReader::Source> open_tiff_pages(const std::string& path) { return std::make_unique<TiffPages>(path); }
 
 }  // namespace cclabel::io::detail
+
+namespace cclabel::io {
+
+struct TiffRowReader::Impl {
+    Impl(const std::string& p, int page)
+        : path(p), tiff(p, "rm"),  // "m": read(), not a memory map, so resident memory stays bounded
+          layout((select(page), detail::read_layout(tiff, p))), rows(tiff, p, layout),
+          conv(p, rows.out_spp(), rows.out_bytes()), description(detail::describe(layout)) {}
+
+    void select(int page) {
+        if (page != 0 && !TIFFSetDirectory(tiff.get(), tdir_t(page))) tiff.fail("cannot find page " + std::to_string(page + 1));
+    }
+
+    std::string path;
+    detail::TiffHandle tiff;
+    detail::Layout layout;
+    detail::RowDecoder rows;
+    detail::PixelConverter conv;
+    std::string description;
+    std::int64_t done = 0;
+};
+
+TiffRowReader::TiffRowReader(const std::string& path, int page) : impl_(std::make_unique<Impl>(path, page)) {}
+TiffRowReader::~TiffRowReader() = default;
+
+std::int64_t TiffRowReader::width() const noexcept { return impl_->layout.width; }
+std::int64_t TiffRowReader::height() const noexcept { return impl_->layout.height; }
+PixelFormat TiffRowReader::format() const noexcept { return impl_->conv.format(); }
+const std::string& TiffRowReader::description() const noexcept { return impl_->description; }
+std::int64_t TiffRowReader::file_band_height() const noexcept { return impl_->rows.band_height(); }
+std::int64_t TiffRowReader::rows_read() const noexcept { return impl_->done; }
+
+void TiffRowReader::read(std::uint8_t* dst, std::int64_t n) {
+    if (n < 0 || n > height() - impl_->done) detail::fail(impl_->path, "internal error: reading past the last row");
+    const std::size_t row = std::size_t(width()) * std::size_t(bytes_per_pixel(format()));
+    for (std::int64_t r = 0; r < n; ++r, ++impl_->done)
+        impl_->conv.convert(impl_->rows.next_row(), std::size_t(width()), dst + std::size_t(r) * row);
+}
+
+bool is_tiff_file(const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) return false;
+    unsigned char h[4] = {};
+    const bool got = std::fread(h, 1, 4, f) == 4;
+    std::fclose(f);
+    if (!got) return false;
+    const bool ii = h[0] == 'I' && h[1] == 'I' && (h[2] == 42 || h[2] == 43) && h[3] == 0;
+    const bool mm = h[0] == 'M' && h[1] == 'M' && h[2] == 0 && (h[3] == 42 || h[3] == 43);
+    return ii || mm;
+}
+
+}  // namespace cclabel::io

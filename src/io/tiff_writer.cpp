@@ -1,8 +1,10 @@
 // Label images as 32-bit (or, for 64-bit labels, 64-bit) unsigned gray TIFF, deflate-compressed with horizontal differencing
-// (labels are mostly runs, which that turns into zeros). BigTIFF when the data could pass 4 GiB.
+// (labels are mostly runs, which that turns into zeros). BigTIFF when the data could pass 2 GiB.
+// Written strip by strip as rows arrive (LabelRowWriter), so a picture never has to be whole.
 #include <tiffio.h>
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "io/io_common.hpp"
@@ -12,52 +14,90 @@ namespace cclabel::io::detail {
 
 namespace {
 
-template <typename T>
-void write_tiff(const std::string& path, const T* labels, std::int64_t width, std::int64_t height) {
-    constexpr std::int64_t kBytes = sizeof(T);
-    if (width == 0 || height == 0) fail(path, "TIFF cannot hold an image with zero width or height (write .npy instead)");
-    if (width > 0xFFFFFFFF || height > 0xFFFFFFFF) fail(path, "image too large for TIFF");
-    const bool big = std::uint64_t(width) * std::uint64_t(height) * kBytes > (std::uint64_t(1) << 31);
-    TiffHandle tiff(path, big ? "w8" : "w");
-    TIFF* tif = tiff.get();
-    TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, std::uint32_t(width));
-    TIFFSetField(tif, TIFFTAG_IMAGELENGTH, std::uint32_t(height));
-    TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, std::uint16_t(1));
-    TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, std::uint16_t(8 * kBytes));
-    TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT);
-    TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
-    TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
-    const bool deflate = TIFFIsCODECConfigured(COMPRESSION_ADOBE_DEFLATE) != 0;
-    TIFFSetField(tif, TIFFTAG_COMPRESSION, deflate ? COMPRESSION_ADOBE_DEFLATE : COMPRESSION_NONE);
-    if (deflate) {
-        TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
-        TIFFSetField(tif, TIFFTAG_ZIPQUALITY, 1);  // labels compress well even at the fastest level
+class TiffLabelSink : public LabelRowWriter::Sink {
+public:
+    TiffLabelSink(const std::string& path, std::int64_t width, std::int64_t height, int bytes)
+        : path_(path), width_(width), height_(height), bytes_(bytes) {
+        if (width == 0 || height == 0) fail(path, "TIFF cannot hold an image with zero width or height (write .npy instead)");
+        if (width < 0 || height < 0 || width > 0xFFFFFFFF || height > 0xFFFFFFFF) fail(path, "image too large for TIFF");
+        const bool big = std::uint64_t(width) * std::uint64_t(height) * std::uint64_t(bytes) > (std::uint64_t(1) << 31);
+        tiff_ = std::make_unique<TiffHandle>(path, big ? "w8" : "w");
+        TIFF* tif = tiff_->get();
+        TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, std::uint32_t(width));
+        TIFFSetField(tif, TIFFTAG_IMAGELENGTH, std::uint32_t(height));
+        TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, std::uint16_t(1));
+        TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, std::uint16_t(8 * bytes));
+        TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT);
+        TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+        TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+        const bool deflate = TIFFIsCODECConfigured(COMPRESSION_ADOBE_DEFLATE) != 0;
+        TIFFSetField(tif, TIFFTAG_COMPRESSION, deflate ? COMPRESSION_ADOBE_DEFLATE : COMPRESSION_NONE);
+        if (deflate) {
+            TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
+            TIFFSetField(tif, TIFFTAG_ZIPQUALITY, 1);  // labels compress well even at the fastest level
+        }
+        // Strips of about 256 KiB keep readers' buffers small.
+        rows_per_strip_ = std::clamp<std::int64_t>((std::int64_t(1) << 18) / (width * bytes), 1, height);
+        TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, std::uint32_t(rows_per_strip_));
+        row_bytes_ = std::size_t(width) * std::size_t(bytes);
+        strip_.reserve(std::size_t(rows_per_strip_) * row_bytes_);
     }
-    // Strips of about 256 KiB keep readers' buffers small.
-    const std::uint32_t rows = std::uint32_t(std::clamp<std::int64_t>((std::int64_t(1) << 18) / (width * kBytes), 1, height));
-    TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, rows);
 
-    // libtiff may modify the buffer it is given (byte swapping, prediction), so each strip is a copy.
-    std::vector<T> strip;
-    std::uint32_t index = 0;
-    for (std::int64_t y = 0; y < height; y += rows, ++index) {
-        const std::int64_t n = std::min<std::int64_t>(rows, height - y);
-        const T* src = labels + std::size_t(y) * std::size_t(width);
-        strip.assign(src, src + std::size_t(n) * std::size_t(width));
-        if (TIFFWriteEncodedStrip(tif, index, strip.data(), tmsize_t(strip.size() * kBytes)) < 0) tiff.fail("write failed");
+    void write(const void* rows, std::int64_t n) override {
+        if (n < 0 || n > height_ - rows_) fail(path_, "internal error: more rows than the image has");
+        const auto* src = static_cast<const std::uint8_t*>(rows);
+        while (n > 0) {
+            // libtiff may modify the buffer it is given (byte swapping, prediction), so each strip is a copy.
+            const std::int64_t take = std::min<std::int64_t>(n, rows_per_strip_ - buffered_);
+            strip_.insert(strip_.end(), src, src + std::size_t(take) * row_bytes_);
+            src += std::size_t(take) * row_bytes_;
+            buffered_ += take;
+            rows_ += take;
+            n -= take;
+            if (buffered_ == rows_per_strip_ || rows_ == height_) flush();
+        }
     }
-    if (!TIFFWriteDirectory(tif)) tiff.fail("write failed");
-    tiff.close();
-}
+
+    void close() override {
+        if (rows_ != height_) fail(path_, "internal error: " + std::to_string(height_ - rows_) + " rows never written");
+        if (!TIFFWriteDirectory(tiff_->get())) tiff_->fail("write failed");
+        tiff_->close();
+    }
+
+private:
+    void flush() {
+        if (TIFFWriteEncodedStrip(tiff_->get(), strip_index_++, strip_.data(), tmsize_t(strip_.size())) < 0) tiff_->fail("write failed");
+        strip_.clear();
+        buffered_ = 0;
+    }
+
+    std::string path_;
+    std::int64_t width_, height_;
+    int bytes_;
+    std::unique_ptr<TiffHandle> tiff_;
+    std::int64_t rows_per_strip_ = 1, buffered_ = 0, rows_ = 0;
+    std::size_t row_bytes_ = 0;
+    std::vector<std::uint8_t> strip_;
+    std::uint32_t strip_index_ = 0;
+};
 
 }  // namespace
 
+std::unique_ptr<LabelRowWriter::Sink> open_tiff_label_sink(const std::string& path, std::int64_t width, std::int64_t height,
+                                                           int label_bytes) {
+    return std::make_unique<TiffLabelSink>(path, width, height, label_bytes);
+}
+
 void write_tiff_labels(const std::string& path, const std::uint32_t* labels, std::int64_t width, std::int64_t height) {
-    write_tiff(path, labels, width, height);
+    auto sink = open_tiff_label_sink(path, width, height, 4);
+    sink->write(labels, height);
+    sink->close();
 }
 
 void write_tiff_labels(const std::string& path, const std::uint64_t* labels, std::int64_t width, std::int64_t height) {
-    write_tiff(path, labels, width, height);
+    auto sink = open_tiff_label_sink(path, width, height, 8);
+    sink->write(labels, height);
+    sink->close();
 }
 
 }  // namespace cclabel::io::detail
