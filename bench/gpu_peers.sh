@@ -78,6 +78,10 @@ grep -q "tools rc=0" "$OUT/tools.rc" || { tail -30 "$OUT/cmake.log"; exit 1; }
 [ "$CUDA" = ON ] && ! grep -q "npp_label rc=0" "$OUT/npp.rc" && tail -15 "$OUT/npp_build.log"
 grep -q "pip rc=0" "$OUT/pip.rc" || tail -15 "$OUT/pip.log"
 
+if [ "${NO_PEERS:-0}" = 1 ]; then
+  log "peers.py not run (NO_PEERS=1)"
+  exit 0
+fi
 # WAIT_FOR: a file another job on the machine creates when it has finished with the GPU (the
 # builds above overlap with it; the timings must not).
 if [ -n "${WAIT_FOR:-}" ]; then

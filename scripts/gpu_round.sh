@@ -5,7 +5,8 @@
 #   - the GPU tests (HUGE=0), bench_batch, bench_cuda at 800 dpi, then the side-by-side peer benchmark until PEERS_END
 #     (PEERS_ARGS, default --max-dpi 400), then bench_segment, bench_stats, bench_tiles, the Python
 #     package's GPU tests (CuPy, PyTorch) and, if time is left, the CCLABEL_GPU_HUGE=1 pictures.
-# Knobs: GTESTS=0 skips the GPU tests, CUDA_BENCH=0 bench_batch and bench_cuda, BENCHES=0 the
+# Knobs: PEERS=0 builds the peers' tools and the package but runs no peers.py, GTESTS=0 skips the GPU tests, CUDA_BENCH=0 bench_batch and bench_cuda (CUDA_BENCH_ARGS,
+# CUDA_BENCH_S its arguments and time limit), SAN=1 runs compute-sanitizer, BENCHES=0 the
 # segment/stats/tiles benchmarks, PYTESTS=0 the package's GPU tests, HUGE=0 the huge pictures;
 # DASK_ARGS (unset: skipped) runs bench/dask_bench.py with those arguments after the peers.
 # Logs in round.tar.gz (check/, peers/); summary.txt says what ran and how long it took.
@@ -36,7 +37,7 @@ left() { echo $((BUDGET - (SECONDS - T0))); }
 log() { echo "== [$((SECONDS - T0)) s] $*" | tee -a "$OUT/summary.txt"; }
 
 # The peers run ends PEERS_END seconds in (default BUDGET − 120), leaving time for the rest.
-( OUT=$OUT/peers TOTAL_S=${PEERS_END:-$((BUDGET - 120))} WAIT_FOR=$go RESERVE_S=${RESERVE_S:-60} \
+( OUT=$OUT/peers TOTAL_S=${PEERS_END:-$((BUDGET - 120))} WAIT_FOR=$go RESERVE_S=${RESERVE_S:-60} NO_PEERS=$((1 - ${PEERS:-1})) \
     bash bench/gpu_peers.sh ${PEERS_ARGS:---max-dpi 400} >"$OUT/peers/run.txt" 2>&1 ) &
 peers=$!
 
@@ -68,10 +69,18 @@ bench() {  # name, time limit, arguments
 }
 if [ "${CUDA_BENCH:-1}" = 1 ]; then
   bench bench_batch 30
-  bench bench_cuda 40 --dpi 800 --variants 0 --reps 9 --no-host
+  bench bench_cuda ${CUDA_BENCH_S:-40} ${CUDA_BENCH_ARGS:---dpi 800 --variants 0 --reps 9 --no-host}
+fi
+# compute-sanitizer (SAN=1): memcheck and initcheck on small tests of both pipelines.
+if [ "${SAN:-0}" = 1 ]; then
+  t0=$SECONDS
+  OUT=$OUT/check SAN_TOOLS="${SAN_TOOLS:-memcheck initcheck}" SAN_TIMEOUT=${SAN_TIMEOUT:-60} \
+    SAN_FILTER="${SAN_FILTER:-Cuda.EmptyAndTiny:Cuda.BackToBack*:Cuda.TwoStreams*:Cuda.DeviceApiErrors:CudaBatchDevice.*}" \
+    bash scripts/gpu_check.sh sanitize >"$OUT/check/sanitize.txt" 2>&1
+  log "sanitizer in $((SECONDS - t0)) s: $(grep compute-sanitizer "$OUT/check/summary.txt" | tr '\n' ' ')"
 fi
 touch "$go"
-log "peers started"
+log "peers started (PEERS=${PEERS:-1})"
 wait $peers
 log "peers: $(grep -E 'peers.py rc|skipped' "$OUT/peers/summary.txt" 2>/dev/null | tr '\n' ' ')"
 if [ -n "${DASK_ARGS:-}" ] && grep -q "pip rc=0" "$OUT/peers/pip.rc" 2>/dev/null && [ "$(left)" -gt 40 ]; then

@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
         else if (a == "--variants" && i + 1 < argc) variants_dpi = std::atoi(argv[++i]);
         else if (a == "--no-check") check = false;
         else if (a == "--no-host") host = false;
-        else if (a == "--few") few = true;  // variants: skip the older switches (measured before)
+        else if (a == "--few") few = true;  // variants: the segment pipeline's and the pixel pipeline's defaults only
         else {
             std::fprintf(stderr, "usage: bench_cuda [--dpi 50,100] [--reps N] [--variants DPI|0] [--no-check] [--no-host] [--few]\n");
             return 2;
@@ -137,10 +137,34 @@ int main(int argc, char** argv) {
             cclabel::cuda::Tuning t;
         };
         std::vector<V> vs;
-        vs.push_back({"defaults (32x32, 4 rows a thread, number 1024 by 4, unfused)", {}});
-        auto sw = [&](const char* n, auto f, bool old = false) {
-            if (old && few) return;
+        vs.push_back({"defaults (segments of 32, 256 a block)", {}});
+        // The segment pipeline's shapes and switches.
+        auto seg = [&](const char* n, std::uint32_t w, std::uint32_t threads, auto f) {
             cclabel::cuda::Tuning t;
+            t.shape.seg_w = w;
+            t.shape.seg_threads = threads;
+            f(t.switches);
+            vs.push_back({n, t});
+        };
+        auto none = [](auto&) {};
+        seg("segments, 128 a block", 32, 128, none);
+        seg("segments, 512 a block", 32, 512, none);
+        seg("segments of 16 (no 16-byte loads)", 16, 256, none);
+        seg("segments, skip_joins off", 32, 256, [](auto& s) { s.skip_joins = false; });
+        seg("segments, path_halving off", 32, 256, [](auto& s) { s.path_halving = false; });
+        seg("segments, cached_loads off", 32, 256, [](auto& s) { s.cached_loads = false; });
+        // The pixel pipeline (segment_runs off: the default before the segments) and its switches;
+        // --few keeps only its defaults.
+        {
+            cclabel::cuda::Tuning t;
+            t.switches.segment_runs = false;
+            vs.push_back({"segment_runs off (pixel pipeline: 32x32, 4 rows a thread)", t});
+        }
+        auto sw = [&](const char* n, auto f, bool old = false) {
+            if (few) return;
+            (void)old;
+            cclabel::cuda::Tuning t;
+            t.switches.segment_runs = false;
             f(t.switches);
             vs.push_back({n, t});
         };
@@ -175,7 +199,9 @@ int main(int argc, char** argv) {
         for (auto sh : {LS{32, 8, 32, 1024, 4, 1}, LS{32, 32, 32, 1024, 4, 1}, LS{32, 8, 32, 1024, 4, 4},
                         LS{32, 16, 32, 1024, 4, 4}, LS{32, 16, 32, 1024, 4, 8}, LS{32, 32, 32, 1024, 4, 2},
                         LS{32, 32, 32, 1024, 4, 8}, LS{64, 8, 32, 1024, 4, 1}, LS{32, 32, 32, 2048, 4, 4}}) {
+            if (few) break;
             cclabel::cuda::Tuning t;
+            t.switches.segment_runs = false;
             t.shape = sh;
             static std::vector<std::string> names;
             names.push_back("shape " + std::to_string(sh.tile_w) + "x" + std::to_string(sh.tile_h) + " rows " +
@@ -184,8 +210,9 @@ int main(int argc, char** argv) {
             vs.push_back({names.back().c_str(), t});
         }
         cclabel::cuda::Tuning wide;
+        wide.switches.segment_runs = false;
         wide.force_wide_numbering = true;
-        vs.push_back({"wide numbering (root bitmask)", wide});
+        if (!few) vs.push_back({"pixel pipeline, wide numbering (root bitmask)", wide});
         for (const auto& v : vs) {
             double ms[2];
             bool ok = true;

@@ -23,6 +23,7 @@
 #include "core/batch_request.hpp"
 #include "core/request.hpp"
 #include "cuda/kernels/bodies.cuh"
+#include "cuda/kernels/segments.cuh"
 #include "cuda/launch.hpp"
 #include "cuda/params.hpp"
 
@@ -103,6 +104,18 @@ struct DeviceOps {
         } else {
             CCL_UNROLL
             for (std::uint32_t j = 0; j < 4; ++j)
+                if (j < n) p[j] = v[j];
+        }
+    }
+    // A segment's labels (Number of the segment pipeline): 16-byte stores when whole and aligned.
+    __device__ void st_row(std::uint32_t* p, std::uint32_t n, const std::uint32_t* v) {
+        if (n == 32 && (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0) {
+            CCL_UNROLL
+            for (std::uint32_t j = 0; j < 8; ++j)
+                reinterpret_cast<uint4*>(p)[j] = make_uint4(v[4 * j], v[4 * j + 1], v[4 * j + 2], v[4 * j + 3]);
+        } else {
+            CCL_UNROLL
+            for (std::uint32_t j = 0; j < 32; ++j)
                 if (j < n) p[j] = v[j];
         }
     }
@@ -201,6 +214,38 @@ __global__ void __launch_bounds__(1024) number_wide_kernel(Params g) {
     number_wide_program<F>(ops, g, threadIdx.x, blockIdx.x);
 }
 
+// The segment pipeline (segments.cuh): one thread a segment, no shared memory, no barriers.
+__device__ inline std::uint64_t seg_index() { return std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; }
+
+template <PixelFormat F>
+__global__ void seg_start_kernel(Params g) {
+    DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
+    seg_start_program<F>(ops, g, seg_index());
+}
+
+template <PixelFormat F>
+__global__ void seg_connect_kernel(Params g) {
+    DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
+    seg_connect_program<F>(ops, g, seg_index());
+}
+
+template <PixelFormat F>
+__global__ void seg_flatten_kernel(Params g) {
+    DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
+    seg_flatten_program<F>(ops, g, seg_index());
+}
+
+template <PixelFormat F>
+__global__ void seg_number_kernel(Params g) {
+    DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
+    seg_number_program<F>(ops, g, seg_index());
+}
+
+__global__ void seg_batch_counts_kernel(Params g, std::uint32_t* image_counts, std::uint64_t images) {
+    DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
+    seg_batch_counts_program(ops, g, image_counts, images, seg_index());
+}
+
 void record(cudaEvent_t e, cudaStream_t s, const char* what) {
     if (e) check(cudaEventRecord(e, s), what);
 }
@@ -222,11 +267,51 @@ struct StackLaunch {
 };
 
 LaunchPlan plan_for(const cclabel::detail::Request& r, const Tuning& tuning, bool force_wide, cudaStream_t stream) {
-    const std::uint64_t pixels = r.pixels();
-    const std::uint64_t number_tiles =
-        tuning.shape.number_tile ? (pixels + tuning.shape.number_tile - 1) / tuning.shape.number_tile : 0;
-    return plan_launch(std::uint64_t(r.width), std::uint64_t(r.height), tuning.shape, force_wide,
-                       pixels ? scan_temp_bytes(number_tiles + 1, stream) : 0, true, tuning.switches);
+    const auto w = std::uint64_t(r.width), h = std::uint64_t(r.height);
+    const LaunchPlan first = plan_launch(w, h, tuning.shape, force_wide, 0, true, tuning.switches);
+    if (!first.error.empty() || first.pixels == 0) return first;
+    return plan_launch(w, h, tuning.shape, force_wide, scan_temp_bytes(first.scan_items, stream), true,
+                       tuning.switches);
+}
+
+/// The segment pipeline's launches (see segments.cuh); N goes to @p count.
+void enqueue_segments(const cclabel::detail::Request& r, const LaunchPlan& plan, Params& g, std::uint8_t* ws,
+                      std::uint32_t* count, cudaStream_t stream, const StageEvents* events, const StackLaunch* stack) {
+    auto* seg = reinterpret_cast<std::uint32_t*>(ws + plan.off_seg);
+    g.seg_s = seg;
+    g.seg_g = seg + plan.seg_words;
+    g.seg_zin = seg + 2 * plan.seg_words;
+    g.seg_zl = seg + 3 * plan.seg_words;
+    g.seg_zr = seg + 4 * plan.seg_words;
+    const unsigned blocks = unsigned(plan.seg_blocks), threads = plan.shape.seg_threads;
+    if (events) record(events->after_clear, stream, "cudaEventRecord(after_clear)");
+    cclabel::detail::dispatch_format(r.format, [&]<PixelFormat F>() {
+        seg_start_kernel<F><<<blocks, threads, 0, stream>>>(g);
+        CCL_LAUNCHED("seg_start_kernel");
+        if (events) record(events->after_start, stream, "cudaEventRecord(after_start)");
+        seg_connect_kernel<F><<<blocks, threads, 0, stream>>>(g);
+        CCL_LAUNCHED("seg_connect_kernel");
+        if (events) record(events->after_connect, stream, "cudaEventRecord(after_connect)");
+        seg_flatten_kernel<F><<<blocks, threads, 0, stream>>>(g);
+        CCL_LAUNCHED("seg_flatten_kernel");
+        if (events) record(events->after_count, stream, "cudaEventRecord(after_count)");
+        std::size_t temp = plan.scan_temp_bytes;
+        CCL_CUDA(cub::DeviceScan::ExclusiveSum(ws + plan.off_scan_temp, temp, g.seg_zl, g.seg_zl, plan.scan_items,
+                                               stream));
+        if (events) record(events->after_scan, stream, "cudaEventRecord(after_scan)");
+        seg_number_kernel<F><<<blocks, threads, 0, stream>>>(g);
+        CCL_LAUNCHED("seg_number_kernel");
+        if (events) record(events->after_number, stream, "cudaEventRecord(after_number)");
+        return 0;
+    });
+    if (stack) {
+        constexpr unsigned kThreads = 256;
+        seg_batch_counts_kernel<<<unsigned((stack->images + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+            g, stack->image_counts, stack->images);
+        CCL_LAUNCHED("seg_batch_counts_kernel");
+    }
+    if (count)
+        CCL_CUDA(cudaMemcpyAsync(count, g.seg_zl + plan.segs, sizeof(std::uint32_t), cudaMemcpyDeviceToDevice, stream));
 }
 
 /// Enqueues every kernel of one labelling on @p stream (the request non-empty, the workspace
@@ -241,6 +326,10 @@ void enqueue_label(const cclabel::detail::Request& r, const LaunchPlan& plan, st
     g.tickets = reinterpret_cast<std::uint32_t*>(ws + plan.off_tickets);
     g.mask = plan.wide ? reinterpret_cast<std::uint32_t*>(ws + plan.off_mask) : nullptr;
     if (stack) set_batch(g, stack->image_h);
+    if (plan.segments) {
+        enqueue_segments(r, plan, g, ws, count, stream, events, stack);
+        return;
+    }
 
     CCL_CUDA(cudaMemsetAsync(ws, 0, plan.zero_end, stream));
     if (events) record(events->after_clear, stream, "cudaEventRecord(after_clear)");

@@ -27,6 +27,12 @@ struct LaunchPlan {
     std::uint64_t number_tiles = 0;  ///< Number blocks, one count each
     std::uint32_t number_threads = 0;
     bool wide = false;               ///< numbering through the root bitmask (≥ 2^31 pixels or forced)
+    bool segments = false;           ///< the segment pipeline (Switches::segment_runs)
+    std::uint64_t segs_x = 0, segs = 0;  ///< segments a row, in all
+    std::uint64_t seg_blocks = 0;        ///< of shape.seg_threads threads, one a segment
+    std::uint64_t off_seg = 0;           ///< five arrays of seg_words uint32 (S, G, Zin, Zl, Zr)
+    std::uint64_t seg_words = 0;         ///< segs + 1, rounded up to the workspace alignment
+    std::uint64_t scan_items = 0;        ///< what CUB scans: number_tiles + 1, or segs + 1
     // Workspace layout (bytes from the workspace start). [zero_begin, zero_end) is cleared per call.
     std::uint64_t off_counts = 0;   ///< number_tiles + 1 uint32 (scanned in place; the last is N)
     std::uint64_t off_done = 0;     ///< tiles uint32: Start of a tile is published
@@ -50,17 +56,21 @@ inline std::string check_shape(const LaunchShape& s, bool for_gpu) {
     if (std::uint64_t(s.tile_w) * s.tile_h > 1024) return "tile_w * tile_h must be at most 1024";
     if (s.number_ppt == 0 || s.number_ppt > 4) return "number_ppt must be 1..4";
     if (s.rows_per_thread == 0 || s.rows_per_thread > 8) return "rows_per_thread must be 1..8";
+    if (s.seg_w == 0 || s.seg_w > 32) return "seg_w must be 1..32";
+    if (s.seg_threads == 0 || s.seg_threads > 1024) return "seg_threads must be 1..1024";
     if (s.number_tile == 0 || s.number_tile % s.number_ppt != 0 || s.number_tile / s.number_ppt > 1024)
         return "number_tile must be a multiple of number_ppt, at most 1024 threads";
     if (for_gpu) {
         if (s.warp_w != 32) return "warp_w must be 32 on the GPU";
         if ((s.number_tile / s.number_ppt) % 32 != 0) return "number_tile / number_ppt must be a multiple of 32 on the GPU";
+        if (s.seg_threads % 32 != 0) return "seg_threads must be a multiple of 32 on the GPU";
     }
     return {};
 }
 
 /// Plans a call on a width × height picture (already validated: W·H ≤ 2^32 − 1). @p scan_temp_bytes
-/// is what CUB asked for to scan number_tiles + 1 counts (the caller queries it; 0 in host tests).
+/// is what CUB asked for to scan the plan's scan_items counts (the caller plans once with 0 to learn
+/// scan_items, queries CUB, and plans again; 0 in host tests).
 /// The rows a Start thread owns for @p shape with @p switches: rows_per_thread where it applies
 /// (see LaunchShape), else 1.
 inline std::uint32_t start_rows(const LaunchShape& shape, const Switches& switches) {
@@ -94,7 +104,27 @@ inline LaunchPlan plan_launch(std::uint64_t width, std::uint64_t height, const L
     p.border_blocks = (p.tiles * (shape.tile_w + shape.tile_h - 1) + p.tile_threads - 1) / p.tile_threads;
     p.number_tiles = (p.pixels + shape.number_tile - 1) / shape.number_tile;
     p.number_threads = shape.number_tile / shape.number_ppt;
-    p.wide = force_wide || p.pixels >= kFlagPathLimit;
+    p.segments = switches.segment_runs;
+    p.wide = !p.segments && (force_wide || p.pixels >= kFlagPathLimit);
+    p.segs_x = (width + shape.seg_w - 1) / shape.seg_w;
+    p.segs = p.segs_x * height;
+    p.seg_blocks = (p.segs + shape.seg_threads - 1) / shape.seg_threads;
+    p.scan_items = p.segments ? p.segs + 1 : p.number_tiles + 1;
+    if (p.segments) {
+        if (p.seg_blocks > kMaxGridX) {
+            p.error = "too many segments for one grid";
+            return p;
+        }
+        // Five words a segment and CUB's scratch; nothing to clear (Start writes every word read).
+        p.seg_words = align_up(p.segs + 1, kWorkspaceAlign / 4);
+        p.off_seg = 0;
+        std::uint64_t o = 5 * 4 * p.seg_words;
+        p.zero_end = 0;
+        p.off_scan_temp = o;
+        p.scan_temp_bytes = scan_temp_bytes;
+        p.workspace_bytes = align_up(o + scan_temp_bytes, kWorkspaceAlign);
+        return p;
+    }
     if (p.tiles > kMaxGridX || p.number_tiles > kMaxGridX || p.border_blocks > kMaxGridX) {
         p.error = "too many tiles for one grid";
         return p;

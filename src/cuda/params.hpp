@@ -24,7 +24,7 @@ inline Params make_params(const cclabel::detail::Request& r, const LaunchPlan& p
     g.rows_per_thread = plan.rows_per_thread;
     g.tiles_x = std::uint32_t(plan.tiles_x);
     g.tiles = plan.tiles;
-    g.flag = plan.wide ? 0u : kFlag;
+    g.flag = plan.wide || plan.segments ? 0u : kFlag;  // the segment path needs no flag
     g.background = plan.wide ? kWideBackground : 0u;
     g.has_background = r.has_background;
     g.background_key = r.background_key;
@@ -36,6 +36,11 @@ inline Params make_params(const cclabel::detail::Request& r, const LaunchPlan& p
     g.fd_number_tile = FastDiv(g.number_tile);
     g.fd_width = FastDiv(g.width ? g.width : 1);
     g.fd_border = FastDiv(g.tile_w + g.tile_h - 1);
+    g.seg_w = tuning.shape.seg_w;
+    g.segs_x = std::uint32_t(plan.segs_x);
+    g.segs = plan.segs;
+    g.fd_seg_w = FastDiv(g.seg_w);
+    g.fd_segs_x = FastDiv(g.segs_x ? g.segs_x : 1);
     return g;
 }
 
@@ -43,7 +48,7 @@ inline Params make_params(const cclabel::detail::Request& r, const LaunchPlan& p
 /// caller points image_base at the Batch Base kernel's output before Number.
 inline void set_batch(Params& g, std::uint32_t image_h) {
     g.image_h = image_h;
-    g.image_pixels = g.width * image_h;  // < 2^31: batches run on the flag path
+    g.image_pixels = g.width * image_h;  // < 2^31: stacks stay below 2^31 pixels
     g.fd_image_h = FastDiv(image_h);
     g.fd_image_pixels = FastDiv(g.image_pixels ? g.image_pixels : 1);
 }

@@ -119,29 +119,38 @@ TEST(CudaBatchDevice, SwitchesShapesAndChunks) {
     REQUIRE_GPU();
     std::vector<std::pair<std::string, cuda::Tuning>> tunings;
     cuda::Tuning t;
-    tunings.push_back({"default", t});
+    tunings.push_back({"default (segments)", t});
+    t.shape.seg_w = 7;
+    t.shape.seg_threads = 64;
+    tunings.push_back({"segments of 7", t});
+    cuda::Tuning pixels;  // the pixel pipeline and its switches
+    pixels.switches.segment_runs = false;
+    t = pixels;
+    tunings.push_back({"pixel pipeline", t});
     t.shape.rows_per_thread = 1;
     tunings.push_back({"one row a thread", t});
-    t = {};
+    t = pixels;
     t.shape.tile_h = 8;
     tunings.push_back({"32x8 tiles", t});
-    t = {};
+    t = pixels;
     t.switches.fuse_start_connect = true;
     tunings.push_back({"fused", t});
-    t = {};
+    t = pixels;
     t.switches.tile_union_find = false;
     tunings.push_back({"no tile union-find", t});
-    t = {};
+    t = pixels;
     t.switches.count_after_connect = true;
     tunings.push_back({"Count kernel", t});
-    t = {};
+    t = pixels;
     t.switches.background_in_start = false;
     tunings.push_back({"background_in_start off", t});
-    for (std::uint64_t cap : {1u, 5000u, 20000u}) {
-        t = {};
-        t.batch_stack_pixels = cap;  // 1: one image a launch; else several chunks of several images
-        tunings.push_back({"stacks of at most " + std::to_string(cap) + " pixels", t});
-    }
+    for (std::uint64_t cap : {1u, 5000u, 20000u})
+        for (bool seg : {true, false}) {
+            t = {};
+            t.switches.segment_runs = seg;
+            t.batch_stack_pixels = cap;  // 1: one image a launch; else several chunks of several images
+            tunings.push_back({"stacks of at most " + std::to_string(cap) + " pixels" + (seg ? "" : ", pixel pipeline"), t});
+        }
     std::uint32_t seed = 50;
     for (const auto& [name, tuning] : tunings)
         for (int conn : {4, 8}) {

@@ -29,6 +29,29 @@ constexpr PixelFormat kFormats[] = {PixelFormat::Binary8, PixelFormat::Gray8, Pi
 const cuda::LaunchShape kShapes[] = {{32, 32, 32, 1024, 4, 4}, {64, 4, 32, 128, 1, 1}, {32, 8, 32, 1024, 4, 1},
                                      {32, 16, 32, 512, 2, 8}};
 
+// The segment pipeline (the default) at its launch shapes and with its switches off in turn.
+std::vector<std::pair<std::string, cuda::Tuning>> segment_tunings() {
+    std::vector<std::pair<std::string, cuda::Tuning>> v;
+    cuda::Tuning t;
+    v.push_back({"segments (default)", t});
+    t.shape.seg_w = 7;
+    t.shape.seg_threads = 64;
+    v.push_back({"segments of 7, 64 a block", t});
+    t.shape.seg_w = 1;
+    t.shape.seg_threads = 1024;
+    v.push_back({"segments of 1, 1024 a block", t});
+    t = {};
+    t.switches.skip_joins = false;
+    v.push_back({"segments, skip_joins off", t});
+    t = {};
+    t.switches.path_halving = false;
+    v.push_back({"segments, path_halving off", t});
+    t = {};
+    t.switches.cached_loads = false;
+    v.push_back({"segments, cached_loads off", t});
+    return v;
+}
+
 Options options_for(const TestImage& img, int conn, std::optional<std::uint64_t> bg) {
     Options o;
     o.connectivity = conn;
@@ -103,40 +126,44 @@ TEST(Cuda, RandomImagesEveryFormatShapeAndSwitch) {
                                                            {257, 129}, {1000, 37}, {513, 517}};
     std::uint32_t seed = 1;
     std::vector<std::pair<std::string, cuda::Tuning>> tunings;
+    for (const auto& [n, t] : segment_tunings()) tunings.push_back({n, t});
     for (const auto& s : kShapes) {
         cuda::Tuning t;
+        t.switches.segment_runs = false;
         t.shape = s;
-        tunings.push_back({"shape " + std::to_string(s.tile_w) + "x" + std::to_string(s.tile_h) + " rows " +
-                               std::to_string(s.rows_per_thread), t});
+        tunings.push_back({"pixel pipeline, shape " + std::to_string(s.tile_w) + "x" + std::to_string(s.tile_h) +
+                               " rows " + std::to_string(s.rows_per_thread), t});
     }
     {
         cuda::Tuning t;  // 1024-thread tiles: the whole shared parent array of tile_union_find
+        t.switches.segment_runs = false;
         t.shape = {32, 32, 32, 1024, 4, 1};
-        tunings.push_back({"shape 32x32", t});
+        tunings.push_back({"pixel pipeline, shape 32x32", t});
     }
     for (int k = 0; k < 14; ++k) {
         cuda::Tuning t;
-        std::string n;
+        t.switches.segment_runs = false;
+        std::string n = "pixel pipeline, ";
         switch (k) {
-            case 0: t.switches.up_before_left = false; n = "up_before_left off"; break;
-            case 1: t.switches.warp_runs = false; n = "warp_runs off"; break;
-            case 2: t.switches.skip_joins = false; n = "skip_joins off"; break;
-            case 3: t.switches.path_halving = false; n = "path_halving off"; break;
-            case 4: t.switches.background_in_start = false; n = "background_in_start off"; break;
-            case 5: t.switches.fuse_start_connect = true; n = "fuse_start_connect on"; break;
-            case 6: t.force_wide_numbering = true; n = "wide numbering"; break;
-            case 7: t.switches.tile_union_find = false; n = "tile_union_find off"; break;
-            case 8: t.switches.count_after_connect = true; n = "count_after_connect on"; break;
-            case 9: t.switches.cached_loads = false; n = "cached_loads off"; break;
+            case 0: t.switches.up_before_left = false; n += "up_before_left off"; break;
+            case 1: t.switches.warp_runs = false; n += "warp_runs off"; break;
+            case 2: t.switches.skip_joins = false; n += "skip_joins off"; break;
+            case 3: t.switches.path_halving = false; n += "path_halving off"; break;
+            case 4: t.switches.background_in_start = false; n += "background_in_start off"; break;
+            case 5: t.switches.fuse_start_connect = true; n += "fuse_start_connect on"; break;
+            case 6: t.force_wide_numbering = true; n += "wide numbering"; break;
+            case 7: t.switches.tile_union_find = false; n += "tile_union_find off"; break;
+            case 8: t.switches.count_after_connect = true; n += "count_after_connect on"; break;
+            case 9: t.switches.cached_loads = false; n += "cached_loads off"; break;
             case 10:
                 t.switches.tile_union_find = false;
                 t.switches.count_after_connect = false;
                 t.switches.cached_loads = false;
-                n = "the old kernels (tile_union_find, count_after_connect, cached_loads off)";
+                n += "the old kernels (tile_union_find, count_after_connect, cached_loads off)";
                 break;
-            case 11: t.switches.shared_keys = false; n = "shared_keys off"; break;
-            case 12: t.switches.plain_flatten = false; n = "plain_flatten off"; break;
-            case 13: t.switches.compress_walks = false; n = "compress_walks off"; break;
+            case 11: t.switches.shared_keys = false; n += "shared_keys off"; break;
+            case 12: t.switches.plain_flatten = false; n += "plain_flatten off"; break;
+            case 13: t.switches.compress_walks = false; n += "compress_walks off"; break;
         }
         tunings.push_back({n, t});
     }
@@ -160,17 +187,28 @@ TEST(Cuda, RandomImagesEveryFormatShapeAndSwitch) {
 TEST(Cuda, AdversarialBothShapes) {
     REQUIRE_GPU();
     std::uint64_t seed = 0;
+    std::vector<cuda::Tuning> ts;
     for (const auto& shape : kShapes) {
+        cuda::Tuning t;
+        t.switches.segment_runs = false;
+        t.shape = shape;
+        ts.push_back(t);
+    }
+    ts.push_back(cuda::Tuning{});  // the segment pipeline
+    cuda::Tuning narrow;
+    narrow.shape.seg_w = 5;
+    ts.push_back(narrow);
+    for (const cuda::Tuning& t : ts) {
+        const auto& shape = t.shape;
         for (const Case& c : adversarial_cases(true, shape.tile_w, shape.tile_h)) {
-            cuda::Tuning t;
-            t.shape = shape;
             for (int conn : {4, 8}) {
                 const PixelFormat f = c.binary && seed % 2 ? PixelFormat::Binary8 : kFormats[1 + seed % 5];
                 const auto img = make_image(c.width, c.height, f, c.v, seed % 3, seed % 4);
                 for (auto bg : {std::optional<std::uint64_t>{}, std::optional<std::uint64_t>{0}})
                     expect_cuda_matches_cpu(img, options_for(img, conn, bg), t,
                                             c.name + " " + std::string(format_name(f)) + " conn " + std::to_string(conn) +
-                                                (bg ? " bg" : "") + " tile " + std::to_string(shape.tile_w));
+                                                (bg ? " bg" : "") + " tile " + std::to_string(shape.tile_w) +
+                                                (t.switches.segment_runs ? " segments of " + std::to_string(shape.seg_w) : ""));
                 ++seed;
             }
         }
@@ -302,11 +340,16 @@ TEST(Cuda, DeterministicOverTwentyRuns) {
     imgs.push_back(make_image(1001, 999, PixelFormat::RGB8, percolation(1001, 999, 0.5927, 11).v));
     imgs.push_back(make_image(1023, 1025, PixelFormat::Gray8, checkerboard(1023, 1025).v));
     imgs.push_back(make_image(1025, 400, PixelFormat::Gray8, comb(1025, 400, 0).v));
-    for (const auto& shape : kShapes)
+    std::vector<cuda::Tuning> ts(1);  // the segment pipeline, then the pixel pipeline's shapes
+    for (const auto& shape : kShapes) {
+        cuda::Tuning t;
+        t.switches.segment_runs = false;
+        t.shape = shape;
+        ts.push_back(t);
+    }
+    for (const cuda::Tuning& t : ts)
         for (const auto& img : imgs) {
             DevImage d(img);
-            cuda::Tuning t;
-            t.shape = shape;
             Options o;
             o.connectivity = 4;
             std::size_t bytes = 0;

@@ -8,6 +8,7 @@
 #include "cclabel/detail/pixel_traits.hpp"
 #include "core/request.hpp"
 #include "cuda/kernels/bodies.cuh"
+#include "cuda/kernels/segments.cuh"
 #include "cuda/launch.hpp"
 #include "cuda/params.hpp"
 #include "emu/executor.hpp"
@@ -18,6 +19,69 @@ struct EmuRun {
     std::uint32_t count = 0;
     std::uint64_t steps = 0;
 };
+
+/// The segment pipeline (segments.cuh) as label_cuda.cu's enqueue_segments launches it.
+inline EmuRun emu_label_segments(const cclabel::detail::Request& r, const cuda::detail::LaunchPlan& plan,
+                                 std::uint32_t* out, const cuda::Tuning& tuning, std::uint64_t seed,
+                                 std::uint32_t image_h, std::vector<std::uint32_t>* image_counts) {
+    using namespace cclabel::cuda::detail;
+    EmuRun run;
+    // Poisoned like uninitialised device memory: a read of a word no one wrote shows as a wrong label.
+    std::vector<std::uint32_t> seg(5 * plan.seg_words, 0xA5A5A5A5u);
+    for (std::uint64_t i = 0; i < plan.pixels; ++i) out[i] = 0xFFFFFFFFu;
+    const std::uint64_t images = image_h ? plan.height / image_h : 0;
+    std::vector<std::uint32_t> counts_b(images + 1, 0xFFFFFFFFu);
+    Params g = make_params(r, plan, tuning);
+    if (image_h) set_batch(g, image_h);
+    g.labels = out;
+    g.seg_s = seg.data();
+    g.seg_g = g.seg_s + plan.seg_words;
+    g.seg_zin = g.seg_s + 2 * plan.seg_words;
+    g.seg_zl = g.seg_s + 3 * plan.seg_words;
+    g.seg_zr = g.seg_s + 4 * plan.seg_words;
+    // Only the segs + 1 words of each array that the pipeline may touch.
+    const std::uint64_t used = plan.segs + 1;
+    Executor ex(seed);
+    ex.set_regions({{out, plan.pixels, "labels"},
+                    {g.seg_s, used, "seg S"},
+                    {g.seg_g, used, "seg G"},
+                    {g.seg_zin, used, "seg Zin / roots"},
+                    {g.seg_zl, used, "seg Zl / counts"},
+                    {g.seg_zr, used, "seg Zr"},
+                    {counts_b.data(), images, "image_counts"}});
+    ex.set_parents(out, plan.pixels, 0, 0xFFFFFFFFu);
+    ex.set_shared_words(1);
+    const std::uint32_t threads = tuning.shape.seg_threads, ww = tuning.shape.warp_w;
+    const std::uint64_t blocks = plan.seg_blocks;
+    cclabel::detail::dispatch_format(r.format, [&]<PixelFormat F>() {
+        ex.set_phase(Phase::Parents);
+        auto each = [&](auto&& body) {
+            ex.launch(blocks, threads, ww, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
+                body(ops, b * threads + tid);
+            });
+        };
+        each([&](EmuOps& ops, std::uint64_t s) { seg_start_program<F>(ops, g, s); });
+        each([&](EmuOps& ops, std::uint64_t s) { seg_connect_program<F>(ops, g, s); });
+        each([&](EmuOps& ops, std::uint64_t s) { seg_flatten_program<F>(ops, g, s); });
+        std::uint32_t sum = 0;  // CUB's in-place exclusive sum on the GPU
+        for (std::uint64_t k = 0; k < plan.scan_items; ++k) {
+            const std::uint32_t v = g.seg_zl[k];
+            g.seg_zl[k] = sum;
+            sum += v;
+        }
+        ex.set_phase(Phase::Final);
+        each([&](EmuOps& ops, std::uint64_t s) { seg_number_program<F>(ops, g, s); });
+        if (image_h)
+            ex.launch((images + ww - 1) / ww, ww, ww, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
+                seg_batch_counts_program(ops, g, counts_b.data(), images, b * ww + tid);
+            });
+        return 0;
+    });
+    run.count = g.seg_zl[plan.segs];
+    if (image_counts) image_counts->assign(counts_b.begin(), counts_b.begin() + std::ptrdiff_t(images));
+    run.steps = ex.steps();
+    return run;
+}
 
 /// Labels a validated request into @p out with the emulated kernels. With @p image_h > 0 the
 /// request is a batch of images of image_h rows stacked (as label_batch_device launches it): each
@@ -31,6 +95,7 @@ inline EmuRun emu_label(const cclabel::detail::Request& r, std::uint32_t* out, c
     if (!plan.error.empty()) throw std::runtime_error(plan.error);
     EmuRun run;
     if (plan.pixels == 0) return run;
+    if (plan.segments) return emu_label_segments(r, plan, out, tuning, seed, image_h, image_counts);
     std::vector<std::uint32_t> counts(plan.number_tiles + 1, 0), done(plan.tiles, 0), tickets(4, 0),
         mask(plan.wide ? plan.mask_words : 1, 0);
     for (std::uint64_t i = 0; i < plan.pixels; ++i) out[i] = 0xFFFFFFFFu;  // poison, and the "never increases" start

@@ -46,7 +46,9 @@
 namespace cclabel::emu {
 
 /// What the parent array's writes must satisfy in the current launch.
-enum class Phase { Parents, NumberFlag, NumberWide };
+/// What the parent array's writes must satisfy in the current launch. Final: labels overwrite
+/// parents (the segment pipeline's Number), nothing to check.
+enum class Phase { Parents, NumberFlag, NumberWide, Final };
 
 class Executor;
 
@@ -88,6 +90,7 @@ public:
     void st_own(std::uint32_t* p, std::uint32_t n, const std::uint32_t* v) {
         for (std::uint32_t j = 0; j < n; ++j) st(p + j, v[j]);
     }
+    void st_row(std::uint32_t* p, std::uint32_t n, const std::uint32_t* v) { st_own(p, n, v); }
 
 private:
     Executor* ex_;
@@ -408,7 +411,7 @@ inline void Executor::check_access(const std::uint32_t* p, const char* op) {
 }
 
 inline void Executor::check_parent_write(const std::uint32_t* p, std::uint32_t old, std::uint32_t v) {
-    if (p < labels_ || p >= labels_ + n_ || phase_ == Phase::NumberWide) return;
+    if (p < labels_ || p >= labels_ + n_ || phase_ == Phase::NumberWide || phase_ == Phase::Final) return;
     const std::uint64_t i = std::uint64_t(p - labels_);
     if (v > old)
         fail("label[" + std::to_string(i) + "] increased from " + std::to_string(old) + " to " + std::to_string(v));

@@ -69,12 +69,47 @@ TEST(EmuBits, FastDivisionIsExact) {
 
 // ---- the launch planner -------------------------------------------------------------------------
 
+// The pixel pipeline's plans (segment_runs off): the segment plans are checked below.
+cd::LaunchPlan pixel_plan(std::uint64_t w, std::uint64_t h, const LaunchShape& s, bool wide, std::uint64_t temp,
+                          bool for_gpu = true) {
+    cclabel::cuda::Switches sw;
+    sw.segment_runs = false;
+    return cd::plan_launch(w, h, s, wide, temp, for_gpu, sw);
+}
+
+TEST(EmuPlan, SegmentPlansCoverThePicture) {
+    const LaunchShape s{};
+    for (auto [w, h] : std::array<std::pair<std::uint64_t, std::uint64_t>, 8>{
+             {{1, 1}, {31, 7}, {32, 8}, {33, 9}, {33600, 24000}, {65535, 65537}, {0xFFFFFFFFull, 1}, {1, 0xFFFFFFFFull}}}) {
+        const auto p = cd::plan_launch(w, h, s, false, 1000);
+        ASSERT_TRUE(p.error.empty()) << w << "x" << h << ": " << p.error;
+        ASSERT_TRUE(p.segments);
+        EXPECT_FALSE(p.wide);  // one path for every size
+        EXPECT_GE(p.segs_x * s.seg_w, w);
+        EXPECT_LT((p.segs_x - 1) * s.seg_w, w);
+        EXPECT_EQ(p.segs, p.segs_x * h);
+        EXPECT_EQ(p.scan_items, p.segs + 1);
+        EXPECT_GE(p.seg_words, p.segs + 1);
+        EXPECT_GE(p.seg_blocks * s.seg_threads, p.segs);
+        EXPECT_LE(p.seg_blocks, cd::kMaxGridX);
+        EXPECT_GE(p.workspace_bytes, p.off_scan_temp + 1000);
+        EXPECT_GE(p.off_scan_temp, 5 * 4 * p.seg_words);
+        // Five words a segment of 32: 0.625 bytes a pixel, plus CUB's scratch and the alignment.
+        if (p.pixels > 1000000 && w >= 32) {
+            EXPECT_LT(double(p.workspace_bytes - 1000) / double(p.pixels), 0.7) << w << "x" << h;
+        }
+    }
+    EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{32, 8, 32, 1024, 4, 4, 33}, false, 0).error.empty());
+    EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{32, 8, 32, 1024, 4, 4, 32, 100}, false, 0).error.empty());
+    EXPECT_TRUE(cd::plan_launch(10, 10, LaunchShape{4, 2, 4, 8, 2, 1, 3, 5}, false, 0, false).error.empty());
+}
+
 TEST(EmuPlan, CoversThePictureAndRespectsLimits) {
     const LaunchShape s{};
     for (auto [w, h] : std::array<std::pair<std::uint64_t, std::uint64_t>, 9>{
              {{1, 1}, {31, 7}, {32, 8}, {33, 9}, {33600, 24000}, {65535, 65537}, {0xFFFFFFFFull, 1}, {1, 0xFFFFFFFFull},
               {46341, 46341}}}) {
-        const auto p = cd::plan_launch(w, h, s, false, 1000);
+        const auto p = pixel_plan(w, h, s, false, 1000);
         ASSERT_TRUE(p.error.empty()) << w << "x" << h << ": " << p.error;
         EXPECT_EQ(p.pixels, w * h);
         EXPECT_GE(p.tiles_x * s.tile_w, w);
@@ -96,27 +131,27 @@ TEST(EmuPlan, CoversThePictureAndRespectsLimits) {
         }
     }
     // 806 Mpx: the flag path, and 2^31 - 1 is the last flag-path size.
-    EXPECT_FALSE(cd::plan_launch(33600, 24000, s, false, 0).wide);
-    EXPECT_FALSE(cd::plan_launch(0x7FFFFFFFull, 1, s, false, 0).wide);
-    EXPECT_TRUE(cd::plan_launch(0x80000000ull, 1, s, false, 0).wide);
+    EXPECT_FALSE(pixel_plan(33600, 24000, s, false, 0).wide);
+    EXPECT_FALSE(pixel_plan(0x7FFFFFFFull, 1, s, false, 0).wide);
+    EXPECT_TRUE(pixel_plan(0x80000000ull, 1, s, false, 0).wide);
     // More than 2^32 - 1 pixels is refused (65536 x 65536 wraps to 0 in 32 bits).
-    EXPECT_FALSE(cd::plan_launch(65536, 65536, s, false, 0).error.empty());
-    EXPECT_FALSE(cd::plan_launch(65536, 65537, s, false, 0).error.empty());
-    EXPECT_TRUE(cd::plan_launch(65535, 65537, s, false, 0).error.empty());
+    EXPECT_FALSE(pixel_plan(65536, 65536, s, false, 0).error.empty());
+    EXPECT_FALSE(pixel_plan(65536, 65537, s, false, 0).error.empty());
+    EXPECT_TRUE(pixel_plan(65535, 65537, s, false, 0).error.empty());
     // Empty pictures plan nothing.
-    EXPECT_EQ(cd::plan_launch(0, 5, s, false, 0).tiles, 0u);
+    EXPECT_EQ(pixel_plan(0, 5, s, false, 0).tiles, 0u);
     // Shapes the GPU cannot run.
-    EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{48, 8, 32, 1024, 4}, false, 0).error.empty());
-    EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{64, 32, 32, 1024, 4}, false, 0).error.empty());
-    EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{32, 8, 32, 1000, 4}, false, 0).error.empty());
-    EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{32, 8, 32, 1024, 3}, false, 0).error.empty());
-    EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{4, 2, 4, 8, 2}, false, 0).error.empty());
-    EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{32, 8, 32, 1024, 4, 9}, false, 0).error.empty());
+    EXPECT_FALSE(pixel_plan(10, 10, LaunchShape{48, 8, 32, 1024, 4}, false, 0).error.empty());
+    EXPECT_FALSE(pixel_plan(10, 10, LaunchShape{64, 32, 32, 1024, 4}, false, 0).error.empty());
+    EXPECT_FALSE(pixel_plan(10, 10, LaunchShape{32, 8, 32, 1000, 4}, false, 0).error.empty());
+    EXPECT_FALSE(pixel_plan(10, 10, LaunchShape{32, 8, 32, 1024, 3}, false, 0).error.empty());
+    EXPECT_FALSE(pixel_plan(10, 10, LaunchShape{4, 2, 4, 8, 2}, false, 0).error.empty());
+    EXPECT_FALSE(pixel_plan(10, 10, LaunchShape{32, 8, 32, 1024, 4, 9}, false, 0).error.empty());
     // Rows a thread apply to one-warp-wide tiles whose height they divide, else one pixel a thread.
-    EXPECT_EQ(cd::plan_launch(10, 10, LaunchShape{32, 32, 32, 1024, 4, 4}, false, 0).start_threads, 256u);
-    EXPECT_EQ(cd::plan_launch(10, 10, LaunchShape{64, 8, 32, 1024, 4, 4}, false, 0).start_threads, 512u);
-    EXPECT_EQ(cd::plan_launch(10, 10, LaunchShape{32, 6, 32, 1024, 4, 4}, false, 0).start_threads, 192u);
-    EXPECT_TRUE(cd::plan_launch(10, 10, LaunchShape{4, 2, 4, 8, 2}, false, 0, false).error.empty());
+    EXPECT_EQ(pixel_plan(10, 10, LaunchShape{32, 32, 32, 1024, 4, 4}, false, 0).start_threads, 256u);
+    EXPECT_EQ(pixel_plan(10, 10, LaunchShape{64, 8, 32, 1024, 4, 4}, false, 0).start_threads, 512u);
+    EXPECT_EQ(pixel_plan(10, 10, LaunchShape{32, 6, 32, 1024, 4, 4}, false, 0).start_threads, 192u);
+    EXPECT_TRUE(pixel_plan(10, 10, LaunchShape{4, 2, 4, 8, 2}, false, 0, false).error.empty());
 }
 
 // ---- the emulated pipeline against the CPU labeller ----------------------------------------------
@@ -130,7 +165,31 @@ std::vector<Variant> variants() {
     std::vector<Variant> v;
     auto shape = [](std::uint32_t tw, std::uint32_t th, std::uint32_t ww, std::uint32_t nt, std::uint32_t ppt,
                     std::uint32_t rows = 1) { return LaunchShape{tw, th, ww, nt, ppt, rows}; };
+    // The segment pipeline (the default): segments of 32 (16-byte loads where aligned), and narrow
+    // segments so that small pictures cross many seams; blocks of a few threads.
+    auto seg = [](std::uint32_t w, std::uint32_t threads) {
+        Tuning t;
+        t.shape.warp_w = 4;
+        t.shape.seg_w = w;
+        t.shape.seg_threads = threads;
+        return t;
+    };
+    v.push_back({"segments of 32, 3 a block", seg(32, 3)});
+    v.push_back({"segments of 4, 5 a block", seg(4, 5)});
+    v.push_back({"segments of 1, 8 a block", seg(1, 8)});
+    v.push_back({"segments of 3, 2 a block", seg(3, 2)});
+    Tuning sv = seg(5, 4);
+    sv.switches.skip_joins = false;
+    v.push_back({"segments of 5, skip_joins off", sv});
+    sv = seg(2, 4);
+    sv.switches.path_halving = false;
+    v.push_back({"segments of 2, path_halving off", sv});
+    sv = seg(7, 3);
+    sv.switches.cached_loads = false;
+    v.push_back({"segments of 7, cached_loads off", sv});
+    // The pixel pipeline and its switches.
     Tuning t;
+    t.switches.segment_runs = false;
     t.shape = shape(4, 2, 4, 8, 2);
     v.push_back({"all on, 4x2 warp 4, number 8 (2 a thread)", t});
     t.shape = shape(8, 3, 4, 5, 1);
@@ -156,6 +215,7 @@ std::vector<Variant> variants() {
     const LaunchShape small = shape(4, 4, 4, 8, 2, 2);
     for (int k = 0; k < 14; ++k) {
         Tuning o;
+        o.switches.segment_runs = false;
         o.shape = small;
         const char* n = "";
         switch (k) {
@@ -185,6 +245,7 @@ std::vector<Variant> variants() {
         v.push_back({n, o});
     }
     Tuning w;
+    w.switches.segment_runs = false;
     w.shape = small;
     w.force_wide_numbering = true;
     v.push_back({"wide numbering", w});
@@ -197,6 +258,7 @@ std::vector<Variant> variants() {
     w.switches.tile_union_find = true;
     v.push_back({"wide numbering, background_in_start off, Count kernel", w});
     Tuning f;
+    f.switches.segment_runs = false;
     f.shape = shape(8, 3, 4, 5, 1);
     f.switches.fuse_start_connect = true;
     f.switches.count_after_connect = false;
@@ -380,6 +442,49 @@ TEST(Emu, BatchOfOneColourImagesKeepsThemApart) {
                                          "checkerboard 4 x 6x" + std::to_string(h));
         }
     }
+}
+
+// The segment pipeline's 16-byte loads (whole, aligned segments of 32) give PixelTraits' keys.
+TEST(EmuSegments, WordLoadsGiveTheSameKeysAsPixelLoads) {
+    for (PixelFormat f : kFormats) {
+        const auto img = make_image(70, 3, f, random_values(70, 3, 0, 0.2, 9), 16 - (70 * bytes_per_pixel(f)) % 16);
+        ASSERT_EQ(reinterpret_cast<std::uintptr_t>(img.storage.data()) % 16, 0u);
+        cd::Params g;
+        g.img = static_cast<const std::uint8_t*>(img.view().data);
+        g.stride = img.view().stride;
+        g.width = 70;
+        cclabel::detail::dispatch_format(f, [&]<PixelFormat F>() {
+            for (std::uint32_t y = 0; y < 3; ++y) {
+                std::uint32_t fast[32], one[32];
+                cd::load_seg_keys<F>(g, 32, y, 32, fast);  // 16-byte aligned: the word path
+                for (std::uint32_t k = 0; k < 32; ++k) one[k] = cd::key_at<F>(g, 32 + k, y);
+                for (std::uint32_t k = 0; k < 32; ++k) EXPECT_EQ(fast[k], one[k]) << format_name(f) << " pixel " << k;
+            }
+        });
+    }
+}
+
+// Pictures wider than a segment of 32, with rows aligned to 16 bytes (the word loads) and not.
+TEST(EmuSegments, WideRowsAlignedAndNot) {
+    Tuning t;
+    t.shape.warp_w = 4;
+    t.shape.seg_threads = 5;
+    std::uint32_t seed = 300;
+    for (std::int64_t w : {64, 96, 70, 33})
+        for (PixelFormat f : kFormats)
+            for (int conn : {4, 8}) {
+                const int bpp = bytes_per_pixel(f);
+                const bool aligned = seed % 2 == 0;
+                const std::int64_t pad = aligned ? (16 - (w * bpp) % 16) % 16 : 3;
+                const auto vals = random_values(w, 6, seed % 3 == 0 ? 0 : 2 + seed % 2, (seed % 3) * 0.25, seed);
+                const auto img = make_image(w, 6, f, vals, pad, aligned ? 0 : 1);
+                const std::optional<std::uint64_t> bg =
+                    seed % 4 == 1 ? std::optional<std::uint64_t>{0} : std::optional<std::uint64_t>{};
+                expect_emu_matches_cpu(img, conn, bg, Variant{"segments of 32", t}, seed,
+                                       std::string(format_name(f)) + " " + std::to_string(w) + "x6 conn " +
+                                           std::to_string(conn) + (aligned ? " aligned" : " unaligned"));
+                ++seed;
+            }
 }
 
 TEST(Emu, EmptyPictureLaunchesNothing) {

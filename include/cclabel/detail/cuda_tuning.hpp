@@ -9,6 +9,13 @@ namespace cclabel::cuda {
 /// Each idea of the CUDA labeller as a switch. All default on; turning one off never changes the
 /// labels, only the time (the benchmark measures each one off in turn).
 struct Switches {
+    /// The segment pipeline (src/cuda/kernels/segments.cuh): a thread takes seg_w pixels of a row,
+    /// finds their runs and their joins with the row above as bit masks, and the union-find, the
+    /// root counting and the numbering work on runs, not pixels; every label is written once.
+    /// Off: the pixel pipeline below (Start, Connect, Number, one thread a pixel), which the
+    /// switches after this one tune; with it on, of those only skip_joins (the left join across a
+    /// segment seam), path_halving and cached_loads apply.
+    bool segment_runs = true;
     /// Connect joins the row above (up-left, up, up-right) before the left neighbour, so a pixel
     /// attaches to a row that is mostly joined already instead of chaining along its own row.
     bool up_before_left = true;
@@ -75,6 +82,10 @@ struct LaunchShape {
     /// tile_h is a multiple of it, and Start runs as its own kernel with the tile union-find;
     /// otherwise Start takes one pixel a thread. At most 8.
     std::uint32_t rows_per_thread = 4;
+    /// The segment pipeline: pixels of a row a thread (1..32; 32 on the GPU, where a full aligned
+    /// segment is read with 16-byte loads), and threads a block.
+    std::uint32_t seg_w = 32;
+    std::uint32_t seg_threads = 256;
 };
 
 /// Everything that tunes a call without changing its labels.

@@ -70,6 +70,12 @@ struct Params {
     std::uint32_t image_pixels = 0;  ///< width · image_h
     const std::uint32_t* image_base = nullptr;
     FastDiv fd_image_h, fd_image_pixels;
+    // The segment pipeline (segments.cuh, switch segment_runs): segments of seg_w pixels of a row,
+    // segs_x a row, segs in all; five words a segment.
+    std::uint32_t seg_w = 32, segs_x = 0;
+    std::uint64_t segs = 0;
+    FastDiv fd_seg_w, fd_segs_x;
+    std::uint32_t *seg_s = nullptr, *seg_g = nullptr, *seg_zin = nullptr, *seg_zl = nullptr, *seg_zr = nullptr;
 };
 
 /// Whether row @p y is the first row of an image of a batch: nothing joins the row above it.
@@ -96,17 +102,20 @@ CCL_HD std::uint32_t ld_parent(Ops& ops, const Params& g, const std::uint32_t* p
 
 /// Root of @p p, halving the path on the way when the switch is on. Every hop goes to a smaller
 /// index, so a walk has at most `pixels` hops.
+/// With @p coherent every hop is an L2 load whatever cached_loads says (for a root that is stored
+/// as final: a stale one would be wrong there).
 template <class Ops>
-CCL_HD std::uint32_t find_root(Ops& ops, const Params& g, std::uint32_t p) {
+CCL_HD std::uint32_t find_root(Ops& ops, const Params& g, std::uint32_t p, bool coherent = false) {
     const std::uint32_t f = g.flag;
+    auto parent = [&](std::uint32_t k) { return coherent ? ops.ld(&g.labels[k]) : ld_parent(ops, g, &g.labels[k]); };
     for (std::uint64_t it = 0;; ++it) {
         ops.bound(it, g.pixels + 1, "find_root");
-        const std::uint32_t q = ld_parent(ops, g, &g.labels[p]) & ~f;
+        const std::uint32_t q = parent(p) & ~f;
         if (q == p) return p;
         if (g.sw.path_halving) {
             // A stale grandparent is still an ancestor, and atomicMin never undoes a lower parent
             // that another thread just wrote (a plain store could: TESTING F3).
-            const std::uint32_t r = ld_parent(ops, g, &g.labels[q]) & ~f;
+            const std::uint32_t r = parent(q) & ~f;
             if (r != q) ops.amin(&g.labels[p], r | f);
             p = r;
         } else {
