@@ -20,6 +20,10 @@
 // (a row of 5-bit codes or one "same as above" bit a pixel in the scan; numbering run by run or
 // by looking up the row above) are switches (include/cclabel/detail/cpu_tuning.hpp) that never
 // change the labels; the benchmark turns them off one at a time.
+//
+// Pictures whose rows are mostly long runs (drawings) take another path, cpu/run_rows.hpp
+// (Switches::run_length): the same three steps over runs kept outside the label image, which is
+// then written once.
 #include "cpu/label_cpu.hpp"
 
 #include <algorithm>
@@ -29,6 +33,7 @@
 
 #include "cpu/neighbour_code.hpp"
 #include "cpu/row_keys.hpp"
+#include "cpu/run_rows.hpp"
 #include "cpu/simd.hpp"
 
 namespace cclabel::cpu {
@@ -438,8 +443,71 @@ std::uint32_t number_band(const Band& b, const Switches& sw, std::uint64_t w, st
                                             : number_pixels<true>(b, sw, w, out, ext_root, ext_number);
 }
 
+/// Runs work(0 .. nb - 1), band 0 on this thread and the others on threads of their own.
+template <typename Work>
+void run_bands(int nb, Work& work) {
+    std::vector<std::jthread> pool;
+    pool.reserve(std::size_t(nb - 1));
+    for (int i = 1; i < nb; ++i) pool.emplace_back(work, i);
+    work(0);
+}
+
+/// Switches::run_length: mean run length of up to 64 rows spread over the picture, at least this
+/// many pixels, and the runs path labels it. Noise (runs of 1-2 pixels) stays on the pixel path.
+constexpr std::uint64_t kRunLengthMin = 4;
+
+/// Runs the sampled rows hold, and the runs the whole picture is expected to hold (0: use pixels).
+template <PixelFormat F>
+std::uint64_t expected_runs(const detail::Request& r) {
+    const auto w = std::uint32_t(r.width);
+    if (r.pixels() >= 0xFFFFFFFFull - 1 || w < 16) return 0;  // run indices are 32-bit
+    const std::int64_t samples = std::min<std::int64_t>(64, r.height);
+    std::vector<std::uint32_t> keys(w);
+    std::uint64_t starts = 0;
+    for (std::int64_t i = 0; i < samples; ++i) {
+        load_row_keys<F>(r.row(r.height * i / samples + (r.height / samples) / 2), w, keys.data());
+        starts += 1;
+        for (std::uint32_t x = 1; x < w; ++x) starts += keys[x] != keys[x - 1];
+    }
+    if (starts * kRunLengthMin > std::uint64_t(samples) * w) return 0;
+    return starts * std::uint64_t(r.height) / std::uint64_t(samples);
+}
+
+template <PixelFormat F, int Conn>
+std::uint32_t label_runs(const detail::Request& r, const Switches& sw, std::uint64_t expected, std::uint32_t* out) {
+    const int nb = int(std::min<std::int64_t>(r.threads, r.height));
+    const auto w = std::uint64_t(r.width);
+    std::vector<runs::Band> bands(static_cast<std::size_t>(nb));
+    for (int i = 0; i < nb; ++i) {
+        runs::Band& b = bands[std::size_t(i)];
+        b.y0 = r.height * i / nb;
+        b.y1 = r.height * (i + 1) / nb;
+    }
+    // 25% above the sampled estimate, so that the arrays rarely grow.
+    auto reserve = [&](const runs::Band& b) { return std::size_t(expected * std::uint64_t(b.y1 - b.y0) / std::uint64_t(r.height) * 5 / 4); };
+    if (nb == 1) {
+        runs::scan<F, Conn>(r, sw, bands[0], reserve(bands[0]));
+        std::uint32_t n = 0;
+        for (std::uint32_t c : bands[0].block_roots) n += c;
+        runs::number_and_write(bands[0], w, out);
+        return n;
+    }
+    std::uint32_t total = 0;
+    std::barrier sync_scan(nb, [&]() noexcept { total = runs::join_bands<Conn>(bands, w); });
+    auto work = [&](int bi) {
+        runs::Band& b = bands[std::size_t(bi)];
+        runs::scan<F, Conn>(r, sw, b, reserve(b));
+        sync_scan.arrive_and_wait();
+        runs::number_and_write(b, w, out);
+    };
+    run_bands(nb, work);
+    return total;
+}
+
 template <PixelFormat F, int Conn>
 std::uint32_t label_impl(const detail::Request& r, const Switches& sw, std::uint32_t* out) {
+    if (sw.run_length)
+        if (const std::uint64_t expected = expected_runs<F>(r)) return label_runs<F, Conn>(r, sw, expected, out);
     const int nb = int(std::min<std::int64_t>(r.threads, r.height));
     const auto w = std::uint64_t(r.width);
     std::vector<Band> bands(static_cast<std::size_t>(nb));
@@ -519,11 +587,7 @@ std::uint32_t label_impl(const detail::Request& r, const Switches& sw, std::uint
         sync_scan.arrive_and_wait();
         number_band(b, sw, w, out, ext_root, ext_number);
     };
-    std::vector<std::jthread> pool;
-    pool.reserve(std::size_t(nb - 1));
-    for (int i = 1; i < nb; ++i) pool.emplace_back(work, i);
-    work(0);
-    pool.clear();
+    run_bands(nb, work);
     return total;
 }
 

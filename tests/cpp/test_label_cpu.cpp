@@ -2,9 +2,11 @@
 // connectivity, background, thread count, size and row padding.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <tuple>
 
 #include "cclabel/cclabel.hpp"
+#include "label_check.hpp"
 #include "reference/flood_fill.hpp"
 #include "support/test_image.hpp"
 
@@ -91,6 +93,50 @@ TEST(LabelCpu, LabelsIdenticalForEveryThreadCount) {
         ASSERT_EQ(many.count, one.count) << t;
         ASSERT_EQ(many.data, one.data) << t;
     }
+}
+
+/// Random colour indices stretched into runs: cell (x / @p run_w, y / @p run_h) of a random picture,
+/// each row shifted by a few pixels, so that runs overlap the row above in every way (same ends,
+/// one end, diagonal touches). Mean runs are long enough that the CPU labeller takes its
+/// run-length path (Switches::run_length).
+std::vector<std::uint64_t> blocky_values(std::int64_t w, std::int64_t h, std::uint64_t palette, std::int64_t run_w,
+                                         std::int64_t run_h, std::uint32_t seed) {
+    const std::int64_t cw = w / run_w + 2, ch = h / run_h + 1;
+    const auto cells = random_values(cw, ch, palette, 0.2, seed);
+    std::mt19937 rng(seed ^ 0x5bd1e995u);
+    std::vector<std::uint64_t> v(std::size_t(w * h));
+    for (std::int64_t y = 0; y < h; ++y) {
+        const std::int64_t shift = (rng() % 4 == 0) ? std::int64_t(rng() % std::uint32_t(run_w)) : 0;
+        for (std::int64_t x = 0; x < w; ++x)
+            v[std::size_t(y * w + x)] = cells[std::size_t((y / run_h) * cw + (x + shift) / run_w)];
+    }
+    return v;
+}
+
+TEST(LabelCpu, RunLengthPathBlockyPictures) {
+    const std::pair<std::int64_t, std::int64_t> sizes[] = {{16, 3}, {17, 40}, {23, 9}, {64, 64}, {65, 33},
+                                                           {71, 120}, {130, 7}, {301, 97}};
+    std::uint32_t seed = 500;
+    for (PixelFormat f : kFormats)
+        for (auto [w, h] : sizes)
+            for (std::uint64_t pal : {2, 3, 5, 0})
+                for (int conn : {4, 8}) {
+                    const std::int64_t run_w = 4 + seed % 9, run_h = 1 + seed % 3;
+                    const auto img = make_image(w, h, f, blocky_values(w, h, pal, run_w, run_h, seed++), seed % 4 == 0 ? 5 : 0);
+                    for (auto bg : {std::optional<std::uint64_t>{}, std::optional<std::uint64_t>{0}}) {
+                        std::uint32_t n_ref = 0;
+                        const auto ref = flood_fill(img.values, img.width, img.height, conn,
+                                                    reference_background(img.format, bg), &n_ref);
+                        for (int threads : {1, 2, 3, 7}) {
+                            const std::string what = "blocky " + std::string(format_name(f)) + " " + std::to_string(w) +
+                                                     "x" + std::to_string(h) + " palette " + std::to_string(pal) +
+                                                     " conn " + std::to_string(conn) + " threads " +
+                                                     std::to_string(threads) + (bg ? " bg" : "") + " seed " +
+                                                     std::to_string(seed);
+                            expect_labels(img, make_options(img, conn, bg, threads), ref, n_ref, what);
+                        }
+                    }
+                }
 }
 
 TEST(LabelCpu, EmptyImagesGiveZeroRegions) {

@@ -35,6 +35,17 @@ struct Switches {
     /// with their left neighbour's key and neither the key above nor above-right (the top edges of
     /// strokes) take the left label in a short loop of their own, without a code or the table.
     bool left_runs = true;
+    /// Pictures whose sampled rows average at least 4 pixels a run (drawings, masks; 64 rows sampled)
+    /// are labelled as runs (src/cpu/run_rows.hpp): the scan keeps each row as runs (a start and a
+    /// union-find entry each, outside the label image) and unites them with the touching runs above;
+    /// one pass then numbers the runs and writes every label once. The label image is written once
+    /// and never read, instead of written, read and rewritten. Off: the pixel scan above.
+    bool run_length = true;
+    /// In run_length's scan, a run with the same start, end and key as a run above takes that
+    /// run's parent, and so do the runs after it that repeat the row above, up to eight found by
+    /// one vector compare (the rest of the row's runs walk the runs above one by one). Off: one
+    /// run at a time.
+    bool run_blocks = true;
 };
 
 /// cclabel::label on the CPU backend with explicit switches (for the benchmark); returns N.

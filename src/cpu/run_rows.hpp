@@ -1,0 +1,412 @@
+#pragma once
+// The CPU labeller's run-length path (Switches::run_length), for pictures whose rows are mostly
+// long runs of one key (drawings, scans, masks).
+//
+//   1. Scan. Each band decodes a row into keys, finds where a new key starts (eight pixels a
+//      compare, the starts packed by a shuffle table: no branch a pixel) and keeps the row as runs:
+//      a start and a union-find entry each, in arrays of the band's own, not in the label image.
+//      A run unites with the runs of the row above that touch it and hold its key (two pointers
+//      walking both rows). Run 0 of a band stands for the background. Unions hang the larger root
+//      under the smaller, and runs are indexed in raster order, so every set is rooted at its first
+//      run and every parent comes before its child.
+//   2. Seams (several bands). One thread unites the runs that touch across each band seam; a root
+//      hung under another band's run is remembered (Band::hung), not written into the band's arrays.
+//   3. Number and write. Walking its runs in order, a band gives each root the next number and
+//      every other run the number its parent already holds (parents come first), then writes that
+//      number over the run's pixels: the label image is written once and never read.
+// Against the pixel path this saves the label image's second pass (read and rewrite), and the scan
+// works a run at a time instead of a pixel at a time; on noise (runs of one or two pixels) the run
+// arrays would cost more than they save, so label_cpu.cpp samples rows first (use_runs).
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "cclabel/detail/cpu_tuning.hpp"
+#include "core/request.hpp"
+#include "cpu/neighbour_code.hpp"  // CCLABEL_ROW_LOOP
+#include "cpu/row_keys.hpp"
+#include "cpu/simd.hpp"
+
+namespace cclabel::cpu::runs {
+
+/// A growable array of uninitialised 32-bit words (a std::vector would zero what the scan writes).
+struct Words {
+    std::unique_ptr<std::uint32_t[]> p;
+    std::size_t cap = 0;
+    /// Makes room for @p need words, keeping the first @p used.
+    void reserve(std::size_t need, std::size_t used) {
+        if (need <= cap) return;
+        const std::size_t c = std::max(need, cap + cap / 2);
+        auto q = std::make_unique_for_overwrite<std::uint32_t[]>(c);
+        if (used) std::memcpy(q.get(), p.get(), used * 4);
+        p = std::move(q);
+        cap = c;
+    }
+    std::uint32_t* data() const { return p.get(); }
+};
+
+inline constexpr unsigned kBlockShift = 12;  ///< roots are counted per block of 4096 runs
+
+struct Band {
+    std::int64_t y0 = 0, y1 = 0;
+    std::uint32_t runs = 0;  ///< runs of the band, run 0 (the background) included
+    Words parent;            ///< union-find parent (band-local run index); numbers in step 3
+    /// One bit a pixel (LSB first), set where a run starts; a row takes `bit_stride` bytes.
+    std::unique_ptr<std::uint8_t[]> bits;
+    std::size_t bit_stride = 0;
+    std::vector<std::uint32_t> row_first;    ///< rows + 1: index of each row's first run
+    std::vector<std::uint32_t> block_roots;  ///< roots per block of 2^kBlockShift runs
+    /// Starts and keys of the runs of the band's first and last row (for the seams).
+    std::vector<std::uint32_t> first_starts, first_keys, last_starts, last_keys;
+    std::uint32_t first_label = 0;  ///< numbers of this band's roots start after this
+    /// Roots of this band hung under a run of an earlier band by the seams: band-local root ->
+    /// global run index (see join_bands); sorted with their numbers for step 3.
+    std::unordered_map<std::uint32_t, std::uint32_t> hung;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> hung_numbers;
+};
+
+/// kPack[m]: the set bits of m, packed (lane i holds the index of the i-th set bit).
+/// kExpand[m]: for a block of eight pixels whose run starts are the bits of m, lane t holds the
+/// run of pixel t counted from the run of the pixel before the block, less m & 1 (so that lanes
+/// stay within 0..7; the caller adds m & 1 to its base).
+struct Tables {
+    alignas(32) std::array<std::array<std::uint32_t, 8>, 256> pack{}, expand{};
+};
+inline constexpr Tables kTables = [] {
+    Tables t;
+    for (unsigned m = 0; m < 256; ++m) {
+        unsigned k = 0;
+        for (unsigned i = 0; i < 8; ++i) {
+            if (m >> i & 1u) t.pack[m][k++] = i;
+            t.expand[m][i] = unsigned(std::popcount(m & ((2u << i) - 1u))) - (m & 1u);
+        }
+    }
+    return t;
+}();
+
+/// Run starts of a row of keys: each start x (kc[x] != kc[x - 1]; kc[-1] must differ from kc[0])
+/// goes to @p cs and its key to @p ck, and bit x of @p bits is set (the other bits of its bytes
+/// are cleared); returns how many. Reads up to kc[n + 7]; writes up to 8 words past the count.
+inline std::uint32_t run_starts_scalar(const std::uint32_t* kc, std::uint32_t n, std::uint32_t* cs, std::uint32_t* ck,
+                                       std::uint8_t* bits) {
+    std::uint32_t nc = 0;
+    std::memset(bits, 0, (n + 7) / 8);
+    for (std::uint32_t x = 0; x < n; ++x) {
+        const bool st = kc[x] != kc[x - 1];
+        cs[nc] = x;
+        ck[nc] = kc[x];
+        nc += st;
+        bits[x / 8] |= std::uint8_t(unsigned(st) << (x % 8));
+    }
+    return nc;
+}
+
+#if CCLABEL_X86_SIMD
+__attribute__((target("avx2,popcnt"))) inline std::uint32_t run_starts_avx2(const std::uint32_t* kc, std::uint32_t n,
+                                                                             std::uint32_t* cs, std::uint32_t* ck,
+                                                                             std::uint8_t* bits) {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    std::uint32_t nc = 0;
+    for (std::uint32_t x = 0; x < n; x += 8) {
+        const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kc + x));
+        const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kc + x - 1));
+        unsigned m = ~unsigned(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(a, b)))) & 0xFFu;
+        if (x + 8 > n) m &= (1u << (n - x)) - 1u;
+        bits[x / 8] = std::uint8_t(m);
+        const __m256i idx = _mm256_load_si256(reinterpret_cast<const __m256i*>(kTables.pack[m].data()));
+        const __m256i xs = _mm256_add_epi32(_mm256_set1_epi32(int(x)), lane);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(cs + nc), _mm256_permutevar8x32_epi32(xs, idx));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(ck + nc), _mm256_permutevar8x32_epi32(a, idx));
+        nc += unsigned(__builtin_popcount(m));
+    }
+    return nc;
+}
+
+/// Writes a row of labels from its start bits: pixel x takes nums[k], k the number of starts at or
+/// before x (nums[0]: the run before the row, never taken since pixel 0 starts a run). Eight pixels
+/// a shuffle of the eight numbers they can take. With @p room the last block may write up to 7
+/// pixels past @p n.
+__attribute__((target("avx2,popcnt"))) inline void expand_row_avx2(const std::uint8_t* bits, const std::uint32_t* nums,
+                                                                    std::uint32_t n, std::uint32_t* o, bool room) {
+    std::uint32_t x = 0;
+    const std::uint32_t stop = room ? n : n & ~7u;
+    for (; x < stop; x += 8) {
+        const unsigned m = bits[x / 8];
+        const __m256i idx = _mm256_load_si256(reinterpret_cast<const __m256i*>(kTables.expand[m].data()));
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(nums + (m & 1u)));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + x), _mm256_permutevar8x32_epi32(v, idx));
+        nums += unsigned(__builtin_popcount(m));
+    }
+    for (; x < n; ++x) {
+        nums += (bits[x / 8] >> (x % 8)) & 1u;
+        o[x] = *nums;
+    }
+}
+#endif
+
+inline void expand_row_scalar(const std::uint8_t* bits, const std::uint32_t* nums, std::uint32_t n, std::uint32_t* o) {
+    for (std::uint32_t x = 0; x < n; ++x) {
+        nums += (bits[x / 8] >> (x % 8)) & 1u;
+        o[x] = *nums;
+    }
+}
+
+#if CCLABEL_X86_SIMD
+inline const bool kAvx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+#endif
+
+inline std::uint32_t run_starts(const std::uint32_t* kc, std::uint32_t n, std::uint32_t* cs, std::uint32_t* ck,
+                                std::uint8_t* bits) {
+#if CCLABEL_X86_SIMD
+    if (kAvx2) return run_starts_avx2(kc, n, cs, ck, bits);
+#endif
+    return run_starts_scalar(kc, n, cs, ck, bits);
+}
+
+/// Root of run @p x, halving the path on the way.
+inline std::uint32_t find(std::uint32_t* p, std::uint32_t x) {
+    while (p[x] != x) {
+        const std::uint32_t g = p[p[x]];
+        p[x] = g;
+        x = g;
+    }
+    return x;
+}
+
+#if CCLABEL_X86_SIMD
+/// How many runs from cs[0], ck[0] on repeat the runs above from ps[0], pk[0] (same start, end and
+/// key), up to eight (cs[0..8], ps[0..8] are read: starts and ends).
+__attribute__((target("avx2"))) inline unsigned same_runs_avx2(const std::uint32_t* cs, const std::uint32_t* ck,
+                                                                const std::uint32_t* ps, const std::uint32_t* pk) {
+#define CCLABEL_LD(p) _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
+    const __m256i eq = _mm256_and_si256(
+        _mm256_and_si256(_mm256_cmpeq_epi32(CCLABEL_LD(cs), CCLABEL_LD(ps)), _mm256_cmpeq_epi32(CCLABEL_LD(cs + 1), CCLABEL_LD(ps + 1))),
+        _mm256_cmpeq_epi32(CCLABEL_LD(ck), CCLABEL_LD(pk)));
+#undef CCLABEL_LD
+    return unsigned(__builtin_ctz(~unsigned(_mm256_movemask_ps(_mm256_castsi256_ps(eq)))));
+}
+#endif
+
+inline unsigned same_runs(const std::uint32_t* cs, const std::uint32_t* ck, const std::uint32_t* ps,
+                          const std::uint32_t* pk) {
+#if CCLABEL_X86_SIMD
+    if (kAvx2) return same_runs_avx2(cs, ck, ps, pk);
+#endif
+    unsigned t = 0;
+    while (t < 8 && cs[t] == ps[t] && cs[t + 1] == ps[t + 1] && ck[t] == pk[t]) ++t;
+    return t;
+}
+
+/// Scans the rows of band @p b into runs (step 1). @p expected_runs sizes the arrays at first.
+template <PixelFormat F, int Conn>
+void scan(const detail::Request& r, const Switches& sw, Band& b, std::size_t expected_runs) {
+    const auto w = std::uint32_t(r.width);
+    const auto rows = std::size_t(b.y1 - b.y0);
+    std::vector<std::uint32_t> keys(std::size_t(w) + 16);
+    std::uint32_t* kc = keys.data() + 8;  // kc[-1] is read
+    std::vector<std::uint32_t> cs(std::size_t(w) + 24), ck(cs.size()), ps(cs.size()), pk(cs.size());
+    b.row_first.assign(rows + 1, 0);
+    b.parent.reserve(expected_runs + w + 16, 0);
+    b.block_roots.assign((b.parent.cap >> kBlockShift) + 1, 0);
+    b.bit_stride = (std::size_t(w) + 7) / 8;
+    b.bits = std::make_unique_for_overwrite<std::uint8_t[]>(b.bit_stride * rows + 8);
+    b.parent.data()[0] = 0;  // run 0: the background, its own root, never counted
+    std::uint32_t n_runs = 1, np = 0;
+    const bool has_bg = r.has_background, blocks = sw.run_blocks;
+    const std::uint32_t bgk = r.background_key;
+    constexpr std::uint32_t c4 = Conn == 4 ? 1u : 0u;
+    for (std::int64_t y = b.y0; y < b.y1; ++y) {
+        const std::size_t yr = std::size_t(y - b.y0);
+        load_row_keys<F>(r.row(y), w, kc);
+        kc[-1] = ~kc[0];
+        const std::uint32_t nc = run_starts(kc, w, cs.data(), ck.data(), b.bits.get() + yr * b.bit_stride);
+        cs[nc] = w;
+        if (b.parent.cap < std::size_t(n_runs) + nc + 16) {
+            b.parent.reserve(std::size_t(n_runs) + w + 16, n_runs);
+            b.block_roots.resize((b.parent.cap >> kBlockShift) + 1, 0);
+        }
+        std::uint32_t* const par = b.parent.data();
+        std::uint32_t* const blk = b.block_roots.data();
+        b.row_first[yr] = n_runs;
+        const std::uint32_t pbase = n_runs - np;  // index of the row above's first run
+        std::uint32_t j = 0;
+        for (std::uint32_t i = 0; i < nc;) {
+            const std::uint32_t s = cs[i], e = cs[i + 1], k = ck[i], me = n_runs + i;
+            if (has_bg && k == bgk) {
+                par[me] = 0;
+                ++i;
+                continue;
+            }
+            std::uint32_t lab = me;
+            if (np) {
+                // Runs of the row above touching [s, e): they end at or after s (8-connectivity: the
+                // pixel above-left counts) and start at or before e (above-right).
+                while (ps[j + 1] < s + c4) ++j;
+                // The common run: the same start, end and key as a run above, which then is the
+                // only run above with its key to touch it (its neighbours hold other keys). It
+                // takes that run's parent (not its root: numbering needs only an earlier run of
+                // the same set); with run_blocks so do the runs after it that repeat the row above.
+                const std::uint32_t m0 = j + (ps[j + 1] == s);
+                if (ps[m0] == s && ps[m0 + 1] == e && pk[m0] == k) {
+                    if (blocks) {
+                        const unsigned t = same_runs(cs.data() + i, ck.data() + i, ps.data() + m0, pk.data() + m0);
+                        std::memcpy(par + me, par + pbase + m0, 32);  // past t: later runs overwrite
+                        i += t;
+                        j = m0 + t - 1;
+                    } else {
+                        par[me] = par[pbase + m0];
+                        ++i;
+                    }
+                    continue;
+                }
+                for (std::uint32_t m = j; m < np && ps[m] + c4 <= e; ++m) {
+                    if (pk[m] != k) continue;
+                    const std::uint32_t root = find(par, pbase + m);
+                    if (lab == me) {
+                        lab = root;
+                    } else if (root != lab) {
+                        const std::uint32_t lo = std::min(root, lab), hi = std::max(root, lab);
+                        par[hi] = lo;
+                        --blk[hi >> kBlockShift];
+                        lab = lo;
+                    }
+                }
+            }
+            par[me] = lab;
+            blk[me >> kBlockShift] += lab == me;
+            ++i;
+        }
+        if (y == b.y0) {
+            b.first_starts.assign(cs.begin(), cs.begin() + nc);
+            b.first_keys.assign(ck.begin(), ck.begin() + nc);
+        }
+        if (y + 1 == b.y1) {
+            b.last_starts.assign(cs.begin(), cs.begin() + nc);
+            b.last_keys.assign(ck.begin(), ck.begin() + nc);
+        }
+        n_runs += nc;
+        np = nc;
+        std::swap(cs, ps);
+        std::swap(ck, pk);
+    }
+    b.row_first[rows] = n_runs;
+    b.runs = n_runs;
+}
+
+/// Step 3 for band @p b: numbers its runs (roots from first_label + 1, in place of the parents)
+/// and writes the labels, a row at a time.
+inline void number_and_write(Band& b, std::uint64_t w, std::uint32_t* out) {
+    std::uint32_t* const par = b.parent.data();
+    std::uint32_t n = b.first_label;
+    par[0] = 0;
+    std::size_t h = 0;
+    std::uint32_t next_hung = b.hung_numbers.empty() ? 0 : b.hung_numbers[0].first;  // run 0 is in no row
+    for (std::int64_t y = b.y0; y < b.y1; ++y) {
+        const std::size_t yr = std::size_t(y - b.y0);
+        const std::uint32_t r0 = b.row_first[yr], r1 = b.row_first[yr + 1];
+        for (std::uint32_t rr = r0; rr < r1; ++rr) {
+            const std::uint32_t p = par[rr];
+            const bool root = p == rr;
+            if (root && rr == next_hung) [[unlikely]] {
+                par[rr] = b.hung_numbers[h].second;
+                ++h;
+                next_hung = h < b.hung_numbers.size() ? b.hung_numbers[h].first : 0;
+                continue;
+            }
+            n += root;
+            const std::uint32_t up = par[p];
+            par[rr] = root ? n : up;
+        }
+        const std::uint8_t* bits = b.bits.get() + yr * b.bit_stride;
+        std::uint32_t* o = out + std::uint64_t(y) * w;
+#if CCLABEL_X86_SIMD
+        if (kAvx2) {
+            expand_row_avx2(bits, par + r0 - 1, std::uint32_t(w), o, y + 1 < b.y1);
+            continue;
+        }
+#endif
+        expand_row_scalar(bits, par + r0 - 1, std::uint32_t(w), o);
+    }
+}
+
+/// The seams and the bands' first numbers (step 2), for bands scanned by scan(); returns N.
+template <int Conn>
+std::uint32_t join_bands(std::vector<Band>& bands, std::uint64_t w) {
+    const std::size_t nb = bands.size();
+    std::vector<std::uint64_t> off(nb + 1, 0);  // global index of a band's run 0
+    for (std::size_t i = 0; i < nb; ++i) off[i + 1] = off[i] + bands[i].runs;
+    auto band_of = [&](std::uint64_t g) {
+        return std::size_t(std::upper_bound(off.begin(), off.end(), g) - off.begin()) - 1;
+    };
+    // Root of global run g: the root in its band, then across the seams.
+    auto find_global = [&](std::uint64_t g) {
+        for (;;) {
+            const std::size_t bi = band_of(g);
+            Band& b = bands[bi];
+            const std::uint32_t lr = find(b.parent.data(), std::uint32_t(g - off[bi]));
+            const auto it = b.hung.find(lr);
+            if (it == b.hung.end()) return off[bi] + lr;
+            g = it->second;
+        }
+    };
+    for (std::size_t bi = 1; bi < nb; ++bi) {
+        const Band& up = bands[bi - 1];
+        const Band& lo = bands[bi];
+        const std::uint32_t ua = up.row_first[std::size_t(up.y1 - up.y0) - 1], un = up.runs - ua;
+        const std::uint32_t la = lo.row_first[0], ln = lo.row_first[1] - la;
+        const std::uint32_t* us = up.last_starts.data();
+        const std::uint32_t* ls = lo.first_starts.data();
+        auto u_end = [&](std::uint32_t m) { return m + 1 < un ? us[m + 1] : std::uint32_t(w); };
+        constexpr std::uint32_t c4 = Conn == 4 ? 1u : 0u;
+        std::uint32_t j = 0;
+        for (std::uint32_t i = 0; i < ln; ++i) {
+            const std::uint32_t s = ls[i], e = i + 1 < ln ? ls[i + 1] : std::uint32_t(w), k = lo.first_keys[i];
+            if (lo.parent.data()[la + i] == 0) continue;  // background
+            while (j + 1 < un && u_end(j) < s + c4) ++j;
+            for (std::uint32_t m = j; m < un && us[m] + c4 <= e; ++m) {
+                if (up.last_keys[m] != k || u_end(m) < s + c4) continue;
+                std::uint64_t a = find_global(off[bi - 1] + ua + m), c = find_global(off[bi] + la + i);
+                if (a == c) continue;
+                if (a > c) std::swap(a, c);
+                const std::size_t ba = band_of(a), bc = band_of(c);
+                Band& hb = bands[bc];
+                --hb.block_roots[std::size_t((c - off[bc]) >> kBlockShift)];
+                if (ba == bc)
+                    hb.parent.data()[c - off[bc]] = std::uint32_t(a - off[bc]);
+                else
+                    hb.hung.emplace(std::uint32_t(c - off[bc]), std::uint32_t(a));
+            }
+        }
+    }
+    std::uint32_t next = 0;
+    for (Band& b : bands) {
+        b.first_label = next;
+        for (std::uint32_t c : b.block_roots) next += c;
+    }
+    // A final root's number: its band's first label, the roots of the blocks before it and those of
+    // its own block up to it (roots hung across a seam still look like roots in their arrays).
+    auto number_of = [&](std::uint64_t g) {
+        const std::size_t bi = band_of(g);
+        const Band& b = bands[bi];
+        const auto l = std::uint32_t(g - off[bi]);
+        std::uint32_t n = b.first_label;
+        for (std::uint32_t k = 0; k < (l >> kBlockShift); ++k) n += b.block_roots[k];
+        const std::uint32_t* par = b.parent.data();
+        for (std::uint32_t i = std::max<std::uint32_t>(1, l >> kBlockShift << kBlockShift); i <= l; ++i)
+            n += par[i] == i && par[i] != 0 && !b.hung.contains(i);
+        return n;
+    };
+    for (std::size_t bi = 0; bi < nb; ++bi) {
+        Band& b = bands[bi];
+        for (const auto& [local, target] : b.hung) b.hung_numbers.emplace_back(local, number_of(find_global(target)));
+        std::sort(b.hung_numbers.begin(), b.hung_numbers.end());
+    }
+    return next;
+}
+
+}  // namespace cclabel::cpu::runs
