@@ -125,6 +125,10 @@ StreamedResult label_streamed(const std::function<std::unique_ptr<io::TiffRowRea
     for (std::uint64_t i = 0; i < above.size(); ++i) first[(bands - 1) * grid.nx + i] = std::move(above[i].first_index);
     above = {};
     in.reset();
+    // The band buffers go back before the resolve, whose tables (about 40 bytes a tile label at
+    // their peak) are the other large item; pass 2 takes them again.
+    pixels = {};
+    local = {};
 
     const Resolution res = resolve_tiles(first, seams);
     result.count = res.count;
@@ -137,6 +141,8 @@ StreamedResult label_streamed(const std::function<std::unique_ptr<io::TiffRowRea
     if (!open_output) return result;
 
     // Pass 2: the same tiles again, relabelled and written band by band.
+    pixels.resize(std::size_t(W) * std::size_t(grid.th) * std::size_t(bpp));
+    local.resize(std::size_t(W) * std::size_t(grid.th));
     in = open();
     if (in->width() != W || in->height() != H || in->format() != format)
         throw Error("the picture changed between the two passes");
