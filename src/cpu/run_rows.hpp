@@ -50,7 +50,7 @@ struct Words {
     std::uint32_t* data() const { return p.get(); }
 };
 
-inline constexpr unsigned kBlockShift = 12;  ///< roots are counted per block of 4096 runs
+inline constexpr unsigned kBlockShift = 8;  ///< roots are counted per block of 256 runs
 
 struct Band {
     std::int64_t y0 = 0, y1 = 0;
@@ -60,7 +60,7 @@ struct Band {
     std::unique_ptr<std::uint8_t[]> bits;
     std::size_t bit_stride = 0;
     std::vector<std::uint32_t> row_first;    ///< rows + 1: index of each row's first run
-    std::vector<std::uint32_t> block_roots;  ///< roots per block of 2^kBlockShift runs
+    std::vector<std::uint32_t> block_roots;  ///< roots per block of 2^kBlockShift runs (for the seams)
     /// Starts and keys of the runs of the band's first and last row (for the seams).
     std::vector<std::uint32_t> first_starts, first_keys, last_starts, last_keys;
     std::uint32_t first_label = 0;  ///< numbers of this band's roots start after this
@@ -107,22 +107,62 @@ inline std::uint32_t run_starts_scalar(const std::uint32_t* kc, std::uint32_t n,
 }
 
 #if CCLABEL_X86_SIMD
+/// One block of eight pixels from x on, keys @p a, starts @p m (bit t: pixel x + t starts a run):
+/// appends the starts and their keys at @p nc, writes the bits; returns the new count.
+__attribute__((target("avx2,popcnt"))) inline std::uint32_t pack_starts_avx2(__m256i a, unsigned m, std::uint32_t x,
+                                                                              std::uint32_t* cs, std::uint32_t* ck,
+                                                                              std::uint8_t* bits, std::uint32_t nc) {
+    bits[x / 8] = std::uint8_t(m);
+    const __m256i idx = _mm256_load_si256(reinterpret_cast<const __m256i*>(kTables.pack[m].data()));
+    const __m256i xs = _mm256_add_epi32(_mm256_set1_epi32(int(x)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(cs + nc), _mm256_permutevar8x32_epi32(xs, idx));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(ck + nc), _mm256_permutevar8x32_epi32(a, idx));
+    return nc + unsigned(__builtin_popcount(m));
+}
+
 __attribute__((target("avx2,popcnt"))) inline std::uint32_t run_starts_avx2(const std::uint32_t* kc, std::uint32_t n,
                                                                              std::uint32_t* cs, std::uint32_t* ck,
                                                                              std::uint8_t* bits) {
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     std::uint32_t nc = 0;
     for (std::uint32_t x = 0; x < n; x += 8) {
         const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kc + x));
         const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kc + x - 1));
         unsigned m = ~unsigned(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(a, b)))) & 0xFFu;
         if (x + 8 > n) m &= (1u << (n - x)) - 1u;
-        bits[x / 8] = std::uint8_t(m);
-        const __m256i idx = _mm256_load_si256(reinterpret_cast<const __m256i*>(kTables.pack[m].data()));
-        const __m256i xs = _mm256_add_epi32(_mm256_set1_epi32(int(x)), lane);
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(cs + nc), _mm256_permutevar8x32_epi32(xs, idx));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(ck + nc), _mm256_permutevar8x32_epi32(a, idx));
-        nc += unsigned(__builtin_popcount(m));
+        nc = pack_starts_avx2(a, m, x, cs, ck, bits, nc);
+    }
+    return nc;
+}
+
+/// run_starts straight from a row of RGB8 pixels (no row of keys): each pixel's left neighbour's key
+/// comes from the same eight-pixel decode, shifted by one lane.
+__attribute__((target("avx2,popcnt"))) inline std::uint32_t rgb8_run_starts_avx2(const std::uint8_t* row, std::uint32_t n,
+                                                                                  std::uint32_t* cs, std::uint32_t* ck,
+                                                                                  std::uint8_t* bits) {
+    const __m256i rot = _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6);
+    std::uint32_t nc = 0, x = 0;
+    // Lane 7 holds the key of the pixel before the block (pixel 0: differs from pixel 0's key).
+    const std::uint32_t k0 = std::uint32_t(row[0]) | std::uint32_t(row[1]) << 8 | std::uint32_t(row[2]) << 16;
+    __m256i before = _mm256_set1_epi32(int(~k0));
+    for (; x + 11 <= n; x += 8) {  // the 32-byte load stays within the row
+        const __m256i a = simd::rgb8_keys8_avx2(row + std::size_t(x) * 3);
+        const __m256i shifted = _mm256_permutevar8x32_epi32(a, rot);
+        const __m256i b = _mm256_blend_epi32(shifted, before, 1);
+        before = shifted;
+        const unsigned m = ~unsigned(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(a, b)))) & 0xFFu;
+        nc = pack_starts_avx2(a, m, x, cs, ck, bits, nc);
+    }
+    std::uint32_t last = std::uint32_t(_mm256_cvtsi256_si32(before));  // the key of pixel x - 1
+    std::memset(bits + x / 8, 0, (n - x + 7) / 8);
+    for (; x < n; ++x) {
+        const std::uint8_t* p = row + std::size_t(x) * 3;
+        const std::uint32_t k = std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16;
+        const bool st = k != last;
+        cs[nc] = x;
+        ck[nc] = k;
+        nc += st;
+        bits[x / 8] |= std::uint8_t(unsigned(st) << (x % 8));
+        last = k;
     }
     return nc;
 }
@@ -160,11 +200,19 @@ inline void expand_row_scalar(const std::uint8_t* bits, const std::uint32_t* num
 inline const bool kAvx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
 #endif
 
+// The helpers below take V: true in the AVX2 copies of the row loops (scan and number_and_write are
+// compiled twice, so that the AVX2 helpers inline), false in the portable ones.
+#if CCLABEL_X86_SIMD
+#define CCLABEL_IF_AVX2(V, call) \
+    if constexpr (V) return call
+#else
+#define CCLABEL_IF_AVX2(V, call)
+#endif
+
+template <bool V>
 inline std::uint32_t run_starts(const std::uint32_t* kc, std::uint32_t n, std::uint32_t* cs, std::uint32_t* ck,
                                 std::uint8_t* bits) {
-#if CCLABEL_X86_SIMD
-    if (kAvx2) return run_starts_avx2(kc, n, cs, ck, bits);
-#endif
+    CCLABEL_IF_AVX2(V, run_starts_avx2(kc, n, cs, ck, bits));
     return run_starts_scalar(kc, n, cs, ck, bits);
 }
 
@@ -192,19 +240,49 @@ __attribute__((target("avx2"))) inline unsigned same_runs_avx2(const std::uint32
 }
 #endif
 
+template <bool V>
 inline unsigned same_runs(const std::uint32_t* cs, const std::uint32_t* ck, const std::uint32_t* ps,
                           const std::uint32_t* pk) {
-#if CCLABEL_X86_SIMD
-    if (kAvx2) return same_runs_avx2(cs, ck, ps, pk);
-#endif
+    CCLABEL_IF_AVX2(V, same_runs_avx2(cs, ck, ps, pk));
     unsigned t = 0;
     while (t < 8 && cs[t] == ps[t] && cs[t + 1] == ps[t + 1] && ck[t] == pk[t]) ++t;
     return t;
 }
 
+/// Bit t set: run t of the row above (of @p left, counted from the first that may touch) starts at
+/// or before @p last and holds key @p k (reads eight starts and keys).
+inline unsigned touch_mask_scalar(const std::uint32_t* ps, const std::uint32_t* pk, std::uint32_t left,
+                                  std::uint32_t last, std::uint32_t k) {
+    unsigned mk = 0;
+    for (unsigned t = 0; t < 8 && t < left; ++t) mk |= unsigned(ps[t] <= last && pk[t] == k) << t;
+    return mk;
+}
+
+#if CCLABEL_X86_SIMD
+__attribute__((target("avx2"))) inline unsigned touch_mask_avx2(const std::uint32_t* ps, const std::uint32_t* pk,
+                                                                 std::uint32_t left, std::uint32_t last, std::uint32_t k) {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i st = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ps));
+    const __m256i key = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pk));
+    // Starts are below 2^31, so signed compares do.
+    const __m256i late = _mm256_cmpgt_epi32(st, _mm256_set1_epi32(int(last)));
+    const __m256i valid = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(std::min<std::uint32_t>(left, 8))), lane);
+    const __m256i hit = _mm256_and_si256(_mm256_andnot_si256(late, _mm256_cmpeq_epi32(key, _mm256_set1_epi32(int(k)))), valid);
+    return unsigned(_mm256_movemask_ps(_mm256_castsi256_ps(hit)));
+}
+#endif
+
+template <bool V>
+inline unsigned touch_mask(const std::uint32_t* ps, const std::uint32_t* pk, std::uint32_t left, std::uint32_t last,
+                           std::uint32_t k) {
+    CCLABEL_IF_AVX2(V, touch_mask_avx2(ps, pk, left, last, k));
+    return touch_mask_scalar(ps, pk, left, last, k);
+}
+
 /// Scans the rows of band @p b into runs (step 1). @p expected_runs sizes the arrays at first.
-template <PixelFormat F, int Conn>
-void scan(const detail::Request& r, const Switches& sw, Band& b, std::size_t expected_runs) {
+template <PixelFormat F, int Conn, bool V>
+[[gnu::always_inline]] inline void scan_body(const detail::Request& r, const Switches& sw, Band& b,
+                                             std::size_t expected_runs) {
     const auto w = std::uint32_t(r.width);
     const auto rows = std::size_t(b.y1 - b.y0);
     std::vector<std::uint32_t> keys(std::size_t(w) + 16);
@@ -217,14 +295,23 @@ void scan(const detail::Request& r, const Switches& sw, Band& b, std::size_t exp
     b.bits = std::make_unique_for_overwrite<std::uint8_t[]>(b.bit_stride * rows + 8);
     b.parent.data()[0] = 0;  // run 0: the background, its own root, never counted
     std::uint32_t n_runs = 1, np = 0;
-    const bool has_bg = r.has_background, blocks = sw.run_blocks;
+    const bool has_bg = r.has_background, blocks = sw.run_blocks, masks = sw.run_masks;
     const std::uint32_t bgk = r.background_key;
     constexpr std::uint32_t c4 = Conn == 4 ? 1u : 0u;
     for (std::int64_t y = b.y0; y < b.y1; ++y) {
         const std::size_t yr = std::size_t(y - b.y0);
-        load_row_keys<F>(r.row(y), w, kc);
-        kc[-1] = ~kc[0];
-        const std::uint32_t nc = run_starts(kc, w, cs.data(), ck.data(), b.bits.get() + yr * b.bit_stride);
+        std::uint8_t* const bits = b.bits.get() + yr * b.bit_stride;
+        std::uint32_t nc;
+#if CCLABEL_X86_SIMD
+        if constexpr (F == PixelFormat::RGB8 && V) {
+            nc = rgb8_run_starts_avx2(r.row(y), w, cs.data(), ck.data(), bits);
+        } else
+#endif
+        {
+            load_row_keys<F>(r.row(y), w, kc);
+            kc[-1] = ~kc[0];
+            nc = run_starts<V>(kc, w, cs.data(), ck.data(), bits);
+        }
         cs[nc] = w;
         if (b.parent.cap < std::size_t(n_runs) + nc + 16) {
             b.parent.reserve(std::size_t(n_runs) + w + 16, n_runs);
@@ -254,7 +341,7 @@ void scan(const detail::Request& r, const Switches& sw, Band& b, std::size_t exp
                 const std::uint32_t m0 = j + (ps[j + 1] == s);
                 if (ps[m0] == s && ps[m0 + 1] == e && pk[m0] == k) {
                     if (blocks) {
-                        const unsigned t = same_runs(cs.data() + i, ck.data() + i, ps.data() + m0, pk.data() + m0);
+                        const unsigned t = same_runs<V>(cs.data() + i, ck.data() + i, ps.data() + m0, pk.data() + m0);
                         std::memcpy(par + me, par + pbase + m0, 32);  // past t: later runs overwrite
                         i += t;
                         j = m0 + t - 1;
@@ -264,8 +351,7 @@ void scan(const detail::Request& r, const Switches& sw, Band& b, std::size_t exp
                     }
                     continue;
                 }
-                for (std::uint32_t m = j; m < np && ps[m] + c4 <= e; ++m) {
-                    if (pk[m] != k) continue;
+                auto join = [&](std::uint32_t m) {
                     const std::uint32_t root = find(par, pbase + m);
                     if (lab == me) {
                         lab = root;
@@ -275,6 +361,21 @@ void scan(const detail::Request& r, const Switches& sw, Band& b, std::size_t exp
                         --blk[hi >> kBlockShift];
                         lab = lo;
                     }
+                };
+                if (masks && (np - j <= 8 || ps[j + 8] + c4 > e)) {
+                    // Switches::run_masks: the (at most eight) runs above that touch, as a bit
+                    // mask of those holding the key; one of them (the usual case) gives its
+                    // parent, as above, and only two or more need their roots and a union.
+                    unsigned mk = touch_mask<V>(ps.data() + j, pk.data() + j, np - j, e - c4, k);
+                    if (mk && !(mk & (mk - 1))) {
+                        par[me] = par[pbase + j + unsigned(std::countr_zero(mk))];
+                        ++i;
+                        continue;
+                    }
+                    for (; mk; mk &= mk - 1) join(j + unsigned(std::countr_zero(mk)));
+                } else {
+                    for (std::uint32_t m = j; m < np && ps[m] + c4 <= e; ++m)
+                        if (pk[m] == k) join(m);
                 }
             }
             par[me] = lab;
@@ -298,9 +399,26 @@ void scan(const detail::Request& r, const Switches& sw, Band& b, std::size_t exp
     b.runs = n_runs;
 }
 
+#if CCLABEL_X86_SIMD
+template <PixelFormat F, int Conn>
+__attribute__((target("avx2,popcnt"), flatten)) void scan_avx2(const detail::Request& r, const Switches& sw, Band& b,
+                                                      std::size_t expected_runs) {
+    scan_body<F, Conn, true>(r, sw, b, expected_runs);
+}
+#endif
+
+template <PixelFormat F, int Conn>
+void scan(const detail::Request& r, const Switches& sw, Band& b, std::size_t expected_runs) {
+#if CCLABEL_X86_SIMD
+    if (kAvx2) return scan_avx2<F, Conn>(r, sw, b, expected_runs);
+#endif
+    scan_body<F, Conn, false>(r, sw, b, expected_runs);
+}
+
 /// Step 3 for band @p b: numbers its runs (roots from first_label + 1, in place of the parents)
 /// and writes the labels, a row at a time.
-inline void number_and_write(Band& b, std::uint64_t w, std::uint32_t* out) {
+template <bool V>
+[[gnu::always_inline]] inline void number_and_write_body(Band& b, std::uint64_t w, std::uint32_t* out) {
     std::uint32_t* const par = b.parent.data();
     std::uint32_t n = b.first_label;
     par[0] = 0;
@@ -325,13 +443,26 @@ inline void number_and_write(Band& b, std::uint64_t w, std::uint32_t* out) {
         const std::uint8_t* bits = b.bits.get() + yr * b.bit_stride;
         std::uint32_t* o = out + std::uint64_t(y) * w;
 #if CCLABEL_X86_SIMD
-        if (kAvx2) {
+        if constexpr (V) {
             expand_row_avx2(bits, par + r0 - 1, std::uint32_t(w), o, y + 1 < b.y1);
             continue;
         }
 #endif
         expand_row_scalar(bits, par + r0 - 1, std::uint32_t(w), o);
     }
+}
+
+#if CCLABEL_X86_SIMD
+__attribute__((target("avx2,popcnt"), flatten)) inline void number_and_write_avx2(Band& b, std::uint64_t w, std::uint32_t* out) {
+    number_and_write_body<true>(b, w, out);
+}
+#endif
+
+inline void number_and_write(Band& b, std::uint64_t w, std::uint32_t* out) {
+#if CCLABEL_X86_SIMD
+    if (kAvx2) return number_and_write_avx2(b, w, out);
+#endif
+    number_and_write_body<false>(b, w, out);
 }
 
 /// The seams and the bands' first numbers (step 2), for bands scanned by scan(); returns N.
@@ -390,15 +521,32 @@ std::uint32_t join_bands(std::vector<Band>& bands, std::uint64_t w) {
     }
     // A final root's number: its band's first label, the roots of the blocks before it and those of
     // its own block up to it (roots hung across a seam still look like roots in their arrays).
+    // Per band: the roots hung across a seam, sorted, and the roots before each block.
+    std::vector<std::vector<std::uint32_t>> hung_sorted(nb);
+    std::vector<std::vector<std::uint32_t>> before_block(nb);
+    for (std::size_t bi = 0; bi < nb; ++bi) {
+        for (const auto& kv : bands[bi].hung) hung_sorted[bi].push_back(kv.first);
+        std::sort(hung_sorted[bi].begin(), hung_sorted[bi].end());
+        std::vector<std::uint32_t>& pre = before_block[bi];
+        pre.resize(bands[bi].block_roots.size() + 1, 0);
+        for (std::size_t k = 0; k < bands[bi].block_roots.size(); ++k) pre[k + 1] = pre[k] + bands[bi].block_roots[k];
+    }
+    // A final root's number: its band's first label, the roots of the blocks before it and those of
+    // its own block up to it (roots hung across a seam still look like roots in their arrays).
+    std::unordered_map<std::uint64_t, std::uint32_t> numbers;
     auto number_of = [&](std::uint64_t g) {
+        const auto [it, fresh] = numbers.try_emplace(g, 0);
+        if (!fresh) return it->second;
         const std::size_t bi = band_of(g);
         const Band& b = bands[bi];
         const auto l = std::uint32_t(g - off[bi]);
-        std::uint32_t n = b.first_label;
-        for (std::uint32_t k = 0; k < (l >> kBlockShift); ++k) n += b.block_roots[k];
+        const std::uint32_t first = std::max<std::uint32_t>(1, l >> kBlockShift << kBlockShift);
+        std::uint32_t n = b.first_label + before_block[bi][l >> kBlockShift];
         const std::uint32_t* par = b.parent.data();
-        for (std::uint32_t i = std::max<std::uint32_t>(1, l >> kBlockShift << kBlockShift); i <= l; ++i)
-            n += par[i] == i && par[i] != 0 && !b.hung.contains(i);
+        for (std::uint32_t i = first; i <= l; ++i) n += par[i] == i;
+        const auto& hs = hung_sorted[bi];
+        n -= std::uint32_t(std::lower_bound(hs.begin(), hs.end(), l + 1) - std::lower_bound(hs.begin(), hs.end(), first));
+        it->second = n;
         return n;
     };
     for (std::size_t bi = 0; bi < nb; ++bi) {

@@ -54,8 +54,9 @@ inline std::uint32_t expect_labels(const TestImage& img, const Options& o, const
         with_off("left_runs", [](cpu::Switches& s) { s.left_runs = false; });
         with_off("run_length", [](cpu::Switches& s) { s.run_length = false; });
         with_off("run_blocks", [](cpu::Switches& s) { s.run_blocks = false; });
+        with_off("run_masks", [](cpu::Switches& s) { s.run_masks = false; });
         with_off("every switch", [](cpu::Switches& s) {
-            s.number_from_above = s.predict_stretchy = s.up_mask_scan = s.left_runs = s.run_length = s.run_blocks = false;
+            s.number_from_above = s.predict_stretchy = s.up_mask_scan = s.left_runs = s.run_length = s.run_blocks = s.run_masks = false;
         });
     }
     return res.count;

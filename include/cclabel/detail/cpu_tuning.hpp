@@ -46,6 +46,11 @@ struct Switches {
     /// one vector compare (the rest of the row's runs walk the runs above one by one). Off: one
     /// run at a time.
     bool run_blocks = true;
+    /// In run_length's scan, the runs above that touch a run (up to eight) are compared with it
+    /// at once (one vector compare of their starts and keys, a bit mask of matches): a run with
+    /// one match takes that run's parent with no root search; only two matches or more unite.
+    /// Off: the runs above are walked one by one, each match looked up to its root.
+    bool run_masks = true;
 };
 
 /// cclabel::label on the CPU backend with explicit switches (for the benchmark); returns N.
