@@ -13,10 +13,10 @@ raster order of each region's first pixel. The graph:
    A merge reads only its children's border runs: it finds the equivalences across all the
    block's inner seams in one sorted pass (runs that face each other with equal keys; for
    8-connectivity also one step along the seam, which covers the corners where four chunks meet),
-   joins them by one union-find (the C++ resolve of :mod:`cclabel.tiles`), and passes up the new
-   group's border runs (each region's id the smallest first-pixel index it has reached) and its
-   closed ids, and aside, for the chunks below it, the ids it renamed. No task sees more than one
-   block's borders, and its cost is a fixed number of NumPy passes over their runs;
+   joins them by one union-find, and passes up the new group's border runs (each region's id the
+   smallest first-pixel index it has reached) and its closed ids, and aside, for the chunks below
+   it, the ids it renamed. No task sees more than one block's borders; a merge is one C++ call
+   (python/src/tree_merge.cpp), linear in its children's runs and closed ids apart from two sorts;
 3. the root of the tree holds every region's id, sorted: a region's global number is the rank of
    its id;
 4. one task per chunk relabels its local labels: each local label's first-pixel index, renamed by
@@ -113,102 +113,23 @@ def _chunk(block, *, x0, y0, image_width, connectivity, background, backend):
     return (labels, first), leaf
 
 
-def _distinct(v):
-    """The distinct values of v, ascending (np.unique without its overhead on small arrays)."""
-    v = np.sort(v)
-    return v[np.concatenate(([True], v[1:] != v[:-1]))] if v.size else v
-
-
-def _components(a, b):
-    """The equivalences a[i] ~ b[i] (int64 ids) resolved by one union-find (the C++ resolve_tiles,
-    all ids as the labels of one tile): returns (renamed, to), the ids that are not the smallest of
-    their component, ascending, and that smallest id. (One merge's ids are far fewer than 2**32,
-    the limit of a tile's labels: each is a run on its children's borders.)"""
-    k = a.size
-    both = np.empty(2 * k, np.int64)
-    both[0::2], both[1::2] = a, b  # interleaved: the pairs as resolve_tiles reads them
-    order = np.argsort(both, kind="stable")
-    v = both[order]
-    new = np.empty(v.size, bool)
-    new[0] = True
-    np.not_equal(v[1:], v[:-1], out=new[1:])
-    nodes = v[new]
-    pairs = np.empty(2 * k, np.uint32)
-    pairs[order] = np.cumsum(new, dtype=np.uint32)  # each id's label 1..len(nodes)
-    _, maps = _cclabel._resolve([nodes.astype(np.uint64)], [(0, 0, pairs)])
-    number = maps[0][1:].astype(np.intp)  # 1..n, numbered in order of each component's smallest id
-    new = np.empty(number.size, bool)
-    new[0] = True
-    np.greater(number[1:], np.maximum.accumulate(number)[:-1], out=new[1:])  # a component's first node
-    root = nodes[np.flatnonzero(new)[number - 1]]
-    moved = root != nodes
-    return nodes[moved], root[moved]
-
-
 def _merge(*children, y0, x0, h, w, seams, connectivity):
-    """Task 2: joins a grid of neighbouring groups (children, row-major) into the group (y0, x0,
-    h, w). ``seams``: the grid's inner seams, ascending, each as 2 * y for the row of groups that
-    starts at y and 2 * x + 1 for the column that starts at x. Returns ((runs, closed), (renamed,
-    to)): the new group's border runs and closed ids, and aside, for the chunks below it, the ids
-    it renamed (ascending) and their new ids.
+    """Task 2: joins a grid of neighbouring groups (children, row-major; each (runs, closed)) into
+    the group (y0, x0, h, w). ``seams``: the grid's inner seams, ascending, each as 2 * y for the
+    row of groups that starts at y and 2 * x + 1 for the column that starts at x. Returns ((runs,
+    closed), (renamed, to)): the new group's border runs and closed ids, and aside, for the chunks
+    below it, the ids it renamed (ascending) and their new ids.
 
-    The work is a fixed number of NumPy passes over all the children's runs together, however
-    many children there are: the equivalences across every inner seam at once, one union-find,
-    one rename, the new border."""
-    runs = np.concatenate([c[0] for c in children], axis=1)
-    side, line, lo, hi, key, ids = runs
-    y1, x1 = y0 + h - 1, x0 + w - 1
-    outer = line == np.array((y0, y1, x0, x1))[side]  # on the group's own border
-    odd = (side & 1).astype(bool)  # bottom and right sides face the seam after them
-    # Each inner seam gets its own stretch of one axis, S apart: one sorted pass over the runs that
-    # face a seam finds, for every run on the side before a seam (a), the runs on the side after it
-    # (b) that it touches, on all seams at once.
-    S = max(h, w) + 2
-    rank = np.searchsorted(np.asarray(seams, np.int64), 2 * (line + odd) + (side >> 1))
-    base = rank * S - np.array((x0, x0, y0, y0))[side]
-    s_a = np.flatnonzero(odd & ~outer)
-    s_b = np.flatnonzero(~(odd | outer))
-    s_b = s_b[np.argsort(lo[s_b] + base[s_b], kind="stable")]  # a seam's b runs are disjoint
-    b_lo, b_hi = base[s_b] + lo[s_b], base[s_b] + hi[s_b]
-    reach = 1 if connectivity == 8 else 0  # 8: a neighbour one step along the seam touches too
-    a_lo, a_hi = base[s_a] + (lo[s_a] - reach), base[s_a] + (hi[s_a] + reach)
-    first = np.searchsorted(b_hi, a_lo, side="right")  # the b runs [first, last) meet a's run
-    count = np.maximum(np.searchsorted(b_lo, a_hi, side="left") - first, 0)
-    total = int(count.sum())
-    renamed = None
-    if total:
-        ia = np.repeat(s_a, count)
-        ib = s_b[np.repeat(first - (np.cumsum(count) - count), count) + np.arange(total)]
-        same = key[ia] == key[ib]
-        if same.any():
-            renamed, to = _components(ids[ia[same]], ids[ib[same]])
-    if renamed is not None and renamed.size:
-        i = np.minimum(np.searchsorted(renamed, ids), renamed.size - 1)
-        hit = renamed[i] == ids
-        ids = ids.copy()
-        ids[hit] = to[i[hit]]
-    else:
-        renamed = to = np.zeros(0, np.int64)
-    # The new border: the runs on the group's outer sides, sorted along each side; runs of one key
-    # and one id that continue from one child into the next become one.
-    at = np.flatnonzero(outer)
-    at = at[np.lexsort((lo[at], side[at]))]
-    out = runs[:, at]
-    out[5] = ids[at]
-    if out.shape[1] > 1:
-        cont = (out[(0, 2, 4, 5), 1:] == out[(0, 3, 4, 5), :-1]).all(axis=0)
-        if cont.any():
-            keep = np.flatnonzero(np.concatenate(([True], ~cont)))
-            hi_end = out[3, np.append(keep[1:] - 1, out.shape[1] - 1)]
-            out = out[:, keep]
-            out[3] = hi_end
-    # Ids that no longer reach the border are closed: no later merge can rename them.
-    roots = _distinct(ids)
-    still_open = _distinct(out[5])
-    pos = np.minimum(np.searchsorted(still_open, roots), max(still_open.size - 1, 0))
-    newly_closed = roots[still_open[pos] != roots] if still_open.size else roots
-    closed = np.concatenate([c[1] for c in children] + [newly_closed.astype(np.uint64)])
-    return (out, closed), (renamed.astype(np.uint64), to.astype(np.uint64))
+    One C++ call (``_cclabel._tree_merge``, python/src/tree_merge.cpp), linear in the children's
+    runs and closed ids apart from two sorts: the equivalences across every inner seam at once
+    (runs that face each other with equal keys; for 8-connectivity also one step along the seam,
+    which covers the corners where four groups meet), one union-find whose roots are the smallest
+    ids, the outer sides' runs renamed, sorted and joined where they continue one another, and the
+    closed ids: the children's, then the roots left without a run on the new border, ascending.
+    (It replaced some forty NumPy calls a merge, whose fixed cost made the merge time grow faster
+    than the seam labels with the chunk count.)"""
+    runs, closed, renamed, to = _cclabel._tree_merge(children, y0, x0, h, w, seams, connectivity)
+    return (runs, closed), (renamed, to)
 
 
 def _top(group):

@@ -837,6 +837,8 @@ void py_relabel(nb::ndarray<const std::uint32_t, nb::ndim<2>, nb::c_contig, nb::
 
 }  // namespace
 
+void register_tree_merge(nb::module_& m);  // tree_merge.cpp: cclabel.dask's merge step
+
 NB_MODULE(_cclabel, m) {
     m.doc() = "cclabel's compiled core; use the functions of the cclabel package.";
     nb::register_exception_translator([](const std::exception_ptr& p, void*) {
@@ -863,6 +865,7 @@ NB_MODULE(_cclabel, m) {
     m.def("_seam", &py_seam, "a"_a, "b"_a, "connectivity"_a.none());
     m.def("_resolve", &py_resolve, "first_indices"_a, "seams"_a);
     m.def("_relabel", &py_relabel, "local"_a, "map"_a, "out"_a);
+    register_tree_merge(m);
     m.def("cuda_available", &cclabel::cuda_available,
           "True where this build has the CUDA backend and a CUDA device is present.");
 #if CCLABEL_HAVE_CUDA

@@ -301,6 +301,57 @@ def test_many_chunks_hierarchical():
     assert n == want_n
 
 
+@pytest.mark.parametrize("conn", [4, 8])
+@pytest.mark.parametrize("bg", [None, 0])
+def test_tree_merge_equals_the_whole_leaf(conn, bg):
+    """One merge (the C++ _cclabel._tree_merge) of the leaves of a grid of chunks gives the leaf of
+    the whole block as one chunk: the same border runs, run for run (each id its region's first
+    pixel), the same closed ids; renamed ids ascending, each moved to a smaller one. Random grids
+    (rows and columns cut anywhere, 1-pixel chunks included) at an offset in a wider image."""
+    rng = np.random.default_rng(conn + (bg or 0))
+    for t in range(150):
+        h, w = (int(v) for v in rng.integers(1, 20, 2))
+        img = rng.integers(0, int(rng.integers(1, 4)), (h, w)).astype(np.uint8)
+        if t % 3 == 0:
+            img = np.kron(img, np.ones((2, 3), np.uint8))[:h, :w]
+        Y0, X0 = int(rng.integers(0, 50)), int(rng.integers(0, 50))
+        W = X0 + w + int(rng.integers(0, 5))
+        cut_y = sorted({int(v) for v in rng.integers(1, h, int(rng.integers(0, 4)))}) if h > 1 else []
+        cut_x = sorted({int(v) for v in rng.integers(1, w, int(rng.integers(0, 4)))}) if w > 1 else []
+        if not cut_y and not cut_x:
+            continue
+        ys, xs = [0] + cut_y + [h], [0] + cut_x + [w]
+
+        def leaf(y, x, hh, ww):
+            return cdask._chunk(img[y:y + hh, x:x + ww], x0=X0 + x, y0=Y0 + y, image_width=W, connectivity=conn,
+                                background=bg, backend="auto")[1]
+        children = [leaf(ys[i], xs[j], ys[i + 1] - ys[i], xs[j + 1] - xs[j])
+                    for i in range(len(ys) - 1) for j in range(len(xs) - 1)]
+        seams = sorted([2 * (Y0 + y) for y in cut_y] + [2 * (X0 + x) + 1 for x in cut_x])
+        (runs, closed), (renamed, to) = cdask._merge(*children, y0=Y0, x0=X0, h=h, w=w, seams=tuple(seams),
+                                                     connectivity=conn)
+        want_runs, want_closed = leaf(0, 0, h, w)
+        case = (t, conn, bg, h, w, cut_y, cut_x)
+        assert runs.dtype == np.int64 and closed.dtype == renamed.dtype == to.dtype == np.uint64, case
+        assert np.array_equal(runs, want_runs), case
+        assert np.array_equal(np.sort(closed), want_closed), case
+        assert np.all(np.diff(renamed.astype(np.int64)) > 0) and np.all(to < renamed), case
+
+
+def test_tree_merge_errors():
+    """_tree_merge's checks: connectivity 4 or 8, runs of 6 rows, sides 0..3."""
+    runs = np.zeros((6, 1), np.int64)
+    closed = np.zeros(0, np.uint64)
+    with pytest.raises(ValueError):
+        cclabel._cclabel._tree_merge([(runs, closed)], 0, 0, 1, 1, [], 6)
+    with pytest.raises(ValueError):
+        cclabel._cclabel._tree_merge([(np.zeros((5, 1), np.int64), closed)], 0, 0, 1, 1, [], 8)
+    bad = runs.copy()
+    bad[0, 0] = 4
+    with pytest.raises(ValueError):
+        cclabel._cclabel._tree_merge([(bad, closed)], 0, 0, 1, 1, [], 8)
+
+
 # --- on the LocalCluster (worker processes) ---------------------------------------------------------
 
 # Every chunking on the threaded scheduler (the same tasks, fast); a selection on the cluster below.
