@@ -202,7 +202,8 @@ Command add_label_command(CLI::App& app) {
     lab->add_option("inputs", a->inputs, "PNG, TIFF (every page), PPM/PGM, .npy or PDF (every page) pictures")->required();
     lab->add_option("-o,--output", a->output,
                     "Label image to write: .npy (uint32, shape (height, width)) or .tif (32-bit); uint64 ('<u8', "
-                    "64-bit TIFF) for a picture of more than 4294967295 pixels. With several inputs, a folder that "
+                    "64-bit TIFF) for a picture of more than 4294967295 pixels (a streamed TIFF page: while N fits, "
+                    "uint32). With several inputs, a folder that "
                     "receives <stem>.npy (or .tif with --format tiff) for each. Pages of a multi-page input add "
                     "-p001, -p002, ... to the name");
     lab->add_option("--format", a->format, "File type written into an -o folder")

@@ -123,12 +123,12 @@ StreamedResult label_streamed(const std::function<std::unique_ptr<io::TiffRowRea
         above = std::move(infos);
     }
     for (std::uint64_t i = 0; i < above.size(); ++i) first[(bands - 1) * grid.nx + i] = std::move(above[i].first_index);
-    above = {};
+    std::vector<TileInfo>().swap(above);
     in.reset();
     // The band buffers go back before the resolve, whose tables (about 40 bytes a tile label at
     // their peak) are the other large item; pass 2 takes them again.
-    pixels = {};
-    local = {};
+    std::vector<std::uint8_t>().swap(pixels);  // (`= {}` would keep the capacity)
+    std::vector<std::uint32_t>().swap(local);
 
     const Resolution res = resolve_tiles(first, seams);
     result.count = res.count;
@@ -136,8 +136,8 @@ StreamedResult label_streamed(const std::function<std::unique_ptr<io::TiffRowRea
     result.label_bytes = res.count > uint32_limit ? 8 : 4;
     std::vector<std::uint64_t> sizes(grid.count());
     for (std::uint64_t t = 0; t < grid.count(); ++t) sizes[t] = first[t].size();
-    first = {};
-    seams = {};
+    std::vector<std::vector<std::uint64_t>>().swap(first);
+    std::vector<Seam>().swap(seams);
     if (!open_output) return result;
 
     // Pass 2: the same tiles again, relabelled and written band by band.
