@@ -137,22 +137,27 @@ int main(int argc, char** argv) {
             cclabel::cuda::Tuning t;
         };
         std::vector<V> vs;
-        vs.push_back({"defaults (segments of 32, 256 a block)", {}});
+        vs.push_back({"defaults (segments of 32, 256 a block, strips of 16)", {}});
         // The segment pipeline's shapes and switches.
-        auto seg = [&](const char* n, std::uint32_t w, std::uint32_t threads, auto f) {
+        auto seg = [&](const char* n, std::uint32_t w, std::uint32_t threads, std::uint32_t rows, auto f) {
             cclabel::cuda::Tuning t;
             t.shape.seg_w = w;
             t.shape.seg_threads = threads;
+            t.shape.seg_rows = rows;
             f(t.switches);
             vs.push_back({n, t});
         };
         auto none = [](auto&) {};
-        seg("segments, 128 a block", 32, 128, none);
-        seg("segments, 512 a block", 32, 512, none);
-        seg("segments of 16 (no 16-byte loads)", 16, 256, none);
-        seg("segments, skip_joins off", 32, 256, [](auto& s) { s.skip_joins = false; });
-        seg("segments, path_halving off", 32, 256, [](auto& s) { s.path_halving = false; });
-        seg("segments, cached_loads off", 32, 256, [](auto& s) { s.cached_loads = false; });
+        const std::uint32_t R = cclabel::cuda::LaunchShape{}.seg_rows;
+        seg("segments, strips of 1 (a thread a segment)", 32, 256, 1, none);
+        seg("segments, strips of 4", 32, 256, 4, none);
+        seg("segments, strips of 64", 32, 256, 64, none);
+        seg("segments, 128 a block", 32, 128, R, none);
+        seg("segments, 512 a block", 32, 512, R, none);
+        seg("segments of 16 (no 16-byte loads)", 16, 256, R, none);
+        seg("segments, skip_joins off", 32, 256, R, [](auto& s) { s.skip_joins = false; });
+        seg("segments, path_halving off", 32, 256, R, [](auto& s) { s.path_halving = false; });
+        seg("segments, cached_loads off", 32, 256, R, [](auto& s) { s.cached_loads = false; });
         // The pixel pipeline (segment_runs off: the default before the segments) and its switches;
         // --few keeps only its defaults.
         {

@@ -218,25 +218,25 @@ __global__ void __launch_bounds__(1024) number_wide_kernel(Params g) {
 __device__ inline std::uint64_t seg_index() { return std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; }
 
 template <PixelFormat F>
-__global__ void seg_start_kernel(Params g) {
+__global__ void __launch_bounds__(512) seg_start_kernel(Params g) {
     DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
     seg_start_program<F>(ops, g, seg_index());
 }
 
 template <PixelFormat F>
-__global__ void seg_connect_kernel(Params g) {
+__global__ void __launch_bounds__(512) seg_connect_kernel(Params g) {
     DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
     seg_connect_program<F>(ops, g, seg_index());
 }
 
 template <PixelFormat F>
-__global__ void seg_flatten_kernel(Params g) {
+__global__ void __launch_bounds__(512) seg_flatten_kernel(Params g) {
     DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
     seg_flatten_program<F>(ops, g, seg_index());
 }
 
 template <PixelFormat F>
-__global__ void seg_number_kernel(Params g) {
+__global__ void __launch_bounds__(512) seg_number_kernel(Params g) {
     DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
     seg_number_program<F>(ops, g, seg_index());
 }

@@ -29,7 +29,8 @@ struct LaunchPlan {
     bool wide = false;               ///< numbering through the root bitmask (≥ 2^31 pixels or forced)
     bool segments = false;           ///< the segment pipeline (Switches::segment_runs)
     std::uint64_t segs_x = 0, segs = 0;  ///< segments a row, in all
-    std::uint64_t seg_blocks = 0;        ///< of shape.seg_threads threads, one a segment
+    std::uint64_t seg_strips = 0;        ///< threads: strips of seg_rows segments of one column
+    std::uint64_t seg_blocks = 0;        ///< of shape.seg_threads threads, one a strip
     std::uint64_t off_seg = 0;           ///< five arrays of seg_words uint32 (S, G, Zin, Zl, Zr)
     std::uint64_t seg_words = 0;         ///< segs + 1, rounded up to the workspace alignment
     std::uint64_t scan_items = 0;        ///< what CUB scans: number_tiles + 1, or segs + 1
@@ -58,12 +59,14 @@ inline std::string check_shape(const LaunchShape& s, bool for_gpu) {
     if (s.rows_per_thread == 0 || s.rows_per_thread > 8) return "rows_per_thread must be 1..8";
     if (s.seg_w == 0 || s.seg_w > 32) return "seg_w must be 1..32";
     if (s.seg_threads == 0 || s.seg_threads > 1024) return "seg_threads must be 1..1024";
+    if (s.seg_rows == 0) return "seg_rows must be at least 1";
     if (s.number_tile == 0 || s.number_tile % s.number_ppt != 0 || s.number_tile / s.number_ppt > 1024)
         return "number_tile must be a multiple of number_ppt, at most 1024 threads";
     if (for_gpu) {
         if (s.warp_w != 32) return "warp_w must be 32 on the GPU";
         if ((s.number_tile / s.number_ppt) % 32 != 0) return "number_tile / number_ppt must be a multiple of 32 on the GPU";
-        if (s.seg_threads % 32 != 0) return "seg_threads must be a multiple of 32 on the GPU";
+        // Start holds two rows of 32 keys in registers (about 96 a thread): at most 512 a block.
+        if (s.seg_threads % 32 != 0 || s.seg_threads > 512) return "seg_threads must be a multiple of 32, at most 512, on the GPU";
     }
     return {};
 }
@@ -108,10 +111,11 @@ inline LaunchPlan plan_launch(std::uint64_t width, std::uint64_t height, const L
     p.wide = !p.segments && (force_wide || p.pixels >= kFlagPathLimit);
     p.segs_x = (width + shape.seg_w - 1) / shape.seg_w;
     p.segs = p.segs_x * height;
-    p.seg_blocks = (p.segs + shape.seg_threads - 1) / shape.seg_threads;
+    p.seg_strips = p.segs_x * ((height + shape.seg_rows - 1) / shape.seg_rows);
+    p.seg_blocks = (p.seg_strips + shape.seg_threads - 1) / shape.seg_threads;
     p.scan_items = p.segments ? p.segs + 1 : p.number_tiles + 1;
     if (p.segments) {
-        if (p.seg_blocks > kMaxGridX) {
+        if (p.seg_blocks > kMaxGridX || p.seg_strips > 0xFFFFFFFFull) {
             p.error = "too many segments for one grid";
             return p;
         }

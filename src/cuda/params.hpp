@@ -39,6 +39,8 @@ inline Params make_params(const cclabel::detail::Request& r, const LaunchPlan& p
     g.seg_w = tuning.shape.seg_w;
     g.segs_x = std::uint32_t(plan.segs_x);
     g.segs = plan.segs;
+    g.seg_rows = tuning.shape.seg_rows;
+    g.seg_strips = plan.seg_strips;
     g.fd_seg_w = FastDiv(g.seg_w);
     g.fd_segs_x = FastDiv(g.segs_x ? g.segs_x : 1);
     return g;

@@ -38,8 +38,12 @@ std::vector<std::pair<std::string, cuda::Tuning>> segment_tunings() {
     t.shape.seg_threads = 64;
     v.push_back({"segments of 7, 64 a block", t});
     t.shape.seg_w = 1;
-    t.shape.seg_threads = 1024;
-    v.push_back({"segments of 1, 1024 a block", t});
+    t.shape.seg_threads = 512;
+    t.shape.seg_rows = 3;
+    v.push_back({"segments of 1, 512 a block, strips of 3", t});
+    t = {};
+    t.shape.seg_rows = 1;
+    v.push_back({"segments, strips of 1", t});
     t = {};
     t.switches.skip_joins = false;
     v.push_back({"segments, skip_joins off", t});

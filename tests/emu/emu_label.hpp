@@ -56,6 +56,7 @@ inline EmuRun emu_label_segments(const cclabel::detail::Request& r, const cuda::
     cclabel::detail::dispatch_format(r.format, [&]<PixelFormat F>() {
         ex.set_phase(Phase::Parents);
         auto each = [&](auto&& body) {
+            ex.forget_stale();
             ex.launch(blocks, threads, ww, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
                 body(ops, b * threads + tid);
             });

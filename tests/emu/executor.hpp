@@ -129,6 +129,9 @@ public:
         background_ = background;
     }
     void set_phase(Phase p) { phase_ = p; }
+    /// A kernel boundary for weak loads: L1 keeps nothing from one launch to the next, so weak loads
+    /// return no value older than the launch (the pixel pipeline keeps the history, which is harsher).
+    void forget_stale() { prev_.assign(n_, kNone); }
     /// Words of the shared parent array in the next launches (at least one a thread).
     void set_shared_words(std::uint32_t n) { shared_words_ = n; }
 

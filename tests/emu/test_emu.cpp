@@ -90,7 +90,8 @@ TEST(EmuPlan, SegmentPlansCoverThePicture) {
         EXPECT_EQ(p.segs, p.segs_x * h);
         EXPECT_EQ(p.scan_items, p.segs + 1);
         EXPECT_GE(p.seg_words, p.segs + 1);
-        EXPECT_GE(p.seg_blocks * s.seg_threads, p.segs);
+        EXPECT_GE(p.seg_blocks * s.seg_threads * s.seg_rows, p.segs);
+        EXPECT_GE(p.seg_strips * s.seg_rows, p.segs);
         EXPECT_LE(p.seg_blocks, cd::kMaxGridX);
         EXPECT_GE(p.workspace_bytes, p.off_scan_temp + 1000);
         EXPECT_GE(p.off_scan_temp, 5 * 4 * p.seg_words);
@@ -102,6 +103,12 @@ TEST(EmuPlan, SegmentPlansCoverThePicture) {
     EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{32, 8, 32, 1024, 4, 4, 33}, false, 0).error.empty());
     EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{32, 8, 32, 1024, 4, 4, 32, 100}, false, 0).error.empty());
     EXPECT_TRUE(cd::plan_launch(10, 10, LaunchShape{4, 2, 4, 8, 2, 1, 3, 5}, false, 0, false).error.empty());
+    EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{32, 8, 32, 1024, 4, 4, 32, 1024}, false, 0).error.empty());
+    EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{32, 8, 32, 1024, 4, 4, 32, 256, 0}, false, 0).error.empty());
+    // Strips: seg_rows segments of a column a thread, the last strip short.
+    const auto st = cd::plan_launch(100, 37, LaunchShape{32, 8, 32, 1024, 4, 4, 32, 256, 16}, false, 0);
+    EXPECT_EQ(st.seg_strips, 4u * 3u);
+    EXPECT_EQ(st.seg_blocks, 1u);
 }
 
 TEST(EmuPlan, CoversThePictureAndRespectsLimits) {
@@ -167,16 +174,18 @@ std::vector<Variant> variants() {
                     std::uint32_t rows = 1) { return LaunchShape{tw, th, ww, nt, ppt, rows}; };
     // The segment pipeline (the default): segments of 32 (16-byte loads where aligned), and narrow
     // segments so that small pictures cross many seams; blocks of a few threads.
-    auto seg = [](std::uint32_t w, std::uint32_t threads) {
+    auto seg = [](std::uint32_t w, std::uint32_t threads, std::uint32_t rows = 16) {
         Tuning t;
         t.shape.warp_w = 4;
         t.shape.seg_w = w;
         t.shape.seg_threads = threads;
+        t.shape.seg_rows = rows;
         return t;
     };
     v.push_back({"segments of 32, 3 a block", seg(32, 3)});
-    v.push_back({"segments of 4, 5 a block", seg(4, 5)});
-    v.push_back({"segments of 1, 8 a block", seg(1, 8)});
+    v.push_back({"segments of 4, 5 a block, strips of 1", seg(4, 5, 1)});
+    v.push_back({"segments of 4, 5 a block, strips of 3", seg(4, 5, 3)});
+    v.push_back({"segments of 1, 8 a block, strips of 2", seg(1, 8, 2)});
     v.push_back({"segments of 3, 2 a block", seg(3, 2)});
     Tuning sv = seg(5, 4);
     sv.switches.skip_joins = false;
@@ -361,6 +370,7 @@ TEST(Emu, ManySchedulesOfContendedPictures) {
     for (std::uint64_t seed = 1; seed <= 40; ++seed) {
         const auto u = make_image(12, 8, PixelFormat::Gray8, uniform(12, 8, 7).v);
         expect_emu_matches_cpu(u, seed % 2 ? 8 : 4, std::nullopt, var, seed, "uniform 12x8");
+        expect_emu_matches_cpu(u, seed % 2 ? 8 : 4, std::nullopt, variants()[1], seed, "uniform 12x8");
         const auto p = make_image(11, 9, PixelFormat::RGB8, percolation(11, 9, 0.5927, std::uint32_t(seed)).v);
         expect_emu_matches_cpu(p, 8, std::nullopt, var, seed * 7, "percolation 11x9");
     }

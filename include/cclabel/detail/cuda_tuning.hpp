@@ -86,6 +86,9 @@ struct LaunchShape {
     /// segment is read with 16-byte loads), and threads a block.
     std::uint32_t seg_w = 32;
     std::uint32_t seg_threads = 256;
+    /// Segments of one column a thread takes, top to bottom (a strip): the row above is then in
+    /// its registers, and its joins upward meet nodes it has just hung under their roots.
+    std::uint32_t seg_rows = 16;
 };
 
 /// Everything that tunes a call without changing its labels.

@@ -72,8 +72,9 @@ struct Params {
     FastDiv fd_image_h, fd_image_pixels;
     // The segment pipeline (segments.cuh, switch segment_runs): segments of seg_w pixels of a row,
     // segs_x a row, segs in all; five words a segment.
-    std::uint32_t seg_w = 32, segs_x = 0;
+    std::uint32_t seg_w = 32, segs_x = 0, seg_rows = 1;
     std::uint64_t segs = 0;
+    std::uint64_t seg_strips = 0;  ///< threads: columns of seg_rows segments (segs_x a strip row)
     FastDiv fd_seg_w, fd_segs_x;
     std::uint32_t *seg_s = nullptr, *seg_g = nullptr, *seg_zin = nullptr, *seg_zl = nullptr, *seg_zr = nullptr;
 };

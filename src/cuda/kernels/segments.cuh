@@ -49,6 +49,27 @@ CCL_HD SegPos seg_pos(const Params& g, std::uint32_t s) {
     return p;
 }
 
+/// Calls fn(s, r) for the segments of thread @p t64's strip, top to bottom: seg_rows segments of one
+/// column of segments, so that a thread's joins with the row above meet a node it has just hung
+/// under its root (short trees: a paper run hangs straight under the run above's root, where one
+/// thread a segment, all at once, chains a column of paper runs one under the next).
+template <class Fn>
+CCL_HD void for_strip(const Params& g, std::uint64_t t64, Fn&& fn) {
+    if (t64 >= g.seg_strips) return;
+    const std::uint32_t t = std::uint32_t(t64);
+    const std::uint32_t sy = g.fd_segs_x.div(t), sx = t - sy * g.segs_x;
+    const std::uint64_t y0 = std::uint64_t(sy) * g.seg_rows;
+    for (std::uint32_t r = 0; r < g.seg_rows && y0 + r < g.height; ++r)
+        fn(std::uint32_t((y0 + r) * g.segs_x + sx), r);
+}
+
+template <PixelFormat F, class Ops>
+CCL_HD void seg_connect_one(Ops& ops, const Params& g, std::uint32_t s);
+template <PixelFormat F, class Ops>
+CCL_HD void seg_flatten_one(Ops& ops, const Params& g, std::uint32_t s);
+template <PixelFormat F, class Ops>
+CCL_HD void seg_number_one(Ops& ops, const Params& g, std::uint32_t s);
+
 /// 16 bytes from @p p (16-byte aligned) as four little-endian words.
 CCL_HD void load16(const std::uint8_t* p, std::uint32_t* w) {
 #if defined(__CUDA_ARCH__)
@@ -107,72 +128,78 @@ CCL_HD void load_seg_keys(const Params& g, std::uint32_t x0, std::uint32_t y, st
 /// (skip_joins): with 8-conn, when the upper-left pixel has its value (the left pixel's upper
 /// neighbour then joins both); with 4-conn, when the upper and upper-left pixels both have it.
 template <PixelFormat F, class Ops>
-CCL_HD void seg_start_program(Ops& ops, const Params& g, std::uint64_t s64) {
-    if (s64 >= g.segs) return;
-    const std::uint32_t s = std::uint32_t(s64);
-    const SegPos p = seg_pos(g, s);
-    const std::uint32_t n = p.n, x0 = p.x0, y = p.y, valid = mask_below(n);
-    std::uint32_t c[kMaxSeg];
-    load_seg_keys<F>(g, x0, y, n, c);
-    std::uint32_t E = 0, BG = 0;
-    CCL_UNROLL
-    for (std::uint32_t k = 0; k < kMaxSeg; ++k) {
-        if (k > 0 && k < n && c[k] == c[k - 1]) E |= 1u << k;
-        if (g.has_background && k < n && c[k] == g.background_key) BG |= 1u << k;
-    }
-    const bool e0 = x0 > 0 && key_at<F>(g, x0 - 1, y) == c[0];
-    const std::uint32_t RS = (~E | 1u) & valid;  // run starts, background runs included
-    const std::uint32_t nonbg = ~BG & valid;
-    const std::uint32_t S = RS & nonbg;
-    std::uint32_t U = 0, UL = 0, UR = 0;
-    if (y > 0 && !image_top(g, y)) {
-        std::uint32_t a[kMaxSeg];
-        load_seg_keys<F>(g, x0, y - 1, n, a);
-        const bool has_l = x0 > 0, has_r = x0 + n < g.width;
-        const std::uint32_t al = has_l ? key_at<F>(g, x0 - 1, y - 1) : 0u;
-        const std::uint32_t ar = has_r ? key_at<F>(g, x0 + n, y - 1) : 0u;
+CCL_HD void seg_start_program(Ops& ops, const Params& g, std::uint64_t t64) {
+    std::uint32_t c[kMaxSeg], a[kMaxSeg];
+    for_strip(g, t64, [&](std::uint32_t s, std::uint32_t r) {
+        const SegPos p = seg_pos(g, s);
+        const std::uint32_t n = p.n, x0 = p.x0, y = p.y, valid = mask_below(n);
+        // The row above is the strip's previous row, still in registers (read from the picture
+        // only at the strip's top).
+        CCL_UNROLL
+        for (std::uint32_t k = 0; k < kMaxSeg; ++k) a[k] = c[k];
+        load_seg_keys<F>(g, x0, y, n, c);
+        std::uint32_t E = 0, BG = 0;
         CCL_UNROLL
         for (std::uint32_t k = 0; k < kMaxSeg; ++k) {
-            if (k >= n) break;
-            if (a[k] == c[k]) U |= 1u << k;
-            const bool l_ok = k > 0 || has_l;
-            const std::uint32_t l = k > 0 ? a[k > 0 ? k - 1 : 0] : al;
-            if (l_ok && l == c[k]) UL |= 1u << k;
-            const bool r_ok = k + 1 < n || has_r;
-            const std::uint32_t r = k + 1 < n ? a[k + 1 < kMaxSeg ? k + 1 : k] : ar;
-            if (r_ok && r == c[k]) UR |= 1u << k;
+            if (k > 0 && k < n && c[k] == c[k - 1]) E |= 1u << k;
+            if (g.has_background && k < n && c[k] == g.background_key) BG |= 1u << k;
         }
-    }
-    // Upper pixels touching a run, one join per stretch: a stretch goes on from k − 1 inside the
-    // same run, or (8-conn) from the up-left pixel of the run's first pixel.
-    const std::uint32_t same_run_prev = (U << 1) & ~RS;
-    std::uint32_t Zin, Zl = 0, Zr = 0;
-    if (g.connectivity == 8) {
-        Zin = U & ~same_run_prev & ~(RS & UL) & nonbg;
-        Zl = S & UL;
-        const std::uint32_t RE = ((RS >> 1) | (1u << (n - 1))) & valid;  // run ends
-        Zr = RE & UR & ~U & nonbg;
-    } else {
-        Zin = U & ~same_run_prev & nonbg;
-    }
-    bool join_left = e0 && (BG & 1u) == 0;
-    if (join_left && g.sw.skip_joins && (UL & 1u) && (g.connectivity == 8 || (U & 1u))) join_left = false;
-    for (std::uint32_t m = S; m; m &= m - 1) {
-        const std::uint32_t i = p.row + ffs32(m) - 1;
-        ops.st(&g.labels[i], i);
-    }
-    ops.st(&g.seg_s[s], S);
-    ops.st(&g.seg_g[s], (BG & ~1u) | (join_left ? 1u : 0u));
-    ops.st(&g.seg_zin[s], Zin);
-    ops.st(&g.seg_zl[s], Zl);
-    ops.st(&g.seg_zr[s], Zr);
+        const bool e0 = x0 > 0 && key_at<F>(g, x0 - 1, y) == c[0];
+        const std::uint32_t RS = (~E | 1u) & valid;  // run starts, background runs included
+        const std::uint32_t nonbg = ~BG & valid;
+        const std::uint32_t S = RS & nonbg;
+        std::uint32_t U = 0, UL = 0, UR = 0;
+        if (y > 0 && !image_top(g, y)) {
+            if (r == 0) load_seg_keys<F>(g, x0, y - 1, n, a);
+            const bool has_l = x0 > 0, has_r = x0 + n < g.width;
+            const std::uint32_t al = has_l ? key_at<F>(g, x0 - 1, y - 1) : 0u;
+            const std::uint32_t ar = has_r ? key_at<F>(g, x0 + n, y - 1) : 0u;
+            CCL_UNROLL
+            for (std::uint32_t k = 0; k < kMaxSeg; ++k) {
+                if (k >= n) break;
+                if (a[k] == c[k]) U |= 1u << k;
+                const bool l_ok = k > 0 || has_l;
+                const std::uint32_t l = k > 0 ? a[k > 0 ? k - 1 : 0] : al;
+                if (l_ok && l == c[k]) UL |= 1u << k;
+                const bool r_ok = k + 1 < n || has_r;
+                const std::uint32_t rr = k + 1 < n ? a[k + 1 < kMaxSeg ? k + 1 : k] : ar;
+                if (r_ok && rr == c[k]) UR |= 1u << k;
+            }
+        }
+        // Upper pixels touching a run, one join per stretch: a stretch goes on from k − 1 inside
+        // the same run, or (8-conn) from the up-left pixel of the run's first pixel.
+        const std::uint32_t same_run_prev = (U << 1) & ~RS;
+        std::uint32_t Zin, Zl = 0, Zr = 0;
+        if (g.connectivity == 8) {
+            Zin = U & ~same_run_prev & ~(RS & UL) & nonbg;
+            Zl = S & UL;
+            const std::uint32_t RE = ((RS >> 1) | (1u << (n - 1))) & valid;  // run ends
+            Zr = RE & UR & ~U & nonbg;
+        } else {
+            Zin = U & ~same_run_prev & nonbg;
+        }
+        bool join_left = e0 && (BG & 1u) == 0;
+        if (join_left && g.sw.skip_joins && (UL & 1u) && (g.connectivity == 8 || (U & 1u))) join_left = false;
+        for (std::uint32_t m = S; m; m &= m - 1) {
+            const std::uint32_t i = p.row + ffs32(m) - 1;
+            ops.st(&g.labels[i], i);
+        }
+        ops.st(&g.seg_s[s], S);
+        ops.st(&g.seg_g[s], (BG & ~1u) | (join_left ? 1u : 0u));
+        ops.st(&g.seg_zin[s], Zin);
+        ops.st(&g.seg_zl[s], Zl);
+        ops.st(&g.seg_zr[s], Zr);
+    });
 }
 
 /// Connect of segment @p s: the joins Start found, the row above first.
 template <PixelFormat F, class Ops>
-CCL_HD void seg_connect_program(Ops& ops, const Params& g, std::uint64_t s64) {
-    if (s64 >= g.segs) return;
-    const std::uint32_t s = std::uint32_t(s64);
+CCL_HD void seg_connect_program(Ops& ops, const Params& g, std::uint64_t t64) {
+    for_strip(g, t64, [&](std::uint32_t s, std::uint32_t) { seg_connect_one<F>(ops, g, s); });
+}
+
+template <PixelFormat F, class Ops>
+CCL_HD void seg_connect_one(Ops& ops, const Params& g, std::uint32_t s) {
     const std::uint32_t zin = ops.ld(&g.seg_zin[s]), zl = ops.ld(&g.seg_zl[s]), zr = ops.ld(&g.seg_zr[s]);
     const std::uint32_t gm = ops.ld(&g.seg_g[s]);
     if ((zin | zl | zr) == 0 && (gm & 1u) == 0) return;
@@ -212,18 +239,23 @@ CCL_HD void seg_connect_program(Ops& ops, const Params& g, std::uint64_t s64) {
     }
 }
 
-/// Flatten of segment @p s: every node points at its root; the segment's root bits and count go to
-/// seg_zin and seg_zl (no longer needed). Coherent loads: the root found is stored as final.
+/// Flatten of a strip: every node points at its root; a segment's root bits and count go to seg_zin
+/// and seg_zl (no longer needed). Roots no longer change, so a walk with cached loads may meet
+/// stale parents (still ancestors: compressions only lower them) but never a stale root: the L1
+/// holds nothing from before this kernel.
 template <PixelFormat F, class Ops>
-CCL_HD void seg_flatten_program(Ops& ops, const Params& g, std::uint64_t s64) {
-    if (s64 >= g.segs) return;
-    const std::uint32_t s = std::uint32_t(s64);
+CCL_HD void seg_flatten_program(Ops& ops, const Params& g, std::uint64_t t64) {
+    for_strip(g, t64, [&](std::uint32_t s, std::uint32_t) { seg_flatten_one<F>(ops, g, s); });
+}
+
+template <PixelFormat F, class Ops>
+CCL_HD void seg_flatten_one(Ops& ops, const Params& g, std::uint32_t s) {
     const std::uint32_t S = ops.ld(&g.seg_s[s]);
     const SegPos p = seg_pos(g, s);
     std::uint32_t roots = 0;
     for (std::uint32_t m = S; m; m &= m - 1) {
         const std::uint32_t k = ffs32(m) - 1, i = p.row + k;
-        const std::uint32_t r = find_root(ops, g, i, /*coherent=*/true);
+        const std::uint32_t r = find_root(ops, g, i);
         if (r == i)
             roots |= 1u << k;
         else
@@ -234,36 +266,45 @@ CCL_HD void seg_flatten_program(Ops& ops, const Params& g, std::uint64_t s64) {
     if (s + 1 == g.segs) ops.st(&g.seg_zl[s + 1], 0u);  // the scan's last item: its sum is N
 }
 
-/// The label of root @p r (a pixel index) once the counts are scanned.
+/// The label of root @p r (a pixel index) once the counts are scanned. Nothing that Number reads
+/// changes during Number, so its loads may be served by L1 (cached_loads).
+template <class Ops>
+CCL_HD std::uint32_t seg_ld(Ops& ops, const Params& g, const std::uint32_t* p) {
+    return g.sw.cached_loads ? ops.ld_weak(p) : ops.ld(p);
+}
+
 template <class Ops>
 CCL_HD std::uint32_t seg_root_number(Ops& ops, const Params& g, std::uint32_t r) {
     const std::uint32_t ry = g.fd_width.div(r), rx = r - ry * g.width;
     const std::uint32_t sx = g.fd_seg_w.div(rx);
     const std::uint32_t rs = ry * g.segs_x + sx;  // < segs
-    const std::uint32_t bits = ops.ld(&g.seg_zin[rs]) & mask_below(rx - sx * g.seg_w);
-    return ops.ld(&g.seg_zl[rs]) + popc32(bits) + 1;
+    const std::uint32_t bits = seg_ld(ops, g, &g.seg_zin[rs]) & mask_below(rx - sx * g.seg_w);
+    return seg_ld(ops, g, &g.seg_zl[rs]) + popc32(bits) + 1;
 }
 
 /// Number of segment @p s: every pixel's label, written once. A thread reads only its own nodes'
 /// words (set by Flatten) before overwriting them, and the roots' masks and counts, which no one
 /// writes now.
 template <PixelFormat F, class Ops>
-CCL_HD void seg_number_program(Ops& ops, const Params& g, std::uint64_t s64) {
-    if (s64 >= g.segs) return;
-    const std::uint32_t s = std::uint32_t(s64);
-    const std::uint32_t S = ops.ld(&g.seg_s[s]);
+CCL_HD void seg_number_program(Ops& ops, const Params& g, std::uint64_t t64) {
+    for_strip(g, t64, [&](std::uint32_t s, std::uint32_t) { seg_number_one<F>(ops, g, s); });
+}
+
+template <PixelFormat F, class Ops>
+CCL_HD void seg_number_one(Ops& ops, const Params& g, std::uint32_t s) {
+    const std::uint32_t S = seg_ld(ops, g, &g.seg_s[s]);
     const SegPos p = seg_pos(g, s);
-    const std::uint32_t bg = (ops.ld(&g.seg_g[s]) & ~1u) | (S & 1u ? 0u : 1u);
+    const std::uint32_t bg = (seg_ld(ops, g, &g.seg_g[s]) & ~1u) | (S & 1u ? 0u : 1u);
     // A batch numbers each image from 1: subtract the roots of the images before this one.
     std::uint32_t base = 0;
-    if (g.image_h) base = ops.ld(&g.seg_zl[std::uint64_t(p.y - g.fd_image_h.mod(p.y)) * g.segs_x]);
+    if (g.image_h) base = seg_ld(ops, g, &g.seg_zl[std::uint64_t(p.y - g.fd_image_h.mod(p.y)) * g.segs_x]);
     std::uint32_t out[kMaxSeg];
     std::uint32_t cur = 0;
     CCL_UNROLL
     for (std::uint32_t k = 0; k < kMaxSeg; ++k) {
         if (k < p.n && (S >> k & 1u)) {
             const std::uint32_t i = p.row + k;
-            cur = seg_root_number(ops, g, ops.ld(&g.labels[i])) - base;
+            cur = seg_root_number(ops, g, seg_ld(ops, g, &g.labels[i])) - base;
         }
         out[k] = (bg >> k & 1u) ? 0u : cur;
     }
