@@ -17,7 +17,7 @@ namespace {
 class TiffLabelSink : public LabelRowWriter::Sink {
 public:
     TiffLabelSink(const std::string& path, std::int64_t width, std::int64_t height, int bytes)
-        : path_(path), width_(width), height_(height), bytes_(bytes) {
+        : path_(path), height_(height) {
         if (width == 0 || height == 0) fail(path, "TIFF cannot hold an image with zero width or height (write .npy instead)");
         if (width < 0 || height < 0 || width > 0xFFFFFFFF || height > 0xFFFFFFFF) fail(path, "image too large for TIFF");
         const bool big = std::uint64_t(width) * std::uint64_t(height) * std::uint64_t(bytes) > (std::uint64_t(1) << 31);
@@ -72,8 +72,7 @@ private:
     }
 
     std::string path_;
-    std::int64_t width_, height_;
-    int bytes_;
+    std::int64_t height_;
     std::unique_ptr<TiffHandle> tiff_;
     std::int64_t rows_per_strip_ = 1, buffered_ = 0, rows_ = 0;
     std::size_t row_bytes_ = 0;

@@ -10,6 +10,7 @@
 //       order 1, 2, 3, ... with no gaps, no 0, and exactly N of them (so no two regions share one).
 #include <tiffio.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
