@@ -139,6 +139,19 @@ TEST(LabelCpu, RunLengthPathBlockyPictures) {
                 }
 }
 
+TEST(LabelCpu, RunLengthPathLargeLabelImages) {
+    // A picture beyond the caches (33.6 MB of labels), one and several bands.
+    for (int conn : {4, 8}) {
+        const std::int64_t w = 4100, h = 2050;
+        const auto img = make_image(w, h, PixelFormat::RGB8, blocky_values(w, h, 3, 9, 2, std::uint32_t(conn)));
+        std::uint32_t n_ref = 0;
+        const auto ref = flood_fill(img.values, img.width, img.height, conn, std::nullopt, &n_ref);
+        for (int threads : {1, 3})
+            expect_labels(img, make_options(img, conn, std::nullopt, threads), ref, n_ref,
+                          "large blocky conn " + std::to_string(conn) + " threads " + std::to_string(threads));
+    }
+}
+
 TEST(LabelCpu, EmptyImagesGiveZeroRegions) {
     for (auto [w, h] : {std::pair<std::int64_t, std::int64_t>{0, 0}, {0, 7}, {7, 0}}) {
         std::uint32_t sentinel = 0x12345678;
