@@ -6,7 +6,7 @@
 #     (PEERS_ARGS, default --max-dpi 400), then bench_segment, bench_stats, bench_tiles, the Python
 #     package's GPU tests (CuPy, PyTorch) and, if time is left, the CCLABEL_GPU_HUGE=1 pictures.
 # Knobs: PEERS=0 builds the peers' tools and the package but runs no peers.py, GTESTS=0 skips the GPU tests, CUDA_BENCH=0 bench_batch and bench_cuda (CUDA_BENCH_ARGS,
-# CUDA_BENCH_S its arguments and time limit), SAN=1 runs compute-sanitizer, BENCHES=0 the
+# CUDA_BENCH_S its arguments and time limit), SAN=1 runs compute-sanitizer, NCU=1 profiles, BENCHES=0 the
 # segment/stats/tiles benchmarks, PYTESTS=0 the package's GPU tests, HUGE=0 the huge pictures;
 # DASK_ARGS (unset: skipped) runs bench/dask_bench.py with those arguments after the peers.
 # Logs in round.tar.gz (check/, peers/); summary.txt says what ran and how long it took.
@@ -70,6 +70,14 @@ bench() {  # name, time limit, arguments
 if [ "${CUDA_BENCH:-1}" = 1 ]; then
   bench bench_batch 30
   bench bench_cuda ${CUDA_BENCH_S:-40} ${CUDA_BENCH_ARGS:---dpi 800 --variants 0 --reps 9 --no-host}
+fi
+# NCU=1: an Nsight Compute profile of the segment pipeline's kernels (400 dpi sheet, paper labelled).
+if [ "${NCU:-0}" = 1 ] && [ -x "$B/bench/cuda/bench_cuda" ]; then
+  t0=$SECONDS
+  timeout ${NCU_S:-90} ncu --kernel-name regex:seg_ --launch-count 4 --section SpeedOfLight --section WarpStateStats \
+    --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
+    "$B/bench/cuda/bench_cuda" --dpi 400 --variants 0 --reps 1 --no-host --no-check >"$OUT/check/ncu.txt" 2>&1
+  log "ncu rc=$? in $((SECONDS - t0)) s"
 fi
 # compute-sanitizer (SAN=1): memcheck and initcheck on small tests of both pipelines.
 if [ "${SAN:-0}" = 1 ]; then
