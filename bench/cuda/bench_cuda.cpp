@@ -158,6 +158,7 @@ int main(int argc, char** argv) {
         seg("segments, skip_joins off", 32, 256, R, [](auto& s) { s.skip_joins = false; });
         seg("segments, path_halving off", 32, 256, R, [](auto& s) { s.path_halving = false; });
         seg("segments, cached_loads off", 32, 256, R, [](auto& s) { s.cached_loads = false; });
+        seg("segments, seg_quad_number off", 32, 256, R, [](auto& s) { s.seg_quad_number = false; });
         // The pixel pipeline (segment_runs off: the default before the segments) and its switches;
         // --few keeps only its defaults.
         {

@@ -241,6 +241,18 @@ __global__ void __launch_bounds__(512) seg_number_kernel(Params g) {
     seg_number_program<F>(ops, g, seg_index());
 }
 
+template <PixelFormat F>
+__global__ void __launch_bounds__(512) seg_resolve_kernel(Params g) {
+    DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
+    seg_resolve_program<F>(ops, g, seg_index());
+}
+
+template <PixelFormat F>
+__global__ void __launch_bounds__(512) seg_quad_number_kernel(Params g) {
+    DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
+    seg_quad_number_program<F>(ops, g, seg_index());
+}
+
 __global__ void seg_batch_counts_kernel(Params g, std::uint32_t* image_counts, std::uint64_t images) {
     DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
     seg_batch_counts_program(ops, g, image_counts, images, seg_index());
@@ -299,8 +311,15 @@ void enqueue_segments(const cclabel::detail::Request& r, const LaunchPlan& plan,
         CCL_CUDA(cub::DeviceScan::ExclusiveSum(ws + plan.off_scan_temp, temp, g.seg_zl, g.seg_zl, plan.scan_items,
                                                stream));
         if (events) record(events->after_scan, stream, "cudaEventRecord(after_scan)");
-        seg_number_kernel<F><<<blocks, threads, 0, stream>>>(g);
-        CCL_LAUNCHED("seg_number_kernel");
+        if (plan.quad) {
+            seg_resolve_kernel<F><<<blocks, threads, 0, stream>>>(g);
+            CCL_LAUNCHED("seg_resolve_kernel");
+            seg_quad_number_kernel<F><<<unsigned(plan.quad_blocks), threads, 0, stream>>>(g);
+            CCL_LAUNCHED("seg_quad_number_kernel");
+        } else {
+            seg_number_kernel<F><<<blocks, threads, 0, stream>>>(g);
+            CCL_LAUNCHED("seg_number_kernel");
+        }
         if (events) record(events->after_number, stream, "cudaEventRecord(after_number)");
         return 0;
     });

@@ -31,6 +31,9 @@ struct LaunchPlan {
     std::uint64_t segs_x = 0, segs = 0;  ///< segments a row, in all
     std::uint64_t seg_strips = 0;        ///< threads: strips of seg_rows segments of one column
     std::uint64_t seg_blocks = 0;        ///< of shape.seg_threads threads, one a strip
+    std::uint64_t quads_x = 0, quads = 0;  ///< seg_quad_number's Number: four pixels a thread
+    std::uint64_t quad_blocks = 0;         ///< of shape.seg_threads threads
+    bool quad = false;                     ///< Resolve, then Number four pixels a thread
     std::uint64_t off_seg = 0;           ///< five arrays of seg_words uint32 (S, G, Zin, Zl, Zr)
     std::uint64_t seg_words = 0;         ///< segs + 1, rounded up to the workspace alignment
     std::uint64_t scan_items = 0;        ///< what CUB scans: number_tiles + 1, or segs + 1
@@ -108,14 +111,19 @@ inline LaunchPlan plan_launch(std::uint64_t width, std::uint64_t height, const L
     p.number_tiles = (p.pixels + shape.number_tile - 1) / shape.number_tile;
     p.number_threads = shape.number_tile / shape.number_ppt;
     p.segments = switches.segment_runs;
+    p.quad = p.segments && switches.seg_quad_number;
     p.wide = !p.segments && (force_wide || p.pixels >= kFlagPathLimit);
     p.segs_x = (width + shape.seg_w - 1) / shape.seg_w;
     p.segs = p.segs_x * height;
     p.seg_strips = p.segs_x * ((height + shape.seg_rows - 1) / shape.seg_rows);
     p.seg_blocks = (p.seg_strips + shape.seg_threads - 1) / shape.seg_threads;
+    p.quads_x = (width + 3) / 4;
+    p.quads = p.quads_x * height;
+    p.quad_blocks = (p.quads + shape.seg_threads - 1) / shape.seg_threads;
     p.scan_items = p.segments ? p.segs + 1 : p.number_tiles + 1;
     if (p.segments) {
-        if (p.seg_blocks > kMaxGridX || p.seg_strips > 0xFFFFFFFFull) {
+        if (p.seg_blocks > kMaxGridX || p.seg_strips > 0xFFFFFFFFull || p.quad_blocks > kMaxGridX ||
+            p.quads > 0xFFFFFFFFull) {
             p.error = "too many segments for one grid";
             return p;
         }

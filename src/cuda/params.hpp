@@ -41,6 +41,9 @@ inline Params make_params(const cclabel::detail::Request& r, const LaunchPlan& p
     g.segs = plan.segs;
     g.seg_rows = tuning.shape.seg_rows;
     g.seg_strips = plan.seg_strips;
+    g.quads_x = std::uint32_t(plan.quads_x);
+    g.quads = plan.quads;
+    g.fd_quads_x = FastDiv(g.quads_x ? g.quads_x : 1);
     g.fd_seg_w = FastDiv(g.seg_w);
     g.fd_segs_x = FastDiv(g.segs_x ? g.segs_x : 1);
     return g;

@@ -53,6 +53,11 @@ std::vector<std::pair<std::string, cuda::Tuning>> segment_tunings() {
     t = {};
     t.switches.cached_loads = false;
     v.push_back({"segments, cached_loads off", t});
+    t = {};
+    t.switches.seg_quad_number = false;
+    v.push_back({"segments, seg_quad_number off", t});
+    t.shape.seg_w = 6;
+    v.push_back({"segments of 6, seg_quad_number off", t});
     return v;
 }
 

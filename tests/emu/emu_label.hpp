@@ -71,7 +71,15 @@ inline EmuRun emu_label_segments(const cclabel::detail::Request& r, const cuda::
             sum += v;
         }
         ex.set_phase(Phase::Final);
-        each([&](EmuOps& ops, std::uint64_t s) { seg_number_program<F>(ops, g, s); });
+        if (plan.quad) {
+            each([&](EmuOps& ops, std::uint64_t s) { seg_resolve_program<F>(ops, g, s); });
+            ex.forget_stale();
+            ex.launch(plan.quad_blocks, threads, ww, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
+                seg_quad_number_program<F>(ops, g, b * threads + tid);
+            });
+        } else {
+            each([&](EmuOps& ops, std::uint64_t s) { seg_number_program<F>(ops, g, s); });
+        }
         if (image_h)
             ex.launch((images + ww - 1) / ww, ww, ww, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
                 seg_batch_counts_program(ops, g, counts_b.data(), images, b * ww + tid);

@@ -196,6 +196,12 @@ std::vector<Variant> variants() {
     sv = seg(7, 3);
     sv.switches.cached_loads = false;
     v.push_back({"segments of 7, cached_loads off", sv});
+    sv = seg(32, 3);
+    sv.switches.seg_quad_number = false;
+    v.push_back({"segments of 32, seg_quad_number off", sv});
+    sv = seg(3, 4, 2);
+    sv.switches.seg_quad_number = false;
+    v.push_back({"segments of 3, strips of 2, seg_quad_number off", sv});
     // The pixel pipeline and its switches.
     Tuning t;
     t.switches.segment_runs = false;

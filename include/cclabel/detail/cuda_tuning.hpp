@@ -16,6 +16,10 @@ struct Switches {
     /// switches after this one tune; with it on, of those only skip_joins (the left join across a
     /// segment seam), path_halving and cached_loads apply.
     bool segment_runs = true;
+    /// Segment pipeline: a Resolve kernel writes each run's label into its node's word, then Number
+    /// takes four pixels a thread and reads labels, so a warp's stores are contiguous (512 bytes).
+    /// Off: Number takes a segment a thread (32 labels, 128 bytes, a warp's stores 128 bytes apart).
+    bool seg_quad_number = true;
     /// Connect joins the row above (up-left, up, up-right) before the left neighbour, so a pixel
     /// attaches to a row that is mostly joined already instead of chaining along its own row.
     bool up_before_left = true;

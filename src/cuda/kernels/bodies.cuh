@@ -75,6 +75,9 @@ struct Params {
     std::uint32_t seg_w = 32, segs_x = 0, seg_rows = 1;
     std::uint64_t segs = 0;
     std::uint64_t seg_strips = 0;  ///< threads: columns of seg_rows segments (segs_x a strip row)
+    std::uint32_t quads_x = 0;     ///< seg_quad_number: threads a row (4 pixels each)
+    std::uint64_t quads = 0;
+    FastDiv fd_quads_x;
     FastDiv fd_seg_w, fd_segs_x;
     std::uint32_t *seg_s = nullptr, *seg_g = nullptr, *seg_zin = nullptr, *seg_zl = nullptr, *seg_zr = nullptr;
 };

@@ -19,7 +19,9 @@
 //   Flatten  every node points at its root; each segment records its roots as a bit mask and
 //            their count. CUB scans the counts: the numbers of the roots before each segment.
 //   Number   a root's number is the roots before its segment + the root bits before it + 1; each
-//            segment writes all its pixels' labels once (background 0).
+//            segment writes all its pixels' labels once (background 0). With seg_quad_number,
+//            Resolve first writes each node's label into its word, and Number takes four pixels a
+//            thread (coalesced stores).
 // Extra memory: five words a segment (S, G, Zin, Zl, Zr below; Flatten reuses Zin and Zl for the
 // root bits and counts), 0.6 bytes a pixel. Pixel indices stay below 2^32 (validation), so no
 // flag bit is needed and the same path serves every size.
@@ -309,6 +311,56 @@ CCL_HD void seg_number_one(Ops& ops, const Params& g, std::uint32_t s) {
         out[k] = (bg >> k & 1u) ? 0u : cur;
     }
     ops.st_row(&g.labels[p.row], p.n, out);
+}
+
+/// Resolve (seg_quad_number) of a strip: each node's word becomes its region's label, so that Number
+/// can then read labels instead of walking to roots while other threads overwrite words.
+template <PixelFormat F, class Ops>
+CCL_HD void seg_resolve_program(Ops& ops, const Params& g, std::uint64_t t64) {
+    for_strip(g, t64, [&](std::uint32_t s, std::uint32_t) {
+        const std::uint32_t S = seg_ld(ops, g, &g.seg_s[s]);
+        if (S == 0) return;
+        const SegPos p = seg_pos(g, s);
+        std::uint32_t base = 0;
+        if (g.image_h) base = seg_ld(ops, g, &g.seg_zl[std::uint64_t(p.y - g.fd_image_h.mod(p.y)) * g.segs_x]);
+        for (std::uint32_t m = S; m; m &= m - 1) {
+            const std::uint32_t i = p.row + ffs32(m) - 1;
+            ops.st(&g.labels[i], seg_root_number(ops, g, seg_ld(ops, g, &g.labels[i])) - base);
+        }
+    });
+}
+
+/// Number after Resolve (seg_quad_number): one thread four consecutive pixels of a row, so a warp
+/// stores 512 contiguous bytes at once (a thread a segment stores 128 bytes, 32 threads 128 bytes
+/// apart). A pixel's label is its node's word, which Resolve made final: the node's own pixel is
+/// overwritten with the value it already holds, so no thread can read a word in flux.
+template <PixelFormat F, class Ops>
+CCL_HD void seg_quad_number_program(Ops& ops, const Params& g, std::uint64_t t64) {
+    if (t64 >= g.quads) return;
+    const std::uint32_t t = std::uint32_t(t64);
+    const std::uint32_t y = g.fd_quads_x.div(t), x0 = (t - y * g.quads_x) * 4;
+    const std::uint32_t n = g.width - x0 < 4 ? g.width - x0 : 4;
+    const std::uint32_t row = std::uint32_t(std::uint64_t(y) * g.width);
+    std::uint32_t out[4] = {0, 0, 0, 0};
+    std::uint32_t last_s = 0xFFFFFFFFu, S = 0, bg = 0, last_node = 0xFFFFFFFFu, label = 0;
+    for (std::uint32_t j = 0; j < 4; ++j) {
+        if (j >= n) break;
+        const std::uint32_t x = x0 + j, sx = g.fd_seg_w.div(x), k = x - sx * g.seg_w;
+        const std::uint32_t s = y * g.segs_x + sx;
+        if (s != last_s) {
+            S = seg_ld(ops, g, &g.seg_s[s]);
+            bg = (seg_ld(ops, g, &g.seg_g[s]) & ~1u) | (S & 1u ? 0u : 1u);
+            last_s = s;
+        }
+        if (bg >> k & 1u) continue;
+        const std::uint32_t node = row + sx * g.seg_w + highest_bit(S & mask_upto(k));
+        if (node != last_node) {
+            label = seg_ld(ops, g, &g.labels[node]);
+            last_node = node;
+        }
+        out[j] = label;
+    }
+    ops.st_own(&g.labels[row + x0], n, out);
 }
 
 /// Batches: each image's region count from the scanned counts (one thread an image).
