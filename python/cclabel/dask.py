@@ -7,7 +7,7 @@ raster order of each region's first pixel. The graph:
    for CuPy chunks, on the chunk's GPU). The chunk's *leaf summary* is its border ring as runs
    (stretches of one key and one region along a side; background pixels have none), each with
    the global index of its region's first pixel in the chunk (its *id*), and its *closed* ids
-   (regions that do not reach its border);
+   (regions that do not reach its border), packed in one int64 array (:func:`_pack`);
 2. a tree reduction over the chunk grid: at each level, blocks of neighbouring groups (up to
    16 x 16, fewer where their borders are long: :func:`_block`) are merged by one task each.
    A merge reads only its children's border runs: it finds the equivalences across all the
@@ -50,6 +50,8 @@ _U32_MAX = 0xFFFFFFFF
 # top/bottom, x for left/right), lo and hi (the stretch [lo, hi) along the side, absolute x for
 # top/bottom, absolute y for left/right), key (the pixels' equality key) and id (the smallest
 # first-pixel index of the region's parts joined so far). Background pixels have no run.
+# A group's *summary* is one int64 array: [m, its m border runs as a (6, m) array, its closed ids]
+# (one array rather than a tuple: a merge reads up to 256 of them, and every object costs it).
 _SIDE, _LINE, _LO, _HI, _KEY, _ID = range(6)
 
 # How many neighbouring groups one merge joins: as many as keep the children's border rings within
@@ -71,15 +73,30 @@ def _block(gr, gc, perimeter):
     return br, bc
 
 
+def _pack(runs, closed):
+    """A summary from (6, m) runs and closed ids."""
+    out = np.empty(1 + runs.size + closed.size, np.int64)
+    out[0] = runs.shape[1]
+    out[1:1 + runs.size] = runs.ravel()
+    out[1 + runs.size:] = closed
+    return out
+
+
+def _unpack(summary):
+    """(runs (6, m) int64, closed ids uint64) of a summary (views)."""
+    m = int(summary[0])
+    return summary[1:1 + 6 * m].reshape(6, m), summary[1 + 6 * m:].view(np.uint64)
+
+
 def _leaf(keys, lab, first, y0, x0, h, w):
-    """A chunk's border ring (top row, bottom row, left column, right column) as runs, and its
-    closed ids: the first-pixel indices of its regions that do not reach its border."""
+    """A chunk's summary: its border ring (top row, bottom row, left column, right column) as runs,
+    and its closed ids: the first-pixel indices of its regions that do not reach its border."""
     keys = np.asarray(keys).astype(np.int64)
     lab = np.asarray(lab).astype(np.int64)
     first = np.asarray(first, np.uint64)
     n = keys.size
     if n == 0:
-        return np.zeros((6, 0), np.int64), first.copy()
+        return _pack(np.zeros((6, 0), np.int64), first)
     brk = np.empty(n, bool)
     brk[0] = True
     np.not_equal(keys[1:], keys[:-1], out=brk[1:])
@@ -101,7 +118,7 @@ def _leaf(keys, lab, first, y0, x0, h, w):
     runs[_ID] = first[lab_s - 1].astype(np.int64)
     closed = np.ones(first.size, bool)
     closed[lab_s - 1] = False
-    return runs, first[closed]
+    return _pack(runs, first[closed])
 
 
 def _chunk(block, *, x0, y0, image_width, connectivity, background, backend):
@@ -114,11 +131,11 @@ def _chunk(block, *, x0, y0, image_width, connectivity, background, backend):
 
 
 def _merge(*children, y0, x0, h, w, seams, connectivity):
-    """Task 2: joins a grid of neighbouring groups (children, row-major; each (runs, closed)) into
-    the group (y0, x0, h, w). ``seams``: the grid's inner seams, ascending, each as 2 * y for the
-    row of groups that starts at y and 2 * x + 1 for the column that starts at x. Returns ((runs,
-    closed), (renamed, to)): the new group's border runs and closed ids, and aside, for the chunks
-    below it, the ids it renamed (ascending) and their new ids.
+    """Task 2: joins a grid of neighbouring groups (children, row-major; their summaries) into the
+    group (y0, x0, h, w). ``seams``: the grid's inner seams, ascending, each as 2 * y for the row
+    of groups that starts at y and 2 * x + 1 for the column that starts at x. Returns (summary,
+    (renamed, to)): the new group's summary, and aside, for the chunks below it, the ids it renamed
+    (ascending) and their new ids.
 
     One C++ call (``_cclabel._tree_merge``, python/src/tree_merge.cpp), linear in the children's
     runs and closed ids apart from two sorts: the equivalences across every inner seam at once
@@ -128,13 +145,13 @@ def _merge(*children, y0, x0, h, w, seams, connectivity):
     closed ids: the children's, then the roots left without a run on the new border, ascending.
     (It replaced some forty NumPy calls a merge, whose fixed cost made the merge time grow faster
     than the seam labels with the chunk count.)"""
-    runs, closed, renamed, to = _cclabel._tree_merge(children, y0, x0, h, w, seams, connectivity)
-    return (runs, closed), (renamed, to)
+    summary, renamed, to = _cclabel._tree_merge(children, y0, x0, h, w, seams, connectivity)
+    return summary, (renamed, to)
 
 
 def _top(group):
     """Task 3: every region's id in raster order; N is its length."""
-    runs, closed = group
+    runs, closed = _unpack(group)
     return np.sort(np.concatenate([closed, np.unique(runs[_ID]).astype(np.uint64)]))
 
 

@@ -1,13 +1,15 @@
 // cclabel._cclabel._tree_merge: one merge of cclabel.dask's tree reduction in one call.
 //
-// cclabel.dask describes a group of chunks by its border runs: an int64 (6, n) array whose columns
-// are (side, line, lo, hi, key, id) (side 0 top, 1 bottom, 2 left, 3 right; line: the side's y for
-// top/bottom, x for left/right; [lo, hi) the stretch along the side; key: the pixels' equality
-// key; id: the smallest first-pixel index of the region's parts joined so far), and the ids of
-// its regions that no longer reach its border (closed). A merge joins a block of neighbouring
-// groups into one (see python/cclabel/dask.py, _merge). Done in NumPy it was some forty array
-// calls a merge (each a fixed cost, and cold in cache between tasks) plus per-child Python; here
-// it is one call, linear in the children's runs (sorts aside) and closed ids:
+// cclabel.dask describes a group of chunks by its *summary*, one int64 array: [m, the m border
+// runs as a (6, m) array, the closed ids]. A run's column is (side, line, lo, hi, key, id) (side 0
+// top, 1 bottom, 2 left, 3 right; line: the side's y for top/bottom, x for left/right; [lo, hi) the
+// stretch along the side; key: the pixels' equality key; id: the smallest first-pixel index of the
+// region's parts joined so far); the closed ids are the regions that no longer reach the group's
+// border. (One array, not a tuple of two: a merge reads up to 256 children, and each Python object
+// it touches is a fixed cost, cold in cache between Dask tasks.) A merge joins a block of
+// neighbouring groups into one (python/cclabel/dask.py, _merge). Done in NumPy it was some forty
+// array calls a merge plus per-child Python; here it is one call, linear in the children's runs
+// (sorts aside) and closed ids:
 //   1. the runs that face an inner seam are laid along one axis, each seam its own stretch; the
 //      runs on the side after a seam (top, left) are sorted, and every run on the side before it
 //      (bottom, right) finds the ones it touches (one step further along the seam for
@@ -32,9 +34,7 @@ using namespace nb::literals;
 
 namespace {
 
-using Runs = nb::ndarray<const std::int64_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
-using Ids = nb::ndarray<const std::uint64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-using Child = std::tuple<Runs, Ids>;
+using Summary = nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
 template <typename T>
 nb::ndarray<nb::numpy, T> owned_array(std::vector<T>&& v, std::size_t rows) {
@@ -50,11 +50,11 @@ struct Run {
 };
 
 struct Result {
-    std::vector<std::int64_t> out;  // (6, m), row-major
-    std::vector<std::uint64_t> closed, renamed, to;
+    std::vector<std::int64_t> summary;  // [m, (6, m) runs row-major, closed ids]
+    std::vector<std::uint64_t> renamed, to;
 };
 
-Result merge(const std::vector<Run>& runs, std::vector<std::uint64_t>&& closed, std::int64_t y0, std::int64_t x0,
+Result merge(const std::vector<Run>& runs, const std::vector<std::int64_t>& closed, std::int64_t y0, std::int64_t x0,
              std::int64_t h, std::int64_t w, const std::vector<std::int64_t>& seams, int connectivity) {
     const std::size_t n = runs.size();
     const std::int64_t boundary[4] = {y0, y0 + h - 1, x0, x0 + w - 1};
@@ -141,57 +141,65 @@ Result merge(const std::vector<Run>& runs, std::vector<std::uint64_t>&& closed, 
         out.push_back(r);
     }
     const std::size_t m = out.size();
-    res.out.resize(6 * m);
+    std::vector<std::int64_t>& sum = res.summary;
+    sum.reserve(1 + 6 * m + closed.size() + nodes.size());
+    sum.resize(1 + 6 * m);
+    sum[0] = std::int64_t(m);
+    std::int64_t* q = sum.data() + 1;
     for (std::size_t j = 0; j < m; ++j) {
         const Run& r = out[j];
-        res.out[j] = r.side;
-        res.out[m + j] = r.line;
-        res.out[2 * m + j] = r.lo;
-        res.out[3 * m + j] = r.hi;
-        res.out[4 * m + j] = r.key;
-        res.out[5 * m + j] = r.id;
+        q[j] = r.side;
+        q[m + j] = r.line;
+        q[2 * m + j] = r.lo;
+        q[3 * m + j] = r.hi;
+        q[4 * m + j] = r.key;
+        q[5 * m + j] = r.id;
     }
 
     // 4. Closed: the children's, then the roots without a run on the new border, ascending.
-    res.closed = std::move(closed);
+    sum.insert(sum.end(), closed.begin(), closed.end());
     for (std::uint32_t v = 0; v < nodes.size(); ++v)
-        if (root[v] == v && !open[v]) res.closed.push_back(std::uint64_t(nodes[v]));
+        if (root[v] == v && !open[v]) sum.push_back(nodes[v]);
     return res;
 }
 
-// _tree_merge(children: [(runs (6, k) int64, closed uint64)], y0, x0, h, w, seams int64 ascending,
-//             connectivity) -> (runs (6, m) int64, closed uint64, renamed uint64, to uint64).
+// _tree_merge(children: [summary int64], y0, x0, h, w, seams int64 ascending, connectivity)
+//     -> (summary int64, renamed uint64, to uint64).
 std::tuple<nb::ndarray<nb::numpy, std::int64_t>, nb::ndarray<nb::numpy, std::uint64_t>,
-           nb::ndarray<nb::numpy, std::uint64_t>, nb::ndarray<nb::numpy, std::uint64_t>>
-py_tree_merge(const std::vector<Child>& children, std::int64_t y0, std::int64_t x0, std::int64_t h, std::int64_t w,
+           nb::ndarray<nb::numpy, std::uint64_t>>
+py_tree_merge(const std::vector<Summary>& children, std::int64_t y0, std::int64_t x0, std::int64_t h, std::int64_t w,
               const std::vector<std::int64_t>& seams, int connectivity) {
     if (connectivity != 4 && connectivity != 8) throw nb::value_error("_tree_merge: connectivity must be 4 or 8");
     std::size_t n = 0, nc = 0;
-    for (const auto& [r, c] : children) {
-        if (r.shape(0) != 6) throw nb::value_error("_tree_merge: runs must have 6 rows");
-        n += r.shape(1);
-        nc += c.shape(0);
+    for (const Summary& c : children) {
+        const std::size_t size = c.shape(0);
+        const std::int64_t m = size ? c.data()[0] : -1;
+        if (m < 0 || std::uint64_t(m) > (size - 1) / 6)
+            throw nb::value_error("_tree_merge: a summary is not [m, (6, m) runs, closed ids]");
+        n += std::size_t(m);
+        nc += size - 1 - 6 * std::size_t(m);
     }
     std::vector<Run> runs;
     runs.reserve(n);
-    std::vector<std::uint64_t> closed;
+    std::vector<std::int64_t> closed;
     closed.reserve(nc);
-    for (const auto& [r, c] : children) {
-        const std::size_t k = r.shape(1);
-        const std::int64_t* p = r.data();
+    for (const Summary& c : children) {
+        const std::int64_t* p = c.data();
+        const std::size_t k = std::size_t(p[0]);
+        ++p;
         for (std::size_t j = 0; j < k; ++j) {
             if (p[j] < 0 || p[j] > 3) throw nb::value_error("_tree_merge: a run's side is not 0..3");
             runs.push_back(Run{p[j], p[k + j], p[2 * k + j], p[3 * k + j], p[4 * k + j], p[5 * k + j]});
         }
-        closed.insert(closed.end(), c.data(), c.data() + c.shape(0));
+        closed.insert(closed.end(), p + 6 * k, c.data() + c.shape(0));
     }
     Result res;
     {
         nb::gil_scoped_release unlock;
-        res = merge(runs, std::move(closed), y0, x0, h, w, seams, connectivity);
+        res = merge(runs, closed, y0, x0, h, w, seams, connectivity);
     }
-    return {owned_array(std::move(res.out), 6), owned_array(std::move(res.closed), 0),
-            owned_array(std::move(res.renamed), 0), owned_array(std::move(res.to), 0)};
+    return {owned_array(std::move(res.summary), 0), owned_array(std::move(res.renamed), 0),
+            owned_array(std::move(res.to), 0)};
 }
 
 }  // namespace

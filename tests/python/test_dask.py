@@ -328,28 +328,31 @@ def test_tree_merge_equals_the_whole_leaf(conn, bg):
         children = [leaf(ys[i], xs[j], ys[i + 1] - ys[i], xs[j + 1] - xs[j])
                     for i in range(len(ys) - 1) for j in range(len(xs) - 1)]
         seams = sorted([2 * (Y0 + y) for y in cut_y] + [2 * (X0 + x) + 1 for x in cut_x])
-        (runs, closed), (renamed, to) = cdask._merge(*children, y0=Y0, x0=X0, h=h, w=w, seams=tuple(seams),
-                                                     connectivity=conn)
-        want_runs, want_closed = leaf(0, 0, h, w)
+        summary, (renamed, to) = cdask._merge(*children, y0=Y0, x0=X0, h=h, w=w, seams=tuple(seams),
+                                              connectivity=conn)
+        runs, closed = cdask._unpack(summary)
+        want_runs, want_closed = cdask._unpack(leaf(0, 0, h, w))
         case = (t, conn, bg, h, w, cut_y, cut_x)
-        assert runs.dtype == np.int64 and closed.dtype == renamed.dtype == to.dtype == np.uint64, case
+        assert summary.dtype == np.int64 and renamed.dtype == to.dtype == np.uint64, case
         assert np.array_equal(runs, want_runs), case
         assert np.array_equal(np.sort(closed), want_closed), case
         assert np.all(np.diff(renamed.astype(np.int64)) > 0) and np.all(to < renamed), case
 
 
 def test_tree_merge_errors():
-    """_tree_merge's checks: connectivity 4 or 8, runs of 6 rows, sides 0..3."""
-    runs = np.zeros((6, 1), np.int64)
-    closed = np.zeros(0, np.uint64)
+    """_tree_merge's checks: connectivity 4 or 8, summaries [m, (6, m) runs, closed], sides 0..3."""
+    run = cdask._pack(np.zeros((6, 1), np.int64), np.zeros(0, np.uint64))
+    assert run.tolist() == [1, 0, 0, 0, 0, 0, 0]
+    cclabel._cclabel._tree_merge([run], 0, 0, 1, 1, [], 8)
     with pytest.raises(ValueError):
-        cclabel._cclabel._tree_merge([(runs, closed)], 0, 0, 1, 1, [], 6)
+        cclabel._cclabel._tree_merge([run], 0, 0, 1, 1, [], 6)
+    for bad in ([], [2, 0, 0, 0, 0, 0, 0], [-1]):
+        with pytest.raises(ValueError):
+            cclabel._cclabel._tree_merge([np.array(bad, np.int64)], 0, 0, 1, 1, [], 8)
+    side = run.copy()
+    side[1] = 4
     with pytest.raises(ValueError):
-        cclabel._cclabel._tree_merge([(np.zeros((5, 1), np.int64), closed)], 0, 0, 1, 1, [], 8)
-    bad = runs.copy()
-    bad[0, 0] = 4
-    with pytest.raises(ValueError):
-        cclabel._cclabel._tree_merge([(bad, closed)], 0, 0, 1, 1, [], 8)
+        cclabel._cclabel._tree_merge([side], 0, 0, 1, 1, [], 8)
 
 
 # --- on the LocalCluster (worker processes) ---------------------------------------------------------
