@@ -17,7 +17,9 @@ tree reduction's cost as the chunk count grows.
    own that is killed after --dask-image-timeout seconds (reported as "over T s": it is slow).
 4. The tree reduction: with the synchronous scheduler, no graph optimisation (no task fusion) and
    dask's Profiler, the time spent in the merge tasks, their number, and the number of seam labels
-   (distinct region ids on the chunk borders) for 16, 256 and 4096 chunks of the same image.
+   (distinct region ids on the chunk borders) for 16, 256 and 4096 chunks of the same image; of the
+   merge tasks' time, the merge function's own (timed around each call) and the rest (dask's
+   scheduling of the task, mostly a cost per input: a merge reads up to 256 children).
 """
 from __future__ import annotations
 
@@ -130,7 +132,20 @@ def tree_cost(img, chunks_per_side):
     import cclabel.dask
     size = img.shape[0]
     arr = da.from_array(img, chunks=-(-size // chunks_per_side))
-    labels, n = cclabel.dask.label(arr)
+    # The merge function's own time (ours), beside the merge tasks' time under the Profiler (ours
+    # plus dask's per-task and per-input cost): the tasks call the function bound at graph building.
+    merge, inside = cclabel.dask._merge, []
+
+    def timed(*children, **kw):
+        t = time.perf_counter()
+        out = merge(*children, **kw)
+        inside.append(time.perf_counter() - t)
+        return out
+    cclabel.dask._merge = timed
+    try:
+        labels, n = cclabel.dask.label(arr)
+    finally:
+        cclabel.dask._merge = merge
     graph = dict(n.__dask_graph__())
     with Profiler() as prof:
         # optimize_graph=False: no task fusion, so that every merge task keeps its own key (the top
@@ -143,11 +158,16 @@ def tree_cost(img, chunks_per_side):
         spent[kind] = spent.get(kind, 0.0) + (r.end_time - r.start_time)
     leaf_keys = [k for k in graph if isinstance(k, tuple) and str(k[0]).startswith("cclabel-leaf-")]
     leaves = dask.get(graph, leaf_keys)
-    # A leaf is (border runs, closed ids): row 5 of the runs holds the ids of the labelled border pixels.
-    seam_labels = int(sum(np.unique(runs[5]).size for runs, _ in leaves))
-    merges = sum(1 for k in graph if isinstance(k, tuple) and str(k[0]).startswith("cclabel-merge-"))
-    return {"chunks": chunks_per_side ** 2, "seam_labels": seam_labels, "merges": merges,
+    # A leaf is its border runs and closed ids (one summary array since the C++ merge; a tuple
+    # before): row 5 of the runs holds the ids of the labelled border pixels.
+    unpack = getattr(cclabel.dask, "_unpack", lambda leaf: leaf)
+    seam_labels = int(sum(np.unique(unpack(leaf)[0][5]).size for leaf in leaves))
+    merge_keys = [k for k in graph if isinstance(k, tuple) and str(k[0]).startswith("cclabel-merge-")]
+    inputs = sum(len(graph[k].args if hasattr(graph[k], "args") else graph[k][1:]) for k in merge_keys)
+    return {"chunks": chunks_per_side ** 2, "seam_labels": seam_labels, "merges": len(merge_keys),
+            "merge_inputs": inputs,
             "merge_seconds": spent.get("merge", 0.0),
+            "merge_function_seconds": sum(inside),
             "roots_seconds": spent.get("roots", 0.0),
             "n": int(n.compute(scheduler="sync"))}
 
@@ -212,9 +232,12 @@ def main():
     for side in (4, 16, 64):
         r = tree_cost(tree_img, side)
         per = r["merge_seconds"] / max(r["seam_labels"], 1) * 1e6
+        own = r["merge_function_seconds"] / max(r["seam_labels"], 1) * 1e6
+        rest = (r["merge_seconds"] - r["merge_function_seconds"]) / max(r["merge_inputs"], 1) * 1e6
         print(f"tree: {r['chunks']:5d} chunks, {r['seam_labels']:9,d} seam labels, {r['merges']:5d} merge tasks "
-              f"{r['merge_seconds']:.3f} s "
-              f"({per:.2f} us per seam label), roots {r['roots_seconds']:.3f} s",
+              f"{r['merge_seconds']:.4f} s ({per:.2f} us per seam label); in the merge function "
+              f"{r['merge_function_seconds']:.4f} s ({own:.2f} us per seam label); the rest (dask) "
+              f"{rest:.2f} us per merge input ({r['merge_inputs']} inputs); roots {r['roots_seconds']:.4f} s",
               flush=True)
         result["tree"].append(r)
     os.remove(path)
