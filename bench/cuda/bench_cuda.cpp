@@ -166,35 +166,34 @@ int main(int argc, char** argv) {
             t.switches.segment_runs = false;
             vs.push_back({"segment_runs off (pixel pipeline: 32x32, 4 rows a thread)", t});
         }
-        auto sw = [&](const char* n, auto f, bool old = false) {
+        auto sw = [&](const char* n, auto f) {
             if (few) return;
-            (void)old;
             cclabel::cuda::Tuning t;
             t.switches.segment_runs = false;
             f(t.switches);
             vs.push_back({n, t});
         };
-        sw("up_before_left off", [](auto& s) { s.up_before_left = false; }, true);
-        sw("warp_runs off", [](auto& s) { s.warp_runs = false; }, true);
-        sw("skip_joins off", [](auto& s) { s.skip_joins = false; }, true);
-        sw("path_halving off", [](auto& s) { s.path_halving = false; }, true);
-        sw("background_in_start off", [](auto& s) { s.background_in_start = false; }, true);
-        sw("fuse_start_connect on", [](auto& s) { s.fuse_start_connect = true; }, true);
-        sw("warp_runs+skip_joins off", [](auto& s) { s.warp_runs = false; s.skip_joins = false; }, true);
-        sw("tile_union_find off", [](auto& s) { s.tile_union_find = false; }, true);
-        sw("count_after_connect on", [](auto& s) { s.count_after_connect = true; }, true);
-        sw("cached_loads off", [](auto& s) { s.cached_loads = false; }, true);
+        sw("up_before_left off", [](auto& s) { s.up_before_left = false; });
+        sw("warp_runs off", [](auto& s) { s.warp_runs = false; });
+        sw("skip_joins off", [](auto& s) { s.skip_joins = false; });
+        sw("path_halving off", [](auto& s) { s.path_halving = false; });
+        sw("background_in_start off", [](auto& s) { s.background_in_start = false; });
+        sw("fuse_start_connect on", [](auto& s) { s.fuse_start_connect = true; });
+        sw("warp_runs+skip_joins off", [](auto& s) { s.warp_runs = false; s.skip_joins = false; });
+        sw("tile_union_find off", [](auto& s) { s.tile_union_find = false; });
+        sw("count_after_connect on", [](auto& s) { s.count_after_connect = true; });
+        sw("cached_loads off", [](auto& s) { s.cached_loads = false; });
         sw("tile_uf off, cached_loads off, count on", [](auto& s) {
             s.tile_union_find = false;
             s.cached_loads = false;
             s.count_after_connect = true;
-        }, true);
+        });
         sw("all three off (before)", [](auto& s) {
             s.tile_union_find = false;
             s.count_after_connect = false;
             s.cached_loads = false;
-        }, true);
-        sw("fused, tile_uf on", [](auto& s) { s.fuse_start_connect = true; }, true);
+        });
+        sw("fused, tile_uf on", [](auto& s) { s.fuse_start_connect = true; });
         sw("shared_keys off", [](auto& s) { s.shared_keys = false; });
         sw("plain_flatten off", [](auto& s) { s.plain_flatten = false; });
         sw("compress_walks off", [](auto& s) { s.compress_walks = false; });

@@ -217,40 +217,11 @@ __global__ void __launch_bounds__(1024) number_wide_kernel(Params g) {
 // The segment pipeline (segments.cuh): one thread a segment, no shared memory, no barriers.
 __device__ inline std::uint64_t seg_index() { return std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; }
 
-template <PixelFormat F>
-__global__ void __launch_bounds__(512) seg_start_kernel(Params g) {
+// One kernel for every stage (at most 512 threads: Start holds ~96 registers).
+template <SegStage S, PixelFormat F>
+__global__ void __launch_bounds__(512) seg_kernel(Params g) {
     DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
-    seg_start_program<F>(ops, g, seg_index());
-}
-
-template <PixelFormat F>
-__global__ void __launch_bounds__(512) seg_connect_kernel(Params g) {
-    DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
-    seg_connect_program<F>(ops, g, seg_index());
-}
-
-template <PixelFormat F>
-__global__ void __launch_bounds__(512) seg_flatten_kernel(Params g) {
-    DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
-    seg_flatten_program<F>(ops, g, seg_index());
-}
-
-template <PixelFormat F>
-__global__ void __launch_bounds__(512) seg_number_kernel(Params g) {
-    DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
-    seg_number_program<F>(ops, g, seg_index());
-}
-
-template <PixelFormat F>
-__global__ void __launch_bounds__(512) seg_resolve_kernel(Params g) {
-    DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
-    seg_resolve_program<F>(ops, g, seg_index());
-}
-
-template <PixelFormat F>
-__global__ void __launch_bounds__(512) seg_quad_number_kernel(Params g) {
-    DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
-    seg_quad_number_program<F>(ops, g, seg_index());
+    seg_stage_program<S, F>(ops, g, seg_index());
 }
 
 __global__ void seg_batch_counts_kernel(Params g, std::uint32_t* image_counts, std::uint64_t images) {
@@ -295,30 +266,29 @@ void enqueue_segments(const cclabel::detail::Request& r, const LaunchPlan& plan,
     g.seg_zin = seg + 2 * plan.seg_words;
     g.seg_zl = seg + 3 * plan.seg_words;
     g.seg_zr = seg + 4 * plan.seg_words;
-    const unsigned blocks = unsigned(plan.seg_blocks), threads = plan.shape.seg_threads;
+    const std::uint64_t blocks = plan.seg_blocks;
+    const unsigned threads = plan.shape.seg_threads;
     if (events) record(events->after_clear, stream, "cudaEventRecord(after_clear)");
     cclabel::detail::dispatch_format(r.format, [&]<PixelFormat F>() {
-        seg_start_kernel<F><<<blocks, threads, 0, stream>>>(g);
-        CCL_LAUNCHED("seg_start_kernel");
+        auto launch = [&]<SegStage S>(std::uint64_t grid, const char* name) {
+            seg_kernel<S, F><<<unsigned(grid), threads, 0, stream>>>(g);
+            check(cudaGetLastError(), name);
+        };
+        launch.template operator()<SegStage::Start>(blocks, "launch of seg_kernel (Start)");
         if (events) record(events->after_start, stream, "cudaEventRecord(after_start)");
-        seg_connect_kernel<F><<<blocks, threads, 0, stream>>>(g);
-        CCL_LAUNCHED("seg_connect_kernel");
+        launch.template operator()<SegStage::Connect>(blocks, "launch of seg_kernel (Connect)");
         if (events) record(events->after_connect, stream, "cudaEventRecord(after_connect)");
-        seg_flatten_kernel<F><<<blocks, threads, 0, stream>>>(g);
-        CCL_LAUNCHED("seg_flatten_kernel");
+        launch.template operator()<SegStage::Flatten>(blocks, "launch of seg_kernel (Flatten)");
         if (events) record(events->after_count, stream, "cudaEventRecord(after_count)");
         std::size_t temp = plan.scan_temp_bytes;
         CCL_CUDA(cub::DeviceScan::ExclusiveSum(ws + plan.off_scan_temp, temp, g.seg_zl, g.seg_zl, plan.scan_items,
                                                stream));
         if (events) record(events->after_scan, stream, "cudaEventRecord(after_scan)");
         if (plan.quad) {
-            seg_resolve_kernel<F><<<blocks, threads, 0, stream>>>(g);
-            CCL_LAUNCHED("seg_resolve_kernel");
-            seg_quad_number_kernel<F><<<unsigned(plan.quad_blocks), threads, 0, stream>>>(g);
-            CCL_LAUNCHED("seg_quad_number_kernel");
+            launch.template operator()<SegStage::Resolve>(blocks, "launch of seg_kernel (Resolve)");
+            launch.template operator()<SegStage::QuadNumber>(plan.quad_blocks, "launch of seg_kernel (Number, 4 pixels a thread)");
         } else {
-            seg_number_kernel<F><<<blocks, threads, 0, stream>>>(g);
-            CCL_LAUNCHED("seg_number_kernel");
+            launch.template operator()<SegStage::Number>(blocks, "launch of seg_kernel (Number)");
         }
         if (events) record(events->after_number, stream, "cudaEventRecord(after_number)");
         return 0;

@@ -42,20 +42,19 @@ std::vector<std::pair<std::string, cuda::Tuning>> segment_tunings() {
     t.shape.seg_rows = 3;
     v.push_back({"segments of 1, 512 a block, strips of 3", t});
     t = {};
-    t.shape.seg_rows = 1;
-    v.push_back({"segments, strips of 1", t});
-    t = {};
-    t.switches.skip_joins = false;
-    v.push_back({"segments, skip_joins off", t});
-    t = {};
-    t.switches.path_halving = false;
-    v.push_back({"segments, path_halving off", t});
-    t = {};
-    t.switches.cached_loads = false;
-    v.push_back({"segments, cached_loads off", t});
+    t.shape.seg_rows = 16;
+    v.push_back({"segments, strips of 16", t});
+    // Each switch the segment pipeline reads, off in turn.
+    for (auto [name, sw] : {std::pair{"skip_joins", &cuda::Switches::skip_joins},
+                            std::pair{"path_halving", &cuda::Switches::path_halving},
+                            std::pair{"cached_loads", &cuda::Switches::cached_loads},
+                            std::pair{"seg_quad_number", &cuda::Switches::seg_quad_number}}) {
+        t = {};
+        t.switches.*sw = false;
+        v.push_back({std::string("segments, ") + name + " off", t});
+    }
     t = {};
     t.switches.seg_quad_number = false;
-    v.push_back({"segments, seg_quad_number off", t});
     t.shape.seg_w = 6;
     v.push_back({"segments of 6, seg_quad_number off", t});
     return v;

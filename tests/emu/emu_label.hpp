@@ -55,15 +55,15 @@ inline EmuRun emu_label_segments(const cclabel::detail::Request& r, const cuda::
     const std::uint64_t blocks = plan.seg_blocks;
     cclabel::detail::dispatch_format(r.format, [&]<PixelFormat F>() {
         ex.set_phase(Phase::Parents);
-        auto each = [&](auto&& body) {
+        auto launch = [&]<SegStage S>(std::uint64_t grid) {
             ex.forget_stale();
-            ex.launch(blocks, threads, ww, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
-                body(ops, b * threads + tid);
+            ex.launch(grid, threads, ww, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
+                seg_stage_program<S, F>(ops, g, b * threads + tid);
             });
         };
-        each([&](EmuOps& ops, std::uint64_t s) { seg_start_program<F>(ops, g, s); });
-        each([&](EmuOps& ops, std::uint64_t s) { seg_connect_program<F>(ops, g, s); });
-        each([&](EmuOps& ops, std::uint64_t s) { seg_flatten_program<F>(ops, g, s); });
+        launch.template operator()<SegStage::Start>(blocks);
+        launch.template operator()<SegStage::Connect>(blocks);
+        launch.template operator()<SegStage::Flatten>(blocks);
         std::uint32_t sum = 0;  // CUB's in-place exclusive sum on the GPU
         for (std::uint64_t k = 0; k < plan.scan_items; ++k) {
             const std::uint32_t v = g.seg_zl[k];
@@ -72,13 +72,10 @@ inline EmuRun emu_label_segments(const cclabel::detail::Request& r, const cuda::
         }
         ex.set_phase(Phase::Final);
         if (plan.quad) {
-            each([&](EmuOps& ops, std::uint64_t s) { seg_resolve_program<F>(ops, g, s); });
-            ex.forget_stale();
-            ex.launch(plan.quad_blocks, threads, ww, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
-                seg_quad_number_program<F>(ops, g, b * threads + tid);
-            });
+            launch.template operator()<SegStage::Resolve>(blocks);
+            launch.template operator()<SegStage::QuadNumber>(plan.quad_blocks);
         } else {
-            each([&](EmuOps& ops, std::uint64_t s) { seg_number_program<F>(ops, g, s); });
+            launch.template operator()<SegStage::Number>(blocks);
         }
         if (image_h)
             ex.launch((images + ww - 1) / ww, ww, ww, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {

@@ -131,7 +131,7 @@ CCL_HD void load_seg_keys(const Params& g, std::uint32_t x0, std::uint32_t y, st
 /// neighbour then joins both); with 4-conn, when the upper and upper-left pixels both have it.
 template <PixelFormat F, class Ops>
 CCL_HD void seg_start_program(Ops& ops, const Params& g, std::uint64_t t64) {
-    std::uint32_t c[kMaxSeg], a[kMaxSeg];
+    std::uint32_t c[kMaxSeg] = {}, a[kMaxSeg] = {};
     for_strip(g, t64, [&](std::uint32_t s, std::uint32_t r) {
         const SegPos p = seg_pos(g, s);
         const std::uint32_t n = p.n, x0 = p.x0, y = p.y, valid = mask_below(n);
@@ -268,11 +268,21 @@ CCL_HD void seg_flatten_one(Ops& ops, const Params& g, std::uint32_t s) {
     if (s + 1 == g.segs) ops.st(&g.seg_zl[s + 1], 0u);  // the scan's last item: its sum is N
 }
 
+/// Batches number each image from 1: the roots of the images before row @p y's (0 for one image).
+template <class Ops>
+CCL_HD std::uint32_t seg_image_base(Ops& ops, const Params& g, std::uint32_t y);
+
 /// The label of root @p r (a pixel index) once the counts are scanned. Nothing that Number reads
 /// changes during Number, so its loads may be served by L1 (cached_loads).
 template <class Ops>
 CCL_HD std::uint32_t seg_ld(Ops& ops, const Params& g, const std::uint32_t* p) {
     return g.sw.cached_loads ? ops.ld_weak(p) : ops.ld(p);
+}
+
+template <class Ops>
+CCL_HD std::uint32_t seg_image_base(Ops& ops, const Params& g, std::uint32_t y) {
+    if (!g.image_h) return 0;
+    return seg_ld(ops, g, &g.seg_zl[std::uint64_t(y - g.fd_image_h.mod(y)) * g.segs_x]);
 }
 
 template <class Ops>
@@ -297,9 +307,7 @@ CCL_HD void seg_number_one(Ops& ops, const Params& g, std::uint32_t s) {
     const std::uint32_t S = seg_ld(ops, g, &g.seg_s[s]);
     const SegPos p = seg_pos(g, s);
     const std::uint32_t bg = (seg_ld(ops, g, &g.seg_g[s]) & ~1u) | (S & 1u ? 0u : 1u);
-    // A batch numbers each image from 1: subtract the roots of the images before this one.
-    std::uint32_t base = 0;
-    if (g.image_h) base = seg_ld(ops, g, &g.seg_zl[std::uint64_t(p.y - g.fd_image_h.mod(p.y)) * g.segs_x]);
+    const std::uint32_t base = seg_image_base(ops, g, p.y);
     std::uint32_t out[kMaxSeg];
     std::uint32_t cur = 0;
     CCL_UNROLL
@@ -321,8 +329,7 @@ CCL_HD void seg_resolve_program(Ops& ops, const Params& g, std::uint64_t t64) {
         const std::uint32_t S = seg_ld(ops, g, &g.seg_s[s]);
         if (S == 0) return;
         const SegPos p = seg_pos(g, s);
-        std::uint32_t base = 0;
-        if (g.image_h) base = seg_ld(ops, g, &g.seg_zl[std::uint64_t(p.y - g.fd_image_h.mod(p.y)) * g.segs_x]);
+        const std::uint32_t base = seg_image_base(ops, g, p.y);
         for (std::uint32_t m = S; m; m &= m - 1) {
             const std::uint32_t i = p.row + ffs32(m) - 1;
             ops.st(&g.labels[i], seg_root_number(ops, g, seg_ld(ops, g, &g.labels[i])) - base);
@@ -361,6 +368,21 @@ CCL_HD void seg_quad_number_program(Ops& ops, const Params& g, std::uint64_t t64
         out[j] = label;
     }
     ops.st_own(&g.labels[row + x0], n, out);
+}
+
+/// The segment pipeline's kernels, in launch order (the CUB scan runs between Flatten and Resolve).
+enum class SegStage { Start, Connect, Flatten, Resolve, QuadNumber, Number };
+
+/// One thread of stage @p S: thread @p t is a strip (a pixel quad for QuadNumber). The GPU kernel
+/// and the emulator both call this, so the stage list is written once.
+template <SegStage S, PixelFormat F, class Ops>
+CCL_HD void seg_stage_program(Ops& ops, const Params& g, std::uint64_t t) {
+    if constexpr (S == SegStage::Start) seg_start_program<F>(ops, g, t);
+    else if constexpr (S == SegStage::Connect) seg_connect_program<F>(ops, g, t);
+    else if constexpr (S == SegStage::Flatten) seg_flatten_program<F>(ops, g, t);
+    else if constexpr (S == SegStage::Resolve) seg_resolve_program<F>(ops, g, t);
+    else if constexpr (S == SegStage::QuadNumber) seg_quad_number_program<F>(ops, g, t);
+    else seg_number_program<F>(ops, g, t);
 }
 
 /// Batches: each image's region count from the scanned counts (one thread an image).
