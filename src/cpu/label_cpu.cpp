@@ -485,14 +485,7 @@ std::uint32_t label_runs(const detail::Request& r, const Switches& sw, std::uint
     }
     // 25% above the sampled estimate, so that the arrays rarely grow.
     auto reserve = [&](const runs::Band& b) { return std::size_t(expected * std::uint64_t(b.y1 - b.y0) / std::uint64_t(r.height) * 5 / 4); };
-    if (nb == 1) {
-        runs::scan<F, Conn>(r, sw, bands[0], reserve(bands[0]));
-        std::uint32_t n = 0;
-        for (std::uint32_t c : bands[0].block_roots) n += c;
-        runs::number_and_write(bands[0], w, out);
-        return n;
-    }
-    std::uint32_t total = 0;
+    std::uint32_t total = 0;  // one band: no seams, join_bands only counts and work(0) runs here
     std::barrier sync_scan(nb, [&]() noexcept { total = runs::join_bands<Conn>(bands, w); });
     auto work = [&](int bi) {
         runs::Band& b = bands[std::size_t(bi)];

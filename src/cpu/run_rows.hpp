@@ -16,7 +16,7 @@
 //      number over the run's pixels: the label image is written once and never read.
 // Against the pixel path this saves the label image's second pass (read and rewrite), and the scan
 // works a run at a time instead of a pixel at a time; on noise (runs of one or two pixels) the run
-// arrays would cost more than they save, so label_cpu.cpp samples rows first (use_runs).
+// arrays would cost more than they save, so label_cpu.cpp samples rows first (expected_runs).
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -28,7 +28,6 @@
 
 #include "cclabel/detail/cpu_tuning.hpp"
 #include "core/request.hpp"
-#include "cpu/neighbour_code.hpp"  // CCLABEL_ROW_LOOP
 #include "cpu/row_keys.hpp"
 #include "cpu/simd.hpp"
 
@@ -54,12 +53,12 @@ inline constexpr unsigned kBlockShift = 8;  ///< roots are counted per block of 
 
 struct Band {
     std::int64_t y0 = 0, y1 = 0;
-    std::uint32_t runs = 0;  ///< runs of the band, run 0 (the background) included
     Words parent;            ///< union-find parent (band-local run index); numbers in step 3
     /// One bit a pixel (LSB first), set where a run starts; a row takes `bit_stride` bytes.
     std::unique_ptr<std::uint8_t[]> bits;
     std::size_t bit_stride = 0;
-    std::vector<std::uint32_t> row_first;    ///< rows + 1: index of each row's first run
+    /// rows + 1: index of each row's first run; the last, the band's runs (run 0 included).
+    std::vector<std::uint32_t> row_first;
     std::vector<std::uint32_t> block_roots;  ///< roots per block of 2^kBlockShift runs (for the seams)
     /// Starts and keys of the runs of the band's first and last row (for the seams).
     std::vector<std::uint32_t> first_starts, first_keys, last_starts, last_keys;
@@ -142,8 +141,8 @@ __attribute__((target("avx2,popcnt"))) inline std::uint32_t rgb8_run_starts_avx2
     const __m256i rot = _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6);
     std::uint32_t nc = 0, x = 0;
     // Lane 7 holds the key of the pixel before the block (pixel 0: differs from pixel 0's key).
-    const std::uint32_t k0 = std::uint32_t(row[0]) | std::uint32_t(row[1]) << 8 | std::uint32_t(row[2]) << 16;
-    __m256i before = _mm256_set1_epi32(int(~k0));
+    using T = detail::PixelTraits<PixelFormat::RGB8>;
+    __m256i before = _mm256_set1_epi32(int(~T::key(row)));
     for (; x + 11 <= n; x += 8) {  // the 32-byte load stays within the row
         const __m256i a = simd::rgb8_keys8_avx2(row + std::size_t(x) * 3);
         const __m256i shifted = _mm256_permutevar8x32_epi32(a, rot);
@@ -155,8 +154,7 @@ __attribute__((target("avx2,popcnt"))) inline std::uint32_t rgb8_run_starts_avx2
     std::uint32_t last = std::uint32_t(_mm256_cvtsi256_si32(before));  // the key of pixel x - 1
     std::memset(bits + x / 8, 0, (n - x + 7) / 8);
     for (; x < n; ++x) {
-        const std::uint8_t* p = row + std::size_t(x) * 3;
-        const std::uint32_t k = std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16;
+        const std::uint32_t k = T::key(row + std::size_t(x) * 3);
         const bool st = k != last;
         cs[nc] = x;
         ck[nc] = k;
@@ -166,11 +164,22 @@ __attribute__((target("avx2,popcnt"))) inline std::uint32_t rgb8_run_starts_avx2
     }
     return nc;
 }
+#endif
 
-/// Writes a row of labels from its start bits: pixel x takes nums[k], k the number of starts at or
-/// before x (nums[0]: the run before the row, never taken since pixel 0 starts a run). Eight pixels
-/// a shuffle of the eight numbers they can take. With @p room the last block may write up to 7
-/// pixels past @p n.
+/// Writes a row of labels from its start bits, from pixel @p x on: pixel x takes nums[k], k the
+/// number of starts at or before x (nums[0]: the run before the row, never taken since pixel 0
+/// starts a run; from x > 0, @p nums already counts the starts before x).
+inline void expand_row_scalar(const std::uint8_t* bits, const std::uint32_t* nums, std::uint32_t n, std::uint32_t* o,
+                              std::uint32_t x = 0) {
+    for (; x < n; ++x) {
+        nums += (bits[x / 8] >> (x % 8)) & 1u;
+        o[x] = *nums;
+    }
+}
+
+#if CCLABEL_X86_SIMD
+/// expand_row_scalar eight pixels a shuffle of the eight numbers they can take. With @p room the
+/// last block may write up to 7 pixels past @p n.
 __attribute__((target("avx2,popcnt"))) inline void expand_row_avx2(const std::uint8_t* bits, const std::uint32_t* nums,
                                                                     std::uint32_t n, std::uint32_t* o, bool room) {
     std::uint32_t x = 0;
@@ -182,21 +191,9 @@ __attribute__((target("avx2,popcnt"))) inline void expand_row_avx2(const std::ui
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + x), _mm256_permutevar8x32_epi32(v, idx));
         nums += unsigned(__builtin_popcount(m));
     }
-    for (; x < n; ++x) {
-        nums += (bits[x / 8] >> (x % 8)) & 1u;
-        o[x] = *nums;
-    }
-}
-#endif
-
-inline void expand_row_scalar(const std::uint8_t* bits, const std::uint32_t* nums, std::uint32_t n, std::uint32_t* o) {
-    for (std::uint32_t x = 0; x < n; ++x) {
-        nums += (bits[x / 8] >> (x % 8)) & 1u;
-        o[x] = *nums;
-    }
+    expand_row_scalar(bits, nums, n, o, x);
 }
 
-#if CCLABEL_X86_SIMD
 inline const bool kAvx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
 #endif
 
@@ -396,7 +393,6 @@ template <PixelFormat F, int Conn, bool V>
         std::swap(ck, pk);
     }
     b.row_first[rows] = n_runs;
-    b.runs = n_runs;
 }
 
 #if CCLABEL_X86_SIMD
@@ -470,7 +466,7 @@ template <int Conn>
 std::uint32_t join_bands(std::vector<Band>& bands, std::uint64_t w) {
     const std::size_t nb = bands.size();
     std::vector<std::uint64_t> off(nb + 1, 0);  // global index of a band's run 0
-    for (std::size_t i = 0; i < nb; ++i) off[i + 1] = off[i] + bands[i].runs;
+    for (std::size_t i = 0; i < nb; ++i) off[i + 1] = off[i] + bands[i].row_first.back();
     auto band_of = [&](std::uint64_t g) {
         return std::size_t(std::upper_bound(off.begin(), off.end(), g) - off.begin()) - 1;
     };
@@ -488,7 +484,7 @@ std::uint32_t join_bands(std::vector<Band>& bands, std::uint64_t w) {
     for (std::size_t bi = 1; bi < nb; ++bi) {
         const Band& up = bands[bi - 1];
         const Band& lo = bands[bi];
-        const std::uint32_t ua = up.row_first[std::size_t(up.y1 - up.y0) - 1], un = up.runs - ua;
+        const std::uint32_t ua = up.row_first[std::size_t(up.y1 - up.y0) - 1], un = up.row_first.back() - ua;
         const std::uint32_t la = lo.row_first[0], ln = lo.row_first[1] - la;
         const std::uint32_t* us = up.last_starts.data();
         const std::uint32_t* ls = lo.first_starts.data();
@@ -514,22 +510,19 @@ std::uint32_t join_bands(std::vector<Band>& bands, std::uint64_t w) {
             }
         }
     }
-    std::uint32_t next = 0;
-    for (Band& b : bands) {
-        b.first_label = next;
-        for (std::uint32_t c : b.block_roots) next += c;
-    }
-    // A final root's number: its band's first label, the roots of the blocks before it and those of
-    // its own block up to it (roots hung across a seam still look like roots in their arrays).
-    // Per band: the roots hung across a seam, sorted, and the roots before each block.
-    std::vector<std::vector<std::uint32_t>> hung_sorted(nb);
+    // Per band: the roots before each block, its first label, and the roots hung across a seam
+    // with their targets, sorted (the targets become numbers below).
     std::vector<std::vector<std::uint32_t>> before_block(nb);
+    std::uint32_t next = 0;
     for (std::size_t bi = 0; bi < nb; ++bi) {
-        for (const auto& kv : bands[bi].hung) hung_sorted[bi].push_back(kv.first);
-        std::sort(hung_sorted[bi].begin(), hung_sorted[bi].end());
+        Band& b = bands[bi];
         std::vector<std::uint32_t>& pre = before_block[bi];
-        pre.resize(bands[bi].block_roots.size() + 1, 0);
-        for (std::size_t k = 0; k < bands[bi].block_roots.size(); ++k) pre[k + 1] = pre[k] + bands[bi].block_roots[k];
+        pre.resize(b.block_roots.size() + 1, 0);
+        for (std::size_t k = 0; k < b.block_roots.size(); ++k) pre[k + 1] = pre[k] + b.block_roots[k];
+        b.first_label = next;
+        next += pre.back();
+        b.hung_numbers.assign(b.hung.begin(), b.hung.end());
+        std::sort(b.hung_numbers.begin(), b.hung_numbers.end());
     }
     // A final root's number: its band's first label, the roots of the blocks before it and those of
     // its own block up to it (roots hung across a seam still look like roots in their arrays).
@@ -544,16 +537,16 @@ std::uint32_t join_bands(std::vector<Band>& bands, std::uint64_t w) {
         std::uint32_t n = b.first_label + before_block[bi][l >> kBlockShift];
         const std::uint32_t* par = b.parent.data();
         for (std::uint32_t i = first; i <= l; ++i) n += par[i] == i;
-        const auto& hs = hung_sorted[bi];
-        n -= std::uint32_t(std::lower_bound(hs.begin(), hs.end(), l + 1) - std::lower_bound(hs.begin(), hs.end(), first));
+        const auto& hs = b.hung_numbers;  // sorted by root; only the roots are read here
+        const auto at = [&](std::uint32_t v) {
+            return std::lower_bound(hs.begin(), hs.end(), v, [](const auto& e, std::uint32_t u) { return e.first < u; });
+        };
+        n -= std::uint32_t(at(l + 1) - at(first));
         it->second = n;
         return n;
     };
-    for (std::size_t bi = 0; bi < nb; ++bi) {
-        Band& b = bands[bi];
-        for (const auto& [local, target] : b.hung) b.hung_numbers.emplace_back(local, number_of(find_global(target)));
-        std::sort(b.hung_numbers.begin(), b.hung_numbers.end());
-    }
+    for (Band& b : bands)
+        for (auto& [local, target] : b.hung_numbers) target = number_of(find_global(target));
     return next;
 }
 
