@@ -36,17 +36,23 @@ namespace {
 
 using Summary = nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
+/// A 1-D NumPy array that takes over @p v.
 template <typename T>
-nb::ndarray<nb::numpy, T> owned_array(std::vector<T>&& v, std::size_t rows) {
+nb::ndarray<nb::numpy, T> owned_array(std::vector<T>&& v) {
     auto* owned = new std::vector<T>(std::move(v));
     nb::capsule owner(owned, [](void* q) noexcept { delete static_cast<std::vector<T>*>(q); });
-    // rows == 0: a 1-D array; otherwise (rows, size / rows).
-    const std::size_t shape[2] = {rows ? rows : owned->size(), rows ? owned->size() / rows : 0};
-    return nb::ndarray<nb::numpy, T>(owned->data(), rows ? 2 : 1, shape, owner);
+    const std::size_t shape[1] = {owned->size()};
+    return nb::ndarray<nb::numpy, T>(owned->data(), 1, shape, owner);
 }
 
 struct Run {
     std::int64_t side, line, lo, hi, key, id;
+};
+
+/// A child's closed ids, read in place (the children outlive the merge).
+struct Span64 {
+    const std::int64_t* data;
+    std::size_t size;
 };
 
 struct Result {
@@ -54,7 +60,7 @@ struct Result {
     std::vector<std::uint64_t> renamed, to;
 };
 
-Result merge(const std::vector<Run>& runs, const std::vector<std::int64_t>& closed, std::int64_t y0, std::int64_t x0,
+Result merge(const std::vector<Run>& runs, const std::vector<Span64>& closed, std::size_t n_closed, std::int64_t y0, std::int64_t x0,
              std::int64_t h, std::int64_t w, const std::vector<std::int64_t>& seams, int connectivity) {
     const std::size_t n = runs.size();
     const std::int64_t boundary[4] = {y0, y0 + h - 1, x0, x0 + w - 1};
@@ -142,7 +148,7 @@ Result merge(const std::vector<Run>& runs, const std::vector<std::int64_t>& clos
     }
     const std::size_t m = out.size();
     std::vector<std::int64_t>& sum = res.summary;
-    sum.reserve(1 + 6 * m + closed.size() + nodes.size());
+    sum.reserve(1 + 6 * m + n_closed + nodes.size());
     sum.resize(1 + 6 * m);
     sum[0] = std::int64_t(m);
     std::int64_t* q = sum.data() + 1;
@@ -157,7 +163,7 @@ Result merge(const std::vector<Run>& runs, const std::vector<std::int64_t>& clos
     }
 
     // 4. Closed: the children's, then the roots without a run on the new border, ascending.
-    sum.insert(sum.end(), closed.begin(), closed.end());
+    for (const Span64& c : closed) sum.insert(sum.end(), c.data, c.data + c.size);
     for (std::uint32_t v = 0; v < nodes.size(); ++v)
         if (root[v] == v && !open[v]) sum.push_back(nodes[v]);
     return res;
@@ -181,8 +187,8 @@ py_tree_merge(const std::vector<Summary>& children, std::int64_t y0, std::int64_
     }
     std::vector<Run> runs;
     runs.reserve(n);
-    std::vector<std::int64_t> closed;
-    closed.reserve(nc);
+    std::vector<Span64> closed;
+    closed.reserve(children.size());
     for (const Summary& c : children) {
         const std::int64_t* p = c.data();
         const std::size_t k = std::size_t(p[0]);
@@ -191,15 +197,14 @@ py_tree_merge(const std::vector<Summary>& children, std::int64_t y0, std::int64_
             if (p[j] < 0 || p[j] > 3) throw nb::value_error("_tree_merge: a run's side is not 0..3");
             runs.push_back(Run{p[j], p[k + j], p[2 * k + j], p[3 * k + j], p[4 * k + j], p[5 * k + j]});
         }
-        closed.insert(closed.end(), p + 6 * k, c.data() + c.shape(0));
+        closed.push_back(Span64{p + 6 * k, c.shape(0) - 1 - 6 * k});
     }
     Result res;
     {
         nb::gil_scoped_release unlock;
-        res = merge(runs, closed, y0, x0, h, w, seams, connectivity);
+        res = merge(runs, closed, nc, y0, x0, h, w, seams, connectivity);
     }
-    return {owned_array(std::move(res.summary), 0), owned_array(std::move(res.renamed), 0),
-            owned_array(std::move(res.to), 0)};
+    return {owned_array(std::move(res.summary)), owned_array(std::move(res.renamed)), owned_array(std::move(res.to))};
 }
 
 }  // namespace

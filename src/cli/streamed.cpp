@@ -82,14 +82,13 @@ StreamedResult label_streamed(const std::function<std::unique_ptr<io::TiffRowRea
 
     StreamedResult result;
     result.tiles = grid.count();
-    // label_tile() runs label(), which picks the backend of each tile as label() does.
-    Backend use = options.backend;
-    if (use == Backend::Auto)
-        use = grid.max_tile_pixels() >= detail::kAutoCudaMinPixels && detail::cuda_device_present() ? Backend::Cuda
-                                                                                                   : Backend::Cpu;
+    // Auto is resolved once for the largest tile and passed on, so that every tile (a short last
+    // band too) runs on the backend the report names.
+    const Backend use = detail::resolve_auto(options.backend, grid.max_tile_pixels());
     const int threads = options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
     const int workers = use == Backend::Cuda ? 1 : int(std::min<std::uint64_t>(grid.nx, std::uint64_t(threads)));
     Options tile_options = options;
+    tile_options.backend = use;
     tile_options.threads = std::max(1, threads / std::max(workers, 1));
 
     std::vector<std::uint8_t> pixels(std::size_t(W) * std::size_t(grid.th) * std::size_t(bpp));

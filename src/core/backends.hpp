@@ -16,6 +16,13 @@ std::uint32_t label_cuda_host(const Request& r, std::uint32_t* out);
 /// Smallest image (pixels) for which Backend::Auto picks the GPU.
 inline constexpr std::uint64_t kAutoCudaMinPixels = std::uint64_t(1) << 20;
 
+/// @p b with Auto resolved for a job whose largest single launch has @p pixels: the GPU when one is
+/// present and the job is large enough to win, else the CPU. Every entry point resolves Auto here.
+inline Backend resolve_auto(Backend b, std::uint64_t pixels) {
+    if (b != Backend::Auto) return b;
+    return pixels >= kAutoCudaMinPixels && cuda_device_present() ? Backend::Cuda : Backend::Cpu;
+}
+
 }  // namespace cclabel::detail
 
 namespace cclabel::detail {

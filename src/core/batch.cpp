@@ -14,10 +14,7 @@ namespace {
 
 BatchResult run(const detail::BatchRequest& r, std::uint32_t* out) {
     const std::uint64_t B = r.images.size();
-    Backend use = r.options.backend;
-    if (use == Backend::Auto)
-        use = r.label_offsets.back() >= detail::kAutoCudaMinPixels && detail::cuda_device_present() ? Backend::Cuda
-                                                                                                      : Backend::Cpu;
+    const Backend use = detail::resolve_auto(r.options.backend, r.label_offsets.back());
     BatchResult res;
     res.backend = use;
     res.counts.assign(B, 0);

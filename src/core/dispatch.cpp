@@ -13,9 +13,7 @@ bool cuda_available() noexcept { return detail::cuda_device_present(); }
 
 LabelResult label(const ImageView& image, std::uint32_t* out, const Options& options) {
     const detail::Request r = detail::make_request(image, out, options);
-    Backend use = options.backend;
-    if (use == Backend::Auto)
-        use = r.pixels() >= detail::kAutoCudaMinPixels && detail::cuda_device_present() ? Backend::Cuda : Backend::Cpu;
+    const Backend use = detail::resolve_auto(options.backend, r.pixels());
     if (use == Backend::Cuda && !detail::cuda_device_present())
         return LabelResult{detail::label_cuda_host(r, out), use};  // throws with the reason
     if (r.pixels() == 0) return LabelResult{0, use};

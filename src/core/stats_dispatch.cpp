@@ -12,8 +12,7 @@ namespace {
 /// Auto resolved as label() resolves it. An empty image never needs the GPU (same result), but a
 /// Cuda request without a device still fails, as label() fails.
 Backend resolve(Backend b, std::uint64_t pixels) {
-    if (b == Backend::Auto)
-        return pixels >= detail::kAutoCudaMinPixels && detail::cuda_device_present() ? Backend::Cuda : Backend::Cpu;
+    if (b == Backend::Auto) return detail::resolve_auto(b, pixels);
     if (b == Backend::Cuda && !detail::cuda_device_present()) detail::cuda_stats_unavailable();
     return b;
 }

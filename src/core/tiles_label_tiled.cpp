@@ -74,11 +74,7 @@ TiledResult label_grid(const ImageView& image, Out* out, const Options& options,
         throw Error("tiles of " + std::to_string(tw) + " x " + std::to_string(th) + " pixels have more than " +
                     std::to_string(detail::tiled_label_limit()) + " pixels (a tile is labelled with uint32 labels)");
 
-    Backend use = options.backend;
-    if (use == Backend::Auto)
-        use = std::uint64_t(tw) * std::uint64_t(th) >= detail::kAutoCudaMinPixels && detail::cuda_device_present()
-                  ? Backend::Cuda
-                  : Backend::Cpu;
+    const Backend use = detail::resolve_auto(options.backend, std::uint64_t(tw) * std::uint64_t(th));
     if (image.pixels() == 0) return TiledResult{0, use};
     // The GPU: the streamed tile pipeline (src/cuda/tiles_cuda.cu), when the labelled tiles fit in
     // its memory; otherwise the loop below labels one tile at a time through label().

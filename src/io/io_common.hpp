@@ -24,6 +24,12 @@ inline constexpr std::uint64_t kMaxReadPixels = std::uint64_t(1) << 40;
 void check_pixels(const std::string& path, std::uint64_t width, std::uint64_t height,
                   std::uint64_t limit = kMaxReadPixels);
 
+/// Whether @p magic (at least 4 bytes) starts a TIFF or BigTIFF file, either byte order.
+inline bool is_tiff_magic(const unsigned char* magic) {
+    return (magic[0] == 'I' && magic[1] == 'I' && (magic[2] == 42 || magic[2] == 43) && magic[3] == 0) ||
+           (magic[0] == 'M' && magic[1] == 'M' && magic[2] == 0 && (magic[3] == 42 || magic[3] == 43));
+}
+
 /// Owns a FILE*; closes it on every path out of a reader.
 class File {
 public:
@@ -63,14 +69,5 @@ std::unique_ptr<LabelRowWriter::Sink> open_npy_label_sink(const std::string& pat
                                                           int label_bytes);
 std::unique_ptr<LabelRowWriter::Sink> open_tiff_label_sink(const std::string& path, std::int64_t width, std::int64_t height,
                                                            int label_bytes);
-
-void write_npy_labels(const std::string& path, const std::uint32_t* labels, std::int64_t width,
-                      std::int64_t height);
-void write_tiff_labels(const std::string& path, const std::uint32_t* labels, std::int64_t width,
-                       std::int64_t height);
-void write_npy_labels(const std::string& path, const std::uint64_t* labels, std::int64_t width,
-                      std::int64_t height);
-void write_tiff_labels(const std::string& path, const std::uint64_t* labels, std::int64_t width,
-                       std::int64_t height);
 
 }  // namespace cclabel::io::detail

@@ -31,10 +31,7 @@ Image read_image(const std::string& path) {
     try {
         static const unsigned char png[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
         if (got >= 8 && std::memcmp(magic, png, 8) == 0) return detail::read_png(path, size);
-        if (got >= 4 && ((magic[0] == 'I' && magic[1] == 'I' && (magic[2] == 42 || magic[2] == 43) && magic[3] == 0) ||
-                         (magic[0] == 'M' && magic[1] == 'M' && magic[2] == 0 && (magic[3] == 42 || magic[3] == 43)))) {
-            return detail::read_tiff(path, size);
-        }
+        if (got >= 4 && detail::is_tiff_magic(magic)) return detail::read_tiff(path, size);
         if (got >= 6 && std::memcmp(magic, "\x93NUMPY", 6) == 0) return detail::read_npy(path, size);
         if (got >= 2 && magic[0] == 'P' && magic[1] >= '1' && magic[1] <= '6') return detail::read_pnm(path, size);
     } catch (const std::bad_alloc&) {
@@ -56,11 +53,9 @@ void write_label_file(const std::string& path, const T* labels, std::int64_t wid
         fail(path, std::to_string(width) + " x " + std::to_string(height) + " labels overflow the address space");
     }
     if (labels == nullptr && width != 0 && height != 0) fail(path, "null label image");
-    std::string ext = std::filesystem::path(path).extension().string();
-    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
-    if (ext == ".npy") return detail::write_npy_labels(path, labels, width, height);
-    if (ext == ".tif" || ext == ".tiff") return detail::write_tiff_labels(path, labels, width, height);
-    fail(path, "unknown label file extension '" + ext + "' (use .tif, .tiff or .npy)");
+    LabelRowWriter out(path, width, height, int(sizeof(T)));
+    out.write(labels, height);
+    out.close();
 }
 
 }  // namespace

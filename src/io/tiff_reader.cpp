@@ -262,8 +262,6 @@ public:
 
     int out_spp() const { return fixer_.out_spp(); }
     int out_bytes() const { return fixer_.out_bytes(); }
-    /// The file's band height (1 for contiguous strips).
-    std::uint32_t band_height() const { return band_h_; }
 
     /// The next row (out_spp() samples of out_bytes() a pixel, native-endian); throws Error for a
     /// corrupt file. At most height() calls.
@@ -379,7 +377,7 @@ struct TiffRowReader::Impl {
     Impl(const std::string& p, int page)
         : path(p), tiff(p, "rm"),  // "m": read(), not a memory map, so resident memory stays bounded
           layout((select(page), detail::read_layout(tiff, p))), rows(tiff, p, layout),
-          conv(p, rows.out_spp(), rows.out_bytes()), description(detail::describe(layout)) {}
+          conv(p, rows.out_spp(), rows.out_bytes()) {}
 
     void select(int page) {
         if (page != 0 && !TIFFSetDirectory(tiff.get(), tdir_t(page))) tiff.fail("cannot find page " + std::to_string(page + 1));
@@ -390,7 +388,6 @@ struct TiffRowReader::Impl {
     detail::Layout layout;
     detail::RowDecoder rows;
     detail::PixelConverter conv;
-    std::string description;
     std::int64_t done = 0;
 };
 
@@ -400,8 +397,6 @@ TiffRowReader::~TiffRowReader() = default;
 std::int64_t TiffRowReader::width() const noexcept { return impl_->layout.width; }
 std::int64_t TiffRowReader::height() const noexcept { return impl_->layout.height; }
 PixelFormat TiffRowReader::format() const noexcept { return impl_->conv.format(); }
-const std::string& TiffRowReader::description() const noexcept { return impl_->description; }
-std::int64_t TiffRowReader::file_band_height() const noexcept { return impl_->rows.band_height(); }
 std::int64_t TiffRowReader::rows_read() const noexcept { return impl_->done; }
 
 void TiffRowReader::read(std::uint8_t* dst, std::int64_t n) {
@@ -417,10 +412,7 @@ bool is_tiff_file(const std::string& path) {
     unsigned char h[4] = {};
     const bool got = std::fread(h, 1, 4, f) == 4;
     std::fclose(f);
-    if (!got) return false;
-    const bool ii = h[0] == 'I' && h[1] == 'I' && (h[2] == 42 || h[2] == 43) && h[3] == 0;
-    const bool mm = h[0] == 'M' && h[1] == 'M' && h[2] == 0 && (h[3] == 42 || h[3] == 43);
-    return ii || mm;
+    return got && detail::is_tiff_magic(h);
 }
 
 }  // namespace cclabel::io

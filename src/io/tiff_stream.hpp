@@ -28,10 +28,6 @@ public:
     std::int64_t width() const noexcept;
     std::int64_t height() const noexcept;
     PixelFormat format() const noexcept;
-    /// As Image::description, without the count of indexed colours.
-    const std::string& description() const noexcept;
-    /// Rows the file decodes at once (what one read() of fewer rows still holds in memory).
-    std::int64_t file_band_height() const noexcept;
     std::int64_t rows_read() const noexcept;
 
     /// Reads the next @p n rows, packed, into @p dst (n × width × bytes_per_pixel(format()) bytes).
@@ -53,7 +49,6 @@ public:
     LabelRowWriter(const LabelRowWriter&) = delete;
     LabelRowWriter& operator=(const LabelRowWriter&) = delete;
 
-    int label_bytes() const noexcept { return bytes_; }
     /// Appends @p n packed rows (the overload of the writer's label type).
     void write(const std::uint32_t* rows, std::int64_t n);
     void write(const std::uint64_t* rows, std::int64_t n);

@@ -87,16 +87,4 @@ std::unique_ptr<LabelRowWriter::Sink> open_tiff_label_sink(const std::string& pa
     return std::make_unique<TiffLabelSink>(path, width, height, label_bytes);
 }
 
-void write_tiff_labels(const std::string& path, const std::uint32_t* labels, std::int64_t width, std::int64_t height) {
-    auto sink = open_tiff_label_sink(path, width, height, 4);
-    sink->write(labels, height);
-    sink->close();
-}
-
-void write_tiff_labels(const std::string& path, const std::uint64_t* labels, std::int64_t width, std::int64_t height) {
-    auto sink = open_tiff_label_sink(path, width, height, 8);
-    sink->write(labels, height);
-    sink->close();
-}
-
 }  // namespace cclabel::io::detail
