@@ -339,7 +339,10 @@ template <PixelFormat F, int Conn, bool V>
                 if (ps[m0] == s && ps[m0 + 1] == e && pk[m0] == k) {
                     if (blocks) {
                         const unsigned t = same_runs<V>(cs.data() + i, ck.data() + i, ps.data() + m0, pk.data() + m0);
-                        std::memcpy(par + me, par + pbase + m0, 32);  // past t: later runs overwrite
+                        // The t words that matter come from the row above, before `me`; the eight
+                        // copied can overlap the destination (rows of few runs), hence memmove. Past
+                        // t: later runs overwrite.
+                        std::memmove(par + me, par + pbase + m0, 32);
                         i += t;
                         j = m0 + t - 1;
                     } else {
