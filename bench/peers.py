@@ -1039,7 +1039,8 @@ def report(rows, methods, missing, cfg, args, env, seconds, findings=()) -> str:
     errs = [r for r in rows if r.get("error")]
     for r in errs:
         lines.append(f"- {r['method']} on {r['workload']}: {r['error']}.")
-    npp_rows = [r for r in rows if r["method"] == "npp" and r.get("extra")]
+    # An NPP call that failed (e.g. its buffer size overflowing int at 806 Mpx) has no run-to-run record.
+    npp_rows = [r for r in rows if r["method"] == "npp" and r.get("extra") and "runs" in r["extra"]]
     if npp_rows:
         lines += ["", "### NPP from run to run", ""]
         for r in npp_rows:
