@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
             cclabel::cuda::Tuning t;
         };
         std::vector<V> vs;
-        vs.push_back({"defaults (segments of 32, 256 a block, strips of 16)", {}});
+        vs.push_back({"defaults (segments of 32, 256 a block, a segment a thread, spans of 32)", {}});
         // The segment pipeline's shapes and switches.
         auto seg = [&](const char* n, std::uint32_t w, std::uint32_t threads, std::uint32_t rows, auto f) {
             cclabel::cuda::Tuning t;
@@ -159,6 +159,14 @@ int main(int argc, char** argv) {
         seg("segments, path_halving off", 32, 256, R, [](auto& s) { s.path_halving = false; });
         seg("segments, cached_loads off", 32, 256, R, [](auto& s) { s.cached_loads = false; });
         seg("segments, seg_quad_number off", 32, 256, R, [](auto& s) { s.seg_quad_number = false; });
+        seg("segments, seg_carry off", 32, 256, R, [](auto& s) { s.seg_carry = false; });
+        seg("segments, seg_carry off, strips of 16", 32, 256, 16, [](auto& s) { s.seg_carry = false; });
+        seg("segments, strips of 16", 32, 256, 16, none);
+        for (std::uint32_t span : {8u, 128u}) {
+            cclabel::cuda::Tuning t;
+            t.shape.seg_span = span;
+            vs.push_back({span == 8 ? "segments, spans of 8" : "segments, spans of 128", t});
+        }
         // The pixel pipeline (segment_runs off: the default before the segments) and its switches;
         // --few keeps only its defaults.
         {

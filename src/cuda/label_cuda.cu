@@ -266,6 +266,7 @@ void enqueue_segments(const cclabel::detail::Request& r, const LaunchPlan& plan,
     g.seg_zin = seg + 2 * plan.seg_words;
     g.seg_zl = seg + 3 * plan.seg_words;
     g.seg_zr = seg + 4 * plan.seg_words;
+    g.seg_c = seg + 5 * plan.seg_words;
     const std::uint64_t blocks = plan.seg_blocks;
     const unsigned threads = plan.shape.seg_threads;
     if (events) record(events->after_clear, stream, "cudaEventRecord(after_clear)");
@@ -275,6 +276,7 @@ void enqueue_segments(const cclabel::detail::Request& r, const LaunchPlan& plan,
             check(cudaGetLastError(), name);
         };
         launch.template operator()<SegStage::Start>(blocks, "launch of seg_kernel (Start)");
+        if (plan.carry) launch.template operator()<SegStage::Carry>(blocks, "launch of seg_kernel (Carry)");
         if (events) record(events->after_start, stream, "cudaEventRecord(after_start)");
         launch.template operator()<SegStage::Connect>(blocks, "launch of seg_kernel (Connect)");
         if (events) record(events->after_connect, stream, "cudaEventRecord(after_connect)");

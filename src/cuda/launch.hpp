@@ -11,6 +11,8 @@ namespace cclabel::cuda::detail {
 
 inline constexpr std::uint64_t kMaxGridX = 0x7FFFFFFFull;  // gridDim.x limit (compute capability ≥ 3.0)
 inline constexpr std::uint64_t kWorkspaceAlign = 256;
+/// The segment pipeline's per-segment words: S, G, Zin, Zl, Zr (segments.cuh) and C (seg_carry).
+inline constexpr std::uint64_t kSegArrays = 6;
 /// Below this many pixels every index fits in 31 bits, so parent pointers carry a flag bit and
 /// numbering needs no memory beyond the per-tile counts.
 inline constexpr std::uint64_t kFlagPathLimit = std::uint64_t(1) << 31;
@@ -34,7 +36,8 @@ struct LaunchPlan {
     std::uint64_t quads_x = 0, quads = 0;  ///< seg_quad_number's Number: four pixels a thread
     std::uint64_t quad_blocks = 0;         ///< of shape.seg_threads threads
     bool quad = false;                     ///< Resolve, then Number four pixels a thread
-    std::uint64_t off_seg = 0;           ///< five arrays of seg_words uint32 (S, G, Zin, Zl, Zr)
+    bool carry = false;                    ///< Switches::seg_carry in effect (needs quad): the Carry kernel runs
+    std::uint64_t off_seg = 0;           ///< kSegArrays arrays of seg_words uint32 (S, G, Zin, Zl, Zr, C)
     std::uint64_t seg_words = 0;         ///< segs + 1, rounded up to the workspace alignment
     std::uint64_t scan_items = 0;        ///< what CUB scans: number_tiles + 1, or segs + 1
     // Workspace layout (bytes from the workspace start). [zero_begin, zero_end) is cleared per call.
@@ -63,6 +66,7 @@ inline std::string check_shape(const LaunchShape& s, bool for_gpu) {
     if (s.seg_w == 0 || s.seg_w > 32) return "seg_w must be 1..32";
     if (s.seg_threads == 0 || s.seg_threads > 1024) return "seg_threads must be 1..1024";
     if (s.seg_rows == 0) return "seg_rows must be at least 1";
+    if (s.seg_span == 0) return "seg_span must be at least 1";
     if (s.number_tile == 0 || s.number_tile % s.number_ppt != 0 || s.number_tile / s.number_ppt > 1024)
         return "number_tile must be a multiple of number_ppt, at most 1024 threads";
     if (for_gpu) {
@@ -112,6 +116,7 @@ inline LaunchPlan plan_launch(std::uint64_t width, std::uint64_t height, const L
     p.number_threads = shape.number_tile / shape.number_ppt;
     p.segments = switches.segment_runs;
     p.quad = p.segments && switches.seg_quad_number;
+    p.carry = p.quad && switches.seg_carry;
     p.wide = !p.segments && (force_wide || p.pixels >= kFlagPathLimit);
     p.segs_x = (width + shape.seg_w - 1) / shape.seg_w;
     p.segs = p.segs_x * height;
@@ -127,10 +132,11 @@ inline LaunchPlan plan_launch(std::uint64_t width, std::uint64_t height, const L
             p.error = "too many segments for one grid";
             return p;
         }
-        // Five words a segment and CUB's scratch; nothing to clear (Start writes every word read).
+        // Six words a segment and CUB's scratch; nothing to clear (every word read was written
+        // by an earlier kernel of the call: C only for the segments Carry gives one).
         p.seg_words = align_up(p.segs + 1, kWorkspaceAlign / 4);
         p.off_seg = 0;
-        std::uint64_t o = 5 * 4 * p.seg_words;
+        std::uint64_t o = kSegArrays * 4 * p.seg_words;
         p.zero_end = 0;
         p.off_scan_temp = o;
         p.scan_temp_bytes = scan_temp_bytes;

@@ -48,7 +48,8 @@ std::vector<std::pair<std::string, cuda::Tuning>> segment_tunings() {
     for (auto [name, sw] : {std::pair{"skip_joins", &cuda::Switches::skip_joins},
                             std::pair{"path_halving", &cuda::Switches::path_halving},
                             std::pair{"cached_loads", &cuda::Switches::cached_loads},
-                            std::pair{"seg_quad_number", &cuda::Switches::seg_quad_number}}) {
+                            std::pair{"seg_quad_number", &cuda::Switches::seg_quad_number},
+                            std::pair{"seg_carry", &cuda::Switches::seg_carry}}) {
         t = {};
         t.switches.*sw = false;
         v.push_back({std::string("segments, ") + name + " off", t});
@@ -57,6 +58,15 @@ std::vector<std::pair<std::string, cuda::Tuning>> segment_tunings() {
     t.switches.seg_quad_number = false;
     t.shape.seg_w = 6;
     v.push_back({"segments of 6, seg_quad_number off", t});
+    // Carried runs across spans of a few segments (many span starts, walks of every length).
+    t = {};
+    t.shape.seg_w = 5;
+    t.shape.seg_span = 3;
+    v.push_back({"segments of 5, spans of 3", t});
+    t = {};
+    t.shape.seg_span = 1024;
+    t.shape.seg_rows = 4;
+    v.push_back({"segments, spans of 1024, strips of 4", t});
     return v;
 }
 

@@ -27,7 +27,7 @@ inline EmuRun emu_label_segments(const cclabel::detail::Request& r, const cuda::
     using namespace cclabel::cuda::detail;
     EmuRun run;
     // Poisoned like uninitialised device memory: a read of a word no one wrote shows as a wrong label.
-    std::vector<std::uint32_t> seg(5 * plan.seg_words, 0xA5A5A5A5u);
+    std::vector<std::uint32_t> seg(kSegArrays * plan.seg_words, 0xA5A5A5A5u);
     for (std::uint64_t i = 0; i < plan.pixels; ++i) out[i] = 0xFFFFFFFFu;
     const std::uint64_t images = image_h ? plan.height / image_h : 0;
     std::vector<std::uint32_t> counts_b(images + 1, 0xFFFFFFFFu);
@@ -39,6 +39,7 @@ inline EmuRun emu_label_segments(const cclabel::detail::Request& r, const cuda::
     g.seg_zin = g.seg_s + 2 * plan.seg_words;
     g.seg_zl = g.seg_s + 3 * plan.seg_words;
     g.seg_zr = g.seg_s + 4 * plan.seg_words;
+    g.seg_c = g.seg_s + 5 * plan.seg_words;
     // Only the segs + 1 words of each array that the pipeline may touch.
     const std::uint64_t used = plan.segs + 1;
     Executor ex(seed);
@@ -48,6 +49,7 @@ inline EmuRun emu_label_segments(const cclabel::detail::Request& r, const cuda::
                     {g.seg_zin, used, "seg Zin / roots"},
                     {g.seg_zl, used, "seg Zl / counts"},
                     {g.seg_zr, used, "seg Zr"},
+                    {g.seg_c, used, "seg C"},
                     {counts_b.data(), images, "image_counts"}});
     ex.set_parents(out, plan.pixels, 0, 0xFFFFFFFFu);
     ex.set_shared_words(1);
@@ -62,6 +64,7 @@ inline EmuRun emu_label_segments(const cclabel::detail::Request& r, const cuda::
             });
         };
         launch.template operator()<SegStage::Start>(blocks);
+        if (plan.carry) launch.template operator()<SegStage::Carry>(blocks);
         launch.template operator()<SegStage::Connect>(blocks);
         launch.template operator()<SegStage::Flatten>(blocks);
         std::uint32_t sum = 0;  // CUB's in-place exclusive sum on the GPU

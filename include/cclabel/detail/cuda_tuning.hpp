@@ -20,6 +20,13 @@ struct Switches {
     /// takes four pixels a thread and reads labels, so a warp's stores are contiguous (512 bytes).
     /// Off: Number takes a segment a thread (32 labels, 128 bytes, a warp's stores 128 bytes apart).
     bool seg_quad_number = true;
+    /// Segment pipeline: a run that goes on from the segment to its left has no node of its own
+    /// there: its pixels belong to the left segment's last node, which a Carry kernel finds for
+    /// each such segment (a walk left over the segments' node masks, at most seg_span of them).
+    /// A paper row then has a node every seg_span segments instead of one a segment (the 800 dpi
+    /// sheet: 9 instead of 33 million nodes with the paper labelled), and no left joins but at the
+    /// span starts. Needs seg_quad_number (Number a segment a thread reads only its own nodes).
+    bool seg_carry = true;
     /// Connect joins the row above (up-left, up, up-right) before the left neighbour, so a pixel
     /// attaches to a row that is mostly joined already instead of chaining along its own row.
     bool up_before_left = true;
@@ -94,6 +101,9 @@ struct LaunchShape {
     /// its registers, and its joins upward meet nodes it has just hung under their roots. Default 1:
     /// on the H200 strips of 16 were slower (800 dpi labelled 12.7 vs 10.0 ms; 100 dpi 2.5x slower).
     std::uint32_t seg_rows = 1;
+    /// seg_carry: every seg_span-th segment of a row (counted from the row's start) keeps a node at
+    /// its first pixel, so that a carried run is found at most seg_span − 1 segments to the left.
+    std::uint32_t seg_span = 32;
 };
 
 /// Everything that tunes a call without changing its labels.

@@ -12,6 +12,10 @@
 //            run inside the segment, or the segment's first pixel), which are background, and
 //            which pixels of the row above each run must join (one a touching upper run). A node's
 //            word in the label buffer is its parent, set to itself; nothing else is written.
+//   Carry    (seg_carry) a run going on from the left segment gets no node at the segment's first
+//            pixel (but at every seg_span-th segment of a row): such a "carried" segment's first
+//            pixels belong to the node of the left segment's last pixel, which Carry finds by
+//            walking left over the node masks and stores in C.
 //   Connect  each segment joins its nodes to the upper nodes found in Start, and its first node to
 //            the left segment's last when the run goes on across the seam and no upper run joins
 //            them already. Union by atomicMin with retry, path halving (bodies.cuh's unite), so a
@@ -22,8 +26,8 @@
 //            segment writes all its pixels' labels once (background 0). With seg_quad_number,
 //            Resolve first writes each node's label into its word, and Number takes four pixels a
 //            thread (coalesced stores).
-// Extra memory: five words a segment (S, G, Zin, Zl, Zr below; Flatten reuses Zin and Zl for the
-// root bits and counts), 0.6 bytes a pixel. Pixel indices stay below 2^32 (validation), so no
+// Extra memory: six words a segment (S, G, Zin, Zl, Zr, C below; Flatten reuses Zin and Zl for the
+// root bits and counts), 0.75 bytes a pixel. Pixel indices stay below 2^32 (validation), so no
 // flag bit is needed and the same path serves every size.
 #include <cstdint>
 #include <cstring>
@@ -67,6 +71,8 @@ CCL_HD void for_strip(const Params& g, std::uint64_t t64, Fn&& fn) {
 
 template <PixelFormat F, class Ops>
 CCL_HD void seg_connect_one(Ops& ops, const Params& g, std::uint32_t s);
+template <class Ops>
+CCL_HD std::uint32_t seg_ld(Ops& ops, const Params& g, const std::uint32_t* p);
 template <PixelFormat F, class Ops>
 CCL_HD void seg_flatten_one(Ops& ops, const Params& g, std::uint32_t s);
 template <PixelFormat F, class Ops>
@@ -119,9 +125,10 @@ CCL_HD void load_seg_keys(const Params& g, std::uint32_t x0, std::uint32_t y, st
 }
 
 /// Start of segment @p s (see the file comment). The masks, bit k for the segment's pixel k:
-///   S    nodes (non-background run starts; bit 0 always, unless background);
-///   G    background pixels, except bit 0, which says "join the left segment's last node" (pixel
-///        0's background bit is !S bit 0);
+///   S    nodes (non-background run starts; bit 0 always, unless background or carried);
+///   G    background pixels, except bit 0: with S bit 0, "join the left segment's last node";
+///        without, "carried" (pixel 0 goes on with the left segment's last run; else it is
+///        background);
 ///   Zin  joins to the upper pixel k: k is in a run and is the first of a stretch of upper pixels
 ///        of the run's value touching it (all one upper run, so one join a stretch);
 ///   Zl   (8-conn) a run starting at k joins the upper pixel k − 1 (up-left of its first pixel);
@@ -149,7 +156,12 @@ CCL_HD void seg_start_program(Ops& ops, const Params& g, std::uint64_t t64) {
         const bool e0 = x0 > 0 && key_at<F>(g, x0 - 1, y) == c[0];
         const std::uint32_t RS = (~E | 1u) & valid;  // run starts, background runs included
         const std::uint32_t nonbg = ~BG & valid;
-        const std::uint32_t S = RS & nonbg;
+        // A carried pixel 0 is no node and joins nothing itself: the left segment's last pixel, of
+        // its run, has joined the upper pixels at and left of it (the stretch through the pixel
+        // above-left), and its node is this run's.
+        const std::uint32_t sx = s - p.y * g.segs_x;
+        const bool carried = g.seg_carry && e0 && (BG & 1u) == 0 && g.fd_seg_span.mod(sx) != 0;
+        const std::uint32_t S = RS & nonbg & (carried ? ~1u : ~0u);
         std::uint32_t U = 0, UL = 0, UR = 0;
         if (y > 0 && !image_top(g, y)) {
             if (r == 0) load_seg_keys<F>(g, x0, y - 1, n, a);
@@ -180,17 +192,41 @@ CCL_HD void seg_start_program(Ops& ops, const Params& g, std::uint64_t t64) {
         } else {
             Zin = U & ~same_run_prev & nonbg;
         }
-        bool join_left = e0 && (BG & 1u) == 0;
+        bool join_left = e0 && (BG & 1u) == 0 && !carried;
         if (join_left && g.sw.skip_joins && (UL & 1u) && (g.connectivity == 8 || (U & 1u))) join_left = false;
         for (std::uint32_t m = S; m; m &= m - 1) {
             const std::uint32_t i = p.row + ffs32(m) - 1;
             ops.st(&g.labels[i], i);
         }
         ops.st(&g.seg_s[s], S);
-        ops.st(&g.seg_g[s], (BG & ~1u) | (join_left ? 1u : 0u));
+        ops.st(&g.seg_g[s], (BG & ~1u) | (join_left || carried ? 1u : 0u));
         ops.st(&g.seg_zin[s], Zin);
         ops.st(&g.seg_zl[s], Zl);
         ops.st(&g.seg_zr[s], Zr);
+    });
+}
+
+/// Whether segment @p s's pixel 0 is carried (seg_carry), from its S and G words.
+CCL_HD bool seg_carried(std::uint32_t S, std::uint32_t G) { return (S & 1u) == 0 && (G & 1u) != 0; }
+
+/// Background pixels of a segment from its S and G words (G's bit 0 is a flag, see Start).
+CCL_HD std::uint32_t seg_background(std::uint32_t S, std::uint32_t G) {
+    return (G & ~1u) | ((S & 1u) || (G & 1u) ? 0u : 1u);
+}
+
+/// Carry (seg_carry) of a strip: each carried segment's C, the node of the left segment's last
+/// pixel. The segments passed on the way are carried whole (no node); the walk ends at most at the
+/// span's first segment, whose pixel 0 is never carried.
+template <PixelFormat F, class Ops>
+CCL_HD void seg_carry_program(Ops& ops, const Params& g, std::uint64_t t64) {
+    for_strip(g, t64, [&](std::uint32_t s, std::uint32_t) {
+        const std::uint32_t S = seg_ld(ops, g, &g.seg_s[s]);
+        if (S & 1u) return;
+        if (!seg_carried(S, seg_ld(ops, g, &g.seg_g[s]))) return;
+        const SegPos p = seg_pos(g, s);
+        std::uint32_t back = 1, sl = seg_ld(ops, g, &g.seg_s[s - 1]);
+        for (; sl == 0 && back < g.seg_span; ++back) sl = seg_ld(ops, g, &g.seg_s[s - back - 1]);
+        ops.st(&g.seg_c[s], p.row - back * g.seg_w + highest_bit(sl));
     });
 }
 
@@ -206,14 +242,20 @@ CCL_HD void seg_connect_one(Ops& ops, const Params& g, std::uint32_t s) {
     const std::uint32_t gm = ops.ld(&g.seg_g[s]);
     if ((zin | zl | zr) == 0 && (gm & 1u) == 0) return;
     const std::uint32_t S = ops.ld(&g.seg_s[s]);
+    if ((zin | zl | zr) == 0 && (S & 1u) == 0) return;  // G's bit 0 says "carried", not "join left"
     const SegPos p = seg_pos(g, s);
-    auto node_here = [&](std::uint32_t k) { return p.row + highest_bit(S & mask_upto(k)); };
+    // The node of pixel k of segment @p seg (nodes @p m, first pixel @p row), k not background: a
+    // node at or before k, else the segment is carried and C holds the node.
+    auto node_of = [&](std::uint32_t seg, std::uint32_t m, std::uint32_t row, std::uint32_t k) {
+        const std::uint32_t before = m & mask_upto(k);
+        return before ? row + highest_bit(before) : ops.ld(&g.seg_c[seg]);
+    };
+    auto node_here = [&](std::uint32_t k) { return node_of(s, S, p.row, k); };
     const std::uint32_t up = p.row - g.width;  // the pixel above the segment's first
     std::uint32_t sa = 0;
     if (zin | zl | zr) sa = ops.ld(&g.seg_s[s - g.segs_x]);
-    // The upper run through upper pixel k has its value, so it is not background and the segment
-    // above has a node at or before k.
-    auto node_above = [&](std::uint32_t k) { return up + highest_bit(sa & mask_upto(k)); };
+    // The upper run through upper pixel k has its value, so it is not background.
+    auto node_above = [&](std::uint32_t k) { return node_of(s - g.segs_x, sa, up, k); };
     for (std::uint32_t m = zin; m; m &= m - 1) {
         const std::uint32_t k = ffs32(m) - 1;
         unite(ops, g, node_here(k), node_above(k), false);
@@ -225,19 +267,21 @@ CCL_HD void seg_connect_one(Ops& ops, const Params& g, std::uint32_t s) {
             target = node_above(k - 1);
         } else {  // the up-left pixel ends the segment above-left (a full segment)
             const std::uint32_t sal = ops.ld(&g.seg_s[s - g.segs_x - 1]);
-            target = up - g.seg_w + highest_bit(sal);
+            target = node_of(s - g.segs_x - 1, sal, up - g.seg_w, g.seg_w - 1);
         }
         unite(ops, g, p.row + k, target, false);
     }
     for (std::uint32_t m = zr; m; m &= m - 1) {
         const std::uint32_t k = ffs32(m) - 1;
-        // Past the segment's end the up-right pixel is the next upper segment's first: a node.
+        // Past the segment's end the up-right pixel is the next upper segment's first, and a node
+        // even with seg_carry: it has this run's value and the pixel left of it has not (Zr is
+        // set only without the up join), so it starts a run.
         const std::uint32_t target = k + 1 < p.n ? node_above(k + 1) : up + p.n;
         unite(ops, g, node_here(k), target, false);
     }
-    if (gm & 1u) {
+    if ((gm & 1u) && (S & 1u)) {
         const std::uint32_t sl = ops.ld(&g.seg_s[s - 1]);
-        unite(ops, g, p.row, p.row - g.seg_w + highest_bit(sl), false);
+        unite(ops, g, p.row, node_of(s - 1, sl, p.row - g.seg_w, g.seg_w - 1), false);
     }
 }
 
@@ -306,7 +350,7 @@ template <PixelFormat F, class Ops>
 CCL_HD void seg_number_one(Ops& ops, const Params& g, std::uint32_t s) {
     const std::uint32_t S = seg_ld(ops, g, &g.seg_s[s]);
     const SegPos p = seg_pos(g, s);
-    const std::uint32_t bg = (seg_ld(ops, g, &g.seg_g[s]) & ~1u) | (S & 1u ? 0u : 1u);
+    const std::uint32_t bg = seg_background(S, seg_ld(ops, g, &g.seg_g[s]));  // never carried here
     const std::uint32_t base = seg_image_base(ops, g, p.y);
     std::uint32_t out[kMaxSeg];
     std::uint32_t cur = 0;
@@ -350,17 +394,21 @@ CCL_HD void seg_quad_number_program(Ops& ops, const Params& g, std::uint64_t t64
     const std::uint32_t row = std::uint32_t(std::uint64_t(y) * g.width);
     std::uint32_t out[4] = {0, 0, 0, 0};
     std::uint32_t last_s = 0xFFFFFFFFu, S = 0, bg = 0, last_node = 0xFFFFFFFFu, label = 0;
+    std::uint32_t carry = 0;
     for (std::uint32_t j = 0; j < 4; ++j) {
         if (j >= n) break;
         const std::uint32_t x = x0 + j, sx = g.fd_seg_w.div(x), k = x - sx * g.seg_w;
         const std::uint32_t s = y * g.segs_x + sx;
         if (s != last_s) {
             S = seg_ld(ops, g, &g.seg_s[s]);
-            bg = (seg_ld(ops, g, &g.seg_g[s]) & ~1u) | (S & 1u ? 0u : 1u);
+            const std::uint32_t G = seg_ld(ops, g, &g.seg_g[s]);
+            bg = seg_background(S, G);
+            carry = seg_carried(S, G) ? seg_ld(ops, g, &g.seg_c[s]) : 0u;
             last_s = s;
         }
         if (bg >> k & 1u) continue;
-        const std::uint32_t node = row + sx * g.seg_w + highest_bit(S & mask_upto(k));
+        const std::uint32_t before = S & mask_upto(k);
+        const std::uint32_t node = before ? row + sx * g.seg_w + highest_bit(before) : carry;
         if (node != last_node) {
             label = seg_ld(ops, g, &g.labels[node]);
             last_node = node;
@@ -371,13 +419,14 @@ CCL_HD void seg_quad_number_program(Ops& ops, const Params& g, std::uint64_t t64
 }
 
 /// The segment pipeline's kernels, in launch order (the CUB scan runs between Flatten and Resolve).
-enum class SegStage { Start, Connect, Flatten, Resolve, QuadNumber, Number };
+enum class SegStage { Start, Carry, Connect, Flatten, Resolve, QuadNumber, Number };
 
 /// One thread of stage @p S: thread @p t is a strip (a pixel quad for QuadNumber). The GPU kernel
 /// and the emulator both call this, so the stage list is written once.
 template <SegStage S, PixelFormat F, class Ops>
 CCL_HD void seg_stage_program(Ops& ops, const Params& g, std::uint64_t t) {
     if constexpr (S == SegStage::Start) seg_start_program<F>(ops, g, t);
+    else if constexpr (S == SegStage::Carry) seg_carry_program<F>(ops, g, t);
     else if constexpr (S == SegStage::Connect) seg_connect_program<F>(ops, g, t);
     else if constexpr (S == SegStage::Flatten) seg_flatten_program<F>(ops, g, t);
     else if constexpr (S == SegStage::Resolve) seg_resolve_program<F>(ops, g, t);
