@@ -157,7 +157,8 @@ int main(int argc, char** argv) {
         seg("segments of 16 (no 16-byte loads)", 16, 256, R, none);
         seg("segments, skip_joins off", 32, 256, R, [](auto& s) { s.skip_joins = false; });
         seg("segments, path_halving off", 32, 256, R, [](auto& s) { s.path_halving = false; });
-        seg("segments, cached_loads off", 32, 256, R, [](auto& s) { s.cached_loads = false; });
+        seg("segments, cached_loads on", 32, 256, R, [](auto& s) { s.cached_loads = true; });
+        seg("segments, cached_loads on, 128 a block", 32, 128, R, [](auto& s) { s.cached_loads = true; });
         seg("segments, seg_quad_number off", 32, 256, R, [](auto& s) { s.seg_quad_number = false; });
         seg("segments, seg_carry off", 32, 256, R, [](auto& s) { s.seg_carry = false; });
         seg("segments, seg_carry off, strips of 16", 32, 256, 16, [](auto& s) { s.seg_carry = false; });

@@ -44,15 +44,15 @@ std::vector<std::pair<std::string, cuda::Tuning>> segment_tunings() {
     t = {};
     t.shape.seg_rows = 16;
     v.push_back({"segments, strips of 16", t});
-    // Each switch the segment pipeline reads, off in turn.
+    // Each switch the segment pipeline reads, away from its default in turn.
     for (auto [name, sw] : {std::pair{"skip_joins", &cuda::Switches::skip_joins},
                             std::pair{"path_halving", &cuda::Switches::path_halving},
                             std::pair{"cached_loads", &cuda::Switches::cached_loads},
                             std::pair{"seg_quad_number", &cuda::Switches::seg_quad_number},
                             std::pair{"seg_carry", &cuda::Switches::seg_carry}}) {
         t = {};
-        t.switches.*sw = false;
-        v.push_back({std::string("segments, ") + name + " off", t});
+        t.switches.*sw = !(t.switches.*sw);
+        v.push_back({std::string("segments, ") + name + (t.switches.*sw ? " on" : " off"), t});
     }
     t = {};
     t.switches.seg_quad_number = false;
@@ -172,7 +172,7 @@ TEST(Cuda, RandomImagesEveryFormatShapeAndSwitch) {
             case 6: t.force_wide_numbering = true; n += "wide numbering"; break;
             case 7: t.switches.tile_union_find = false; n += "tile_union_find off"; break;
             case 8: t.switches.count_after_connect = true; n += "count_after_connect on"; break;
-            case 9: t.switches.cached_loads = false; n += "cached_loads off"; break;
+            case 9: t.switches.cached_loads = true; n += "cached_loads on"; break;
             case 10:
                 t.switches.tile_union_find = false;
                 t.switches.count_after_connect = false;

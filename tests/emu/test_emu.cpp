@@ -194,8 +194,8 @@ std::vector<Variant> variants() {
     sv.switches.path_halving = false;
     v.push_back({"segments of 2, path_halving off", sv});
     sv = seg(7, 3);
-    sv.switches.cached_loads = false;
-    v.push_back({"segments of 7, cached_loads off", sv});
+    sv.switches.cached_loads = true;
+    v.push_back({"segments of 7, cached_loads on", sv});
     sv = seg(32, 3);
     sv.switches.seg_quad_number = false;
     v.push_back({"segments of 32, seg_quad_number off", sv});
@@ -255,7 +255,7 @@ std::vector<Variant> variants() {
             case 5: o.switches.fuse_start_connect = true; n = "fuse_start_connect on"; break;
             case 6: o.switches.tile_union_find = false; n = "tile_union_find off"; break;
             case 7: o.switches.count_after_connect = true; n = "count_after_connect on"; break;
-            case 8: o.switches.cached_loads = false; n = "cached_loads off"; break;
+            case 8: o.switches.cached_loads = true; n = "cached_loads on"; break;
             case 9:
                 o.switches.tile_union_find = false;
                 o.switches.count_after_connect = false;

@@ -58,8 +58,10 @@ struct Switches {
     bool count_after_connect = false;
     /// find() and Number's walks read parents with weak loads that may hit L1 (a stale parent is
     /// still an ancestor: parents only decrease); a walk that meets a root not numbered yet re-reads
-    /// it from L2. Off: every hop is a relaxed device-scope load (an L2 round trip).
-    bool cached_loads = true;
+    /// it from L2. Off: every hop is a relaxed device-scope load (an L2 round trip). Off by default
+    /// since seg_carry: on the H200 at 5b36681 the 800 dpi sheet took 6.63 / 4.85 ms with it off
+    /// against 7.2–7.5 / 6.4–7.4 ms with it on (paper labelled / background; bench/RESULTS.md).
+    bool cached_loads = false;
     /// Start reads each pixel's value from the picture once into shared memory; the run vote and
     /// the tile's joins compare neighbours there. Off: every comparison re-reads the picture
     /// (an RGB8 neighbour is three byte loads, four neighbours and the vote a pixel).

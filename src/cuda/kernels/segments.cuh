@@ -216,16 +216,17 @@ CCL_HD std::uint32_t seg_background(std::uint32_t S, std::uint32_t G) {
 
 /// Carry (seg_carry) of a strip: each carried segment's C, the node of the left segment's last
 /// pixel. The segments passed on the way are carried whole (no node); the walk ends at most at the
-/// span's first segment, whose pixel 0 is never carried.
+/// span's first segment, whose pixel 0 is never carried. Nothing writes S or G now, so the walk's
+/// loads may come from L1 whatever cached_loads says.
 template <PixelFormat F, class Ops>
 CCL_HD void seg_carry_program(Ops& ops, const Params& g, std::uint64_t t64) {
     for_strip(g, t64, [&](std::uint32_t s, std::uint32_t) {
-        const std::uint32_t S = seg_ld(ops, g, &g.seg_s[s]);
+        const std::uint32_t S = ops.ld_weak(&g.seg_s[s]);
         if (S & 1u) return;
-        if (!seg_carried(S, seg_ld(ops, g, &g.seg_g[s]))) return;
+        if (!seg_carried(S, ops.ld_weak(&g.seg_g[s]))) return;
         const SegPos p = seg_pos(g, s);
-        std::uint32_t back = 1, sl = seg_ld(ops, g, &g.seg_s[s - 1]);
-        for (; sl == 0 && back < g.seg_span; ++back) sl = seg_ld(ops, g, &g.seg_s[s - back - 1]);
+        std::uint32_t back = 1, sl = ops.ld_weak(&g.seg_s[s - 1]);
+        for (; sl == 0 && back < g.seg_span; ++back) sl = ops.ld_weak(&g.seg_s[s - back - 1]);
         ops.st(&g.seg_c[s], p.row - back * g.seg_w + highest_bit(sl));
     });
 }
