@@ -3,11 +3,15 @@
 
 For each image (the synthetic framing-plan drawing at several dpi, and random palettes) this
   1. writes the image with cclabel_gen (so both sides read the very same bytes);
-  2. times cc3d's 2-D multilabel labeller in-process on the packed colours
-     (r | g << 8 | b << 16, plus 1 so that no colour is cc3d's background 0; uint32, C order),
-     connectivity=8, the call alone, median of --repeat after one untimed call;
-  3. times cclabel_time with 1 thread and with all threads (median of --repeat of the label call
-     alone, after one untimed call), and checks its labels equal cc3d's value for value;
+  2. runs --rounds rounds, each timing in turn
+       - cc3d's 2-D multilabel labeller in-process on the packed colours
+         (r | g << 8 | b << 16, plus 1 so that no colour is cc3d's background 0; uint32, C order),
+         connectivity=8, the call alone, median of --repeat after one untimed call;
+       - cclabel_time with 1 thread, then with all threads (median of --repeat of the label call
+         alone, after one untimed call);
+     and takes each method's median over the rounds. Interleaving matters on a shared machine: a
+     burst of other work lands on all three methods alike instead of on whichever ran during it;
+  3. checks cclabel's labels equal cc3d's value for value;
   4. prints a markdown table with the ratios the issue sets as targets:
      cclabel 1 thread vs cc3d >= 1.5x, and all threads vs 1 thread >= 1.7x (on 2 cores).
 
@@ -15,7 +19,7 @@ With --write RESULTS.md it replaces (or appends) its own section of that file an
 other sections alone.
 
 Usage:
-  python3 bench/compare_cc3d.py --build build-bench [--repeat 5] [--write bench/RESULTS.md]
+  python3 bench/compare_cc3d.py --build build-bench [--repeat 5] [--rounds 5] [--write bench/RESULTS.md]
 """
 from __future__ import annotations
 
@@ -114,12 +118,15 @@ def fmt(x: float) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build-bench", help="CMake build directory holding bench/cclabel_gen, bench/cclabel_time")
-    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=5, help="calls timed per method and round (their median is the round's time)")
+    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds per image (each method's time: median over rounds)")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="the 'all threads' count (default: all CPUs)")
     ap.add_argument("--only", default="", help="run only cases whose name contains this text")
     ap.add_argument("--write", default="", help="RESULTS.md to update with this run's section")
     ap.add_argument("--commit", default="", help="what to record as the measured source (default: git HEAD of this repo)")
     args = ap.parse_args()
+    if args.rounds < 1 or args.repeat < 1:
+        ap.error("--rounds and --repeat must be at least 1")
 
     repo = Path(__file__).resolve().parent.parent
     build = Path(args.build)
@@ -143,18 +150,28 @@ def main() -> int:
             rgb = np.load(img_path)
             packed = pack(rgb)
             del rgb
-            cc3d_ms, cc3d_cpu, ref = time_cc3d(packed, args.repeat)
             colours = int(np.unique(packed).size)
-            del packed
 
             common = [str(timer), str(img_path), "--repeat", str(args.repeat), "--connectivity", "8"]
-            one = run_json(common + ["--threads", "1", "--labels", str(lab_path)])
+            ref = None
+            times: dict[str, list[float]] = {k: [] for k in ("cc3d", "cc3d_cpu", "t1", "t1_alloc", "t1_cpu", "tn")}
+            for k in range(args.rounds):
+                cc3d_ms, cc3d_cpu, labels = time_cc3d(packed, args.repeat)
+                if ref is None:
+                    ref = labels
+                del labels
+                one = run_json(common + ["--threads", "1"] + (["--labels", str(lab_path)] if k == 0 else []))
+                many = run_json(common + ["--threads", str(args.threads)])
+                for key, v in (("cc3d", cc3d_ms), ("cc3d_cpu", cc3d_cpu), ("t1", one["median_ms"]),
+                               ("t1_alloc", one["median_alloc_ms"]), ("t1_cpu", one["median_cpu_ms"]),
+                               ("tn", many["median_ms"])):
+                    times[key].append(v)
+            del packed
             mine = np.load(lab_path)
-            equal = mine.shape == ref.shape and np.array_equal(mine, ref.astype(np.uint32))
+            equal = ref is not None and mine.shape == ref.shape and np.array_equal(mine, ref.astype(np.uint32))
             if not equal:
                 failures.append(name)
             del mine, ref
-            many = run_json(common + ["--threads", str(args.threads)])
 
             row = {
                 "name": name,
@@ -162,26 +179,24 @@ def main() -> int:
                 "mpx": one["width"] * one["height"] / 1e6,
                 "colours": colours,
                 "regions": one["regions"],
-                "cc3d": cc3d_ms,
-                "t1": one["median_ms"],
-                "t1_alloc": one["median_alloc_ms"],
-                "cc3d_cpu": cc3d_cpu,
-                "t1_cpu": one["median_cpu_ms"],
-                "tn": many["median_ms"],
+                **{key: statistics.median(v) for key, v in times.items()},
                 "equal": equal,
             }
-            row["vs_cc3d"] = cc3d_ms / row["t1"]
-            row["vs_cc3d_alloc"] = cc3d_ms / row["t1_alloc"]
-            row["vs_cc3d_cpu"] = cc3d_cpu / row["t1_cpu"]
+            row["vs_cc3d"] = row["cc3d"] / row["t1"]
+            row["vs_cc3d_alloc"] = row["cc3d"] / row["t1_alloc"]
+            row["vs_cc3d_cpu"] = row["cc3d_cpu"] / row["t1_cpu"]
             row["scaling"] = row["t1"] / row["tn"]
             rows.append(row)
-            print(f"{name}: cc3d {fmt(cc3d_ms)} ms, cclabel 1T {fmt(row['t1'])} ms ({row['vs_cc3d']:.2f}x), "
+            print(f"{name}: cc3d {fmt(row['cc3d'])} ms, cclabel 1T {fmt(row['t1'])} ms ({row['vs_cc3d']:.2f}x), "
                   f"{args.threads}T {fmt(row['tn'])} ms ({row['scaling']:.2f}x), labels equal: {equal}",
                   file=sys.stderr, flush=True)
     load_after = os.getloadavg()
 
     n = args.threads
     lines = [
+        f"Times in ms: each method's median over {args.rounds} interleaved rounds (cc3d, cclabel 1T, cclabel {n}T "
+        f"in turn), a round's time being the median of {args.repeat} calls; ratios are of those medians.",
+        "",
         f"| image | size | colours | regions | cc3d ms | cclabel 1T ms | 1T vs cc3d | 1T vs cc3d, CPU time "
         f"| 1T vs cc3d, incl. output alloc | cclabel {n}T ms | {n}T vs 1T | labels = cc3d |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
@@ -224,7 +239,9 @@ def main() -> int:
             f"- Versions: Python {platform.python_version()}, numpy {np.__version__}, "
             f"cc3d {cc3d_version()}",
             f"- Command: `` {cmd} `` (after `cmake --build {args.build} --target cclabel_gen cclabel_time`)",
-            f"- Times: median of {args.repeat} calls of the labelling alone, after one untimed call. cc3d: "
+            f"- Times: for each image, {args.rounds} interleaved rounds (cc3d, then cclabel with 1 thread, then with "
+            f"{n} threads); a round times each method's labelling alone, median of {args.repeat} calls after one "
+            "untimed call, and a method's time is the median of its round medians. cc3d: "
             "`cc3d.connected_components(packed, connectivity=8)` on `(r | g<<8 | b<<16) + 1` as C-contiguous uint32 "
             "(packing not timed). cclabel: `cclabel::label(view, out, options)` on the RGB8 bytes into a reused "
             "buffer; the 'incl. output alloc' column times `cclabel::label(view, options)`, which allocates and "

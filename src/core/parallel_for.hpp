@@ -1,14 +1,13 @@
 #pragma once
-// Runs fn(i) for i in [0, n) on up to `workers` threads (the calling thread is one of them), items
-// handed out one at a time so that uneven items (ragged tiles, images of different sizes) balance.
-// The first exception thrown by any fn is rethrown on the calling thread after every worker stops.
+// Runs fn(i) for i in [0, n) on up to `workers` threads (the calling thread and workers of the CPU
+// thread pool), items handed out one at a time so that uneven items (ragged tiles, images of
+// different sizes) balance. The first exception thrown by any fn is rethrown on the calling thread
+// after every worker stops; the others stop taking items once one has failed.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <exception>
-#include <mutex>
-#include <thread>
-#include <vector>
+
+#include "cpu/thread_pool.hpp"
 
 namespace cclabel::detail {
 
@@ -21,31 +20,16 @@ void parallel_for(std::uint64_t n, int workers, Fn&& fn) {
     }
     std::atomic<std::uint64_t> next{0};
     std::atomic<bool> failed{false};
-    std::exception_ptr error;
-    std::mutex error_mutex;
-    auto work = [&] {
+    cpu::run_parallel(int(w), [&](int) {
         for (std::uint64_t i; !failed.load(std::memory_order_relaxed) && (i = next.fetch_add(1)) < n;) {
             try {
                 fn(i);
             } catch (...) {
-                const std::lock_guard<std::mutex> lock(error_mutex);
-                if (!error) error = std::current_exception();
                 failed = true;
+                throw;
             }
         }
-    };
-    std::vector<std::thread> threads;
-    threads.reserve(std::size_t(w - 1));
-    try {
-        for (std::uint64_t t = 1; t < w; ++t) threads.emplace_back(work);
-    } catch (...) {
-        failed = true;  // could not start a thread: stop the others, then report
-        for (auto& t : threads) t.join();
-        throw;
-    }
-    work();
-    for (auto& t : threads) t.join();
-    if (error) std::rethrow_exception(error);
+    });
 }
 
 }  // namespace cclabel::detail

@@ -27,14 +27,14 @@
 #include "cpu/label_cpu.hpp"
 
 #include <algorithm>
-#include <barrier>
-#include <thread>
 #include <vector>
 
 #include "cpu/neighbour_code.hpp"
 #include "cpu/row_keys.hpp"
 #include "cpu/run_rows.hpp"
 #include "cpu/simd.hpp"
+#include "cpu/spin_barrier.hpp"
+#include "cpu/thread_pool.hpp"
 
 namespace cclabel::cpu {
 namespace {
@@ -443,15 +443,6 @@ std::uint32_t number_band(const Band& b, const Switches& sw, std::uint64_t w, st
                                             : number_pixels<true>(b, sw, w, out, ext_root, ext_number);
 }
 
-/// Runs work(0 .. nb - 1), band 0 on this thread and the others on threads of their own.
-template <typename Work>
-void run_bands(int nb, Work& work) {
-    std::vector<std::jthread> pool;
-    pool.reserve(std::size_t(nb - 1));
-    for (int i = 1; i < nb; ++i) pool.emplace_back(work, i);
-    work(0);
-}
-
 /// Switches::run_length: mean run length of up to 64 rows spread over the picture, at least this
 /// many pixels, and the runs path labels it. Noise (runs of 1-2 pixels) stays on the pixel path.
 constexpr std::uint64_t kRunLengthMin = 4;
@@ -486,14 +477,18 @@ std::uint32_t label_runs(const detail::Request& r, const Switches& sw, std::uint
     // 25% above the sampled estimate, so that the arrays rarely grow.
     auto reserve = [&](const runs::Band& b) { return std::size_t(expected * std::uint64_t(b.y1 - b.y0) / std::uint64_t(r.height) * 5 / 4); };
     std::uint32_t total = 0;  // one band: no seams, join_bands only counts and work(0) runs here
-    std::barrier sync_scan(nb, [&]() noexcept { total = runs::join_bands<Conn>(bands, w); });
+    SpinBarrier sync_scan(nb, [&]() noexcept { total = runs::join_bands<Conn>(bands, w); });
     auto work = [&](int bi) {
         runs::Band& b = bands[std::size_t(bi)];
-        runs::scan<F, Conn>(r, sw, b, reserve(b));
-        sync_scan.arrive_and_wait();
-        runs::number_and_write(b, w, out);
+        try {
+            runs::scan<F, Conn>(r, sw, b, reserve(b));
+        } catch (...) {
+            sync_scan.arrive_failed();  // the other bands would wait for this one for ever
+            throw;
+        }
+        if (sync_scan.arrive_and_wait()) runs::number_and_write(b, w, out);
     };
-    run_bands(nb, work);
+    run_parallel(nb, work);
     return total;
 }
 
@@ -572,15 +567,19 @@ std::uint32_t label_impl(const detail::Request& r, const Switches& sw, std::uint
             ext_number.push_back(before_row + in_row);
         }
     };
-    std::barrier sync_scan(nb, after_scan);
+    SpinBarrier sync_scan(nb, after_scan);
 
     auto work = [&](int bi) {
         Band& b = bands[std::size_t(bi)];
-        scan_band<F, Conn>(r, sw, b, out);
-        sync_scan.arrive_and_wait();
-        number_band(b, sw, w, out, ext_root, ext_number);
+        try {
+            scan_band<F, Conn>(r, sw, b, out);
+        } catch (...) {
+            sync_scan.arrive_failed();  // the other bands would wait for this one for ever
+            throw;
+        }
+        if (sync_scan.arrive_and_wait()) number_band(b, sw, w, out, ext_root, ext_number);
     };
-    run_bands(nb, work);
+    run_parallel(nb, work);
     return total;
 }
 

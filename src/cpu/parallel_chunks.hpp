@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <thread>
-#include <vector>
+
+#include "cpu/thread_pool.hpp"
 
 namespace cclabel::cpu {
 
@@ -18,7 +18,7 @@ inline int chunk_threads(int threads, std::uint64_t pixels) {
 }
 
 /// Runs fn(thread, chunk) for every chunk of @p pixels, chunks taken in turn by @p threads threads
-/// (this one included).
+/// (this one included, the others from the pool).
 template <typename Fn>
 void for_chunks(int threads, std::uint64_t pixels, Fn&& fn) {
     const std::uint64_t chunks = (pixels + kChunkPixels - 1) / kChunkPixels;
@@ -26,10 +26,7 @@ void for_chunks(int threads, std::uint64_t pixels, Fn&& fn) {
     auto work = [&](int t) {
         for (std::uint64_t c; (c = next.fetch_add(1, std::memory_order_relaxed)) < chunks;) fn(t, c);
     };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
-    work(0);
-    for (auto& th : pool) th.join();
+    run_parallel(threads, work);
 }
 
 /// Plain additions standing in for atomics where one thread owns the memory.

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <limits>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cclabel/error.hpp"
@@ -13,6 +12,7 @@
 #include "cclabel/stats.hpp"
 #include "core/request.hpp"
 #include "core/stats_backends.hpp"
+#include "cpu/thread_pool.hpp"
 
 namespace cclabel {
 namespace {
@@ -33,16 +33,8 @@ struct Partial {
 /// Runs fn(part, begin, end) for `parts` even slices of [0, n), on `parts` threads (this one too).
 template <typename Fn>
 void parallel_slices(int parts, std::uint64_t n, Fn&& fn) {
-    if (parts <= 1) {
-        fn(0, std::uint64_t(0), n);
-        return;
-    }
-    std::vector<std::thread> pool;
-    pool.reserve(std::size_t(parts - 1));
     auto slice = [&](int p) { return n * std::uint64_t(p) / std::uint64_t(parts); };
-    for (int p = 1; p < parts; ++p) pool.emplace_back([&, p] { fn(p, slice(p), slice(p + 1)); });
-    fn(0, slice(0), slice(1));
-    for (auto& t : pool) t.join();
+    cpu::run_parallel(parts, [&](int p) { fn(p, slice(p), slice(p + 1)); });
 }
 
 std::array<std::uint32_t, 4> read_value(const detail::Request& r, std::uint64_t index) {
