@@ -591,6 +591,11 @@ std::uint32_t label(const detail::Request& r, std::uint32_t* out, const Switches
     });
 }
 
+bool uses_run_length(const detail::Request& r, const Switches& switches) {
+    if (!switches.run_length || r.pixels() == 0) return false;
+    return detail::dispatch_format(r.format, [&]<PixelFormat F>() { return expected_runs<F>(r) != 0; });
+}
+
 std::uint32_t label(const ImageView& image, std::uint32_t* out, const Options& options, const Switches& switches) {
     const detail::Request r = detail::make_request(image, out, options);
     if (r.pixels() == 0) return 0;

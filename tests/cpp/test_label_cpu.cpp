@@ -6,6 +6,8 @@
 #include <tuple>
 
 #include "cclabel/cclabel.hpp"
+#include "core/request.hpp"
+#include "cpu/label_cpu.hpp"
 #include "label_check.hpp"
 #include "reference/flood_fill.hpp"
 #include "support/test_image.hpp"
@@ -113,6 +115,13 @@ std::vector<std::uint64_t> blocky_values(std::int64_t w, std::int64_t h, std::ui
     return v;
 }
 
+/// Whether the CPU labeller takes its run-length path for @p img (the tests above and below mean to
+/// exercise one path or the other; this says they do).
+bool takes_run_length_path(const TestImage& img, const cpu::Switches& sw = {}) {
+    std::uint32_t sink = 0;  // validation wants an output; nothing is written
+    return cpu::uses_run_length(detail::make_request(img.view(), &sink, Options{}), sw);
+}
+
 TEST(LabelCpu, RunLengthPathBlockyPictures) {
     const std::pair<std::int64_t, std::int64_t> sizes[] = {{16, 3}, {17, 40}, {23, 9}, {64, 64}, {65, 33},
                                                            {71, 120}, {130, 7}, {301, 97}};
@@ -124,6 +133,8 @@ TEST(LabelCpu, RunLengthPathBlockyPictures) {
                     ++seed;
                     const std::int64_t run_w = 4 + seed % 9, run_h = 1 + seed % 3;
                     const auto img = make_image(w, h, f, blocky_values(w, h, pal, run_w, run_h, seed), seed % 4 == 0 ? 5 : 0);
+                    ASSERT_TRUE(takes_run_length_path(img))
+                        << "blocky " << format_name(f) << " " << w << "x" << h << " seed " << seed;
                     for (auto bg : {std::optional<std::uint64_t>{}, std::optional<std::uint64_t>{0}}) {
                         std::uint32_t n_ref = 0;
                         const auto ref = flood_fill(img.values, img.width, img.height, conn,
@@ -145,11 +156,25 @@ TEST(LabelCpu, RunLengthPathLargeLabelImages) {
     for (int conn : {4, 8}) {
         const std::int64_t w = 4100, h = 2050;
         const auto img = make_image(w, h, PixelFormat::RGB8, blocky_values(w, h, 3, 9, 2, std::uint32_t(conn)));
+        ASSERT_TRUE(takes_run_length_path(img));
         std::uint32_t n_ref = 0;
         const auto ref = flood_fill(img.values, img.width, img.height, conn, std::nullopt, &n_ref);
         for (int threads : {1, 3})
             expect_labels(img, make_options(img, conn, std::nullopt, threads), ref, n_ref,
                           "large blocky conn " + std::to_string(conn) + " threads " + std::to_string(threads));
+    }
+}
+
+TEST(LabelCpu, NoiseTakesThePixelPath) {
+    // Runs of one or two pixels: the run arrays would cost more than they save.
+    for (PixelFormat f : {PixelFormat::Gray8, PixelFormat::RGB8, PixelFormat::U32}) {
+        const auto img = make_image(301, 97, f, random_values(301, 97, 256, 0.0, 11));
+        EXPECT_FALSE(takes_run_length_path(img)) << format_name(f);
+        const auto blocky = make_image(301, 97, f, blocky_values(301, 97, 5, 8, 2, 3));
+        EXPECT_TRUE(takes_run_length_path(blocky)) << format_name(f);
+        cpu::Switches off;
+        off.run_length = false;
+        EXPECT_FALSE(takes_run_length_path(blocky, off)) << format_name(f);
     }
 }
 
