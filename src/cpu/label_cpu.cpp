@@ -480,13 +480,8 @@ std::uint32_t label_runs(const detail::Request& r, const Switches& sw, std::uint
     SpinBarrier sync_scan(nb, [&]() noexcept { total = runs::join_bands<Conn>(bands, w); });
     auto work = [&](int bi) {
         runs::Band& b = bands[std::size_t(bi)];
-        try {
-            runs::scan<F, Conn>(r, sw, b, reserve(b));
-        } catch (...) {
-            sync_scan.arrive_failed();  // the other bands would wait for this one for ever
-            throw;
-        }
-        if (sync_scan.arrive_and_wait()) runs::number_and_write(b, w, out);
+        sync_scan.in_two_phases([&] { runs::scan<F, Conn>(r, sw, b, reserve(b)); },
+                                [&] { runs::number_and_write(b, w, out); });
     };
     run_parallel(nb, work);
     return total;
@@ -571,13 +566,8 @@ std::uint32_t label_impl(const detail::Request& r, const Switches& sw, std::uint
 
     auto work = [&](int bi) {
         Band& b = bands[std::size_t(bi)];
-        try {
-            scan_band<F, Conn>(r, sw, b, out);
-        } catch (...) {
-            sync_scan.arrive_failed();  // the other bands would wait for this one for ever
-            throw;
-        }
-        if (sync_scan.arrive_and_wait()) number_band(b, sw, w, out, ext_root, ext_number);
+        sync_scan.in_two_phases([&] { scan_band<F, Conn>(r, sw, b, out); },
+                                [&] { number_band(b, sw, w, out, ext_root, ext_number); });
     };
     run_parallel(nb, work);
     return total;

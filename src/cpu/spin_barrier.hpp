@@ -26,6 +26,19 @@ public:
     /// Arrives for a thread whose work failed, so that the others are not left waiting for it.
     void arrive_failed() { arrive(true); }
 
+    /// A band's two phases: @p first, the barrier (and its completion), then @p then, which is
+    /// skipped when any thread's first phase threw; this thread's exception is rethrown.
+    template <typename First, typename Then>
+    void in_two_phases(First&& first, Then&& then) {
+        try {
+            first();
+        } catch (...) {
+            arrive_failed();  // the other threads would wait for this one for ever
+            throw;
+        }
+        if (arrive_and_wait()) then();
+    }
+
 private:
     bool arrive(bool failed) {
         if (failed) failed_.store(true, std::memory_order_relaxed);  // published by the arrival

@@ -276,6 +276,7 @@ void enqueue_segments(const cclabel::detail::Request& r, const LaunchPlan& plan,
             check(cudaGetLastError(), name);
         };
         launch.template operator()<SegStage::Start>(blocks, "launch of seg_kernel (Start)");
+        // Carry is timed with Start (the benchmark's "start" column).
         if (plan.carry) launch.template operator()<SegStage::Carry>(blocks, "launch of seg_kernel (Carry)");
         if (events) record(events->after_start, stream, "cudaEventRecord(after_start)");
         launch.template operator()<SegStage::Connect>(blocks, "launch of seg_kernel (Connect)");

@@ -47,8 +47,7 @@ inline Params make_params(const cclabel::detail::Request& r, const LaunchPlan& p
     g.fd_seg_w = FastDiv(g.seg_w);
     g.fd_segs_x = FastDiv(g.segs_x ? g.segs_x : 1);
     g.seg_carry = plan.carry;
-    g.seg_span = tuning.shape.seg_span;
-    g.fd_seg_span = FastDiv(g.seg_span ? g.seg_span : 1);
+    g.fd_seg_span = FastDiv(tuning.shape.seg_span ? tuning.shape.seg_span : 1);
     return g;
 }
 

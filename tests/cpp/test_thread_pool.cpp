@@ -142,15 +142,19 @@ TEST(SpinBarrier, AFailedThreadReleasesTheOthersWithoutTheCompletion) {
     std::atomic<int> numbered{0};
     cpu::SpinBarrier barrier(3, [&]() noexcept { completed = true; });
     EXPECT_THROW(run_parallel(3, [&](int i) {
-                     if (i == 1) {
-                         barrier.arrive_failed();
-                         throw std::runtime_error("scan failed");
-                     }
-                     if (barrier.arrive_and_wait()) numbered.fetch_add(1);
+                     barrier.in_two_phases(
+                         [&] {
+                             if (i == 1) throw std::runtime_error("scan failed");
+                         },
+                         [&] { numbered.fetch_add(1); });
                  }),
                  std::runtime_error);
     EXPECT_FALSE(completed);
     EXPECT_EQ(numbered.load(), 0);
+    // Without a failure every thread runs its second phase, after the completion.
+    cpu::SpinBarrier fine(3, [&]() noexcept { completed = true; });
+    run_parallel(3, [&](int) { fine.in_two_phases([] {}, [&] { numbered.fetch_add(completed ? 1 : 100); }); });
+    EXPECT_EQ(numbered.load(), 3);
 }
 
 }  // namespace

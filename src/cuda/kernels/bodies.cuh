@@ -82,8 +82,7 @@ struct Params {
     std::uint32_t *seg_s = nullptr, *seg_g = nullptr, *seg_zin = nullptr, *seg_zl = nullptr, *seg_zr = nullptr;
     std::uint32_t* seg_c = nullptr;  ///< seg_carry: a carried segment's node (the left run's)
     bool seg_carry = false;          ///< LaunchPlan::carry
-    std::uint32_t seg_span = 32;
-    FastDiv fd_seg_span;
+    FastDiv fd_seg_span;             ///< LaunchShape::seg_span
 };
 
 /// Whether row @p y is the first row of an image of a batch: nothing joins the row above it.

@@ -71,8 +71,6 @@ CCL_HD void for_strip(const Params& g, std::uint64_t t64, Fn&& fn) {
 
 template <PixelFormat F, class Ops>
 CCL_HD void seg_connect_one(Ops& ops, const Params& g, std::uint32_t s);
-template <class Ops>
-CCL_HD std::uint32_t seg_ld(Ops& ops, const Params& g, const std::uint32_t* p);
 template <PixelFormat F, class Ops>
 CCL_HD void seg_flatten_one(Ops& ops, const Params& g, std::uint32_t s);
 template <PixelFormat F, class Ops>
@@ -226,7 +224,7 @@ CCL_HD void seg_carry_program(Ops& ops, const Params& g, std::uint64_t t64) {
         if (!seg_carried(S, ops.ld_weak(&g.seg_g[s]))) return;
         const SegPos p = seg_pos(g, s);
         std::uint32_t back = 1, sl = ops.ld_weak(&g.seg_s[s - 1]);
-        for (; sl == 0 && back < g.seg_span; ++back) sl = ops.ld_weak(&g.seg_s[s - back - 1]);
+        for (; sl == 0 && back < g.fd_seg_span.d; ++back) sl = ops.ld_weak(&g.seg_s[s - back - 1]);
         ops.st(&g.seg_c[s], p.row - back * g.seg_w + highest_bit(sl));
     });
 }
@@ -313,10 +311,6 @@ CCL_HD void seg_flatten_one(Ops& ops, const Params& g, std::uint32_t s) {
     if (s + 1 == g.segs) ops.st(&g.seg_zl[s + 1], 0u);  // the scan's last item: its sum is N
 }
 
-/// Batches number each image from 1: the roots of the images before row @p y's (0 for one image).
-template <class Ops>
-CCL_HD std::uint32_t seg_image_base(Ops& ops, const Params& g, std::uint32_t y);
-
 /// The label of root @p r (a pixel index) once the counts are scanned. Nothing that Number reads
 /// changes during Number, so its loads may be served by L1 (cached_loads).
 template <class Ops>
@@ -324,6 +318,7 @@ CCL_HD std::uint32_t seg_ld(Ops& ops, const Params& g, const std::uint32_t* p) {
     return g.sw.cached_loads ? ops.ld_weak(p) : ops.ld(p);
 }
 
+/// Batches number each image from 1: the roots of the images before row @p y's (0 for one image).
 template <class Ops>
 CCL_HD std::uint32_t seg_image_base(Ops& ops, const Params& g, std::uint32_t y) {
     if (!g.image_h) return 0;
