@@ -107,6 +107,21 @@ struct DeviceOps {
                 if (j < n) p[j] = v[j];
         }
     }
+    // A thread's own n ≤ 16 consecutive words (v: 16 entries): 16-byte stores for whole aligned quads.
+    __device__ void st_group(std::uint32_t* p, std::uint32_t n, const std::uint32_t* v) {
+        const bool aligned = (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0;
+        CCL_UNROLL
+        for (std::uint32_t q = 0; q < 16; q += 4) {
+            if (q >= n) break;
+            if (aligned && q + 4 <= n) {
+                *reinterpret_cast<uint4*>(p + q) = make_uint4(v[q], v[q + 1], v[q + 2], v[q + 3]);
+            } else {
+                CCL_UNROLL
+                for (std::uint32_t j = q; j < q + 4; ++j)
+                    if (j < n) p[j] = v[j];
+            }
+        }
+    }
     // A segment's labels (Number of the segment pipeline): 16-byte stores when whole and aligned.
     __device__ void st_row(std::uint32_t* p, std::uint32_t n, const std::uint32_t* v) {
         if (n == 32 && (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0) {
@@ -275,9 +290,9 @@ void enqueue_segments(const cclabel::detail::Request& r, const LaunchPlan& plan,
             seg_kernel<S, F><<<unsigned(grid), threads, 0, stream>>>(g);
             check(cudaGetLastError(), name);
         };
-        launch.template operator()<SegStage::Start>(blocks, "launch of seg_kernel (Start)");
+        launch.template operator()<SegStage::Start>(plan.start_blocks, "launch of seg_kernel (Start)");
         // Carry is timed with Start (the benchmark's "start" column).
-        if (plan.carry) launch.template operator()<SegStage::Carry>(blocks, "launch of seg_kernel (Carry)");
+        if (plan.carry && !plan.warp_carry) launch.template operator()<SegStage::Carry>(blocks, "launch of seg_kernel (Carry)");
         if (events) record(events->after_start, stream, "cudaEventRecord(after_start)");
         launch.template operator()<SegStage::Connect>(blocks, "launch of seg_kernel (Connect)");
         if (events) record(events->after_connect, stream, "cudaEventRecord(after_connect)");
@@ -289,7 +304,7 @@ void enqueue_segments(const cclabel::detail::Request& r, const LaunchPlan& plan,
         if (events) record(events->after_scan, stream, "cudaEventRecord(after_scan)");
         if (plan.quad) {
             launch.template operator()<SegStage::Resolve>(blocks, "launch of seg_kernel (Resolve)");
-            launch.template operator()<SegStage::QuadNumber>(plan.quad_blocks, "launch of seg_kernel (Number, 4 pixels a thread)");
+            launch.template operator()<SegStage::QuadNumber>(plan.quad_blocks, "launch of seg_kernel (Number, number_px pixels a thread)");
         } else {
             launch.template operator()<SegStage::Number>(blocks, "launch of seg_kernel (Number)");
         }

@@ -33,10 +33,13 @@ struct LaunchPlan {
     std::uint64_t segs_x = 0, segs = 0;  ///< segments a row, in all
     std::uint64_t seg_strips = 0;        ///< threads: strips of seg_rows segments of one column
     std::uint64_t seg_blocks = 0;        ///< of shape.seg_threads threads, one a strip
-    std::uint64_t quads_x = 0, quads = 0;  ///< seg_quad_number's Number: four pixels a thread
+    std::uint64_t quads_x = 0, quads = 0;  ///< seg_quad_number's Number: shape.number_px pixels a thread
     std::uint64_t quad_blocks = 0;         ///< of shape.seg_threads threads
-    bool quad = false;                     ///< Resolve, then Number four pixels a thread
-    bool carry = false;                    ///< Switches::seg_carry in effect (needs quad): the Carry kernel runs
+    bool quad = false;                     ///< Resolve, then Number number_px pixels a thread
+    bool carry = false;                    ///< Switches::seg_carry in effect (needs quad)
+    bool warp_carry = false;               ///< carry found by Start's warps (Switches::seg_warp_carry); else the Carry kernel runs
+    std::uint64_t start_lanes_x = 0;       ///< warp_carry: Start threads a row (segs_x rounded up to whole spans)
+    std::uint64_t start_blocks = 0;        ///< Start's blocks of shape.seg_threads threads
     std::uint64_t off_seg = 0;           ///< kSegArrays arrays of seg_words uint32 (S, G, Zin, Zl, Zr, C)
     std::uint64_t seg_words = 0;         ///< segs + 1, rounded up to the workspace alignment
     std::uint64_t scan_items = 0;        ///< what CUB scans: number_tiles + 1, or segs + 1
@@ -67,6 +70,7 @@ inline std::string check_shape(const LaunchShape& s, bool for_gpu) {
     if (s.seg_threads == 0 || s.seg_threads > 1024) return "seg_threads must be 1..1024";
     if (s.seg_rows == 0) return "seg_rows must be at least 1";
     if (s.seg_span == 0) return "seg_span must be at least 1";
+    if (s.number_px == 0 || s.number_px > 16) return "number_px must be 1..16";
     if (s.number_tile == 0 || s.number_tile % s.number_ppt != 0 || s.number_tile / s.number_ppt > 1024)
         return "number_tile must be a multiple of number_ppt, at most 1024 threads";
     if (for_gpu) {
@@ -117,12 +121,22 @@ inline LaunchPlan plan_launch(std::uint64_t width, std::uint64_t height, const L
     p.segments = switches.segment_runs;
     p.quad = p.segments && switches.seg_quad_number;
     p.carry = p.quad && switches.seg_carry;
+    p.warp_carry = p.carry && switches.seg_warp_carry && shape.seg_span == shape.warp_w && shape.seg_rows == 1 &&
+                   shape.seg_threads % shape.warp_w == 0;
     p.wide = !p.segments && (force_wide || p.pixels >= kFlagPathLimit);
     p.segs_x = (width + shape.seg_w - 1) / shape.seg_w;
     p.segs = p.segs_x * height;
     p.seg_strips = p.segs_x * ((height + shape.seg_rows - 1) / shape.seg_rows);
     p.seg_blocks = (p.seg_strips + shape.seg_threads - 1) / shape.seg_threads;
-    p.quads_x = (width + 3) / 4;
+    // Rows of few segments take a whole span of lanes each: past the grid's limits (a picture of
+    // thousands of millions of narrow rows), the Carry kernel instead.
+    if (p.warp_carry) {
+        const std::uint64_t lanes = align_up(p.segs_x, shape.seg_span) * height;
+        if (lanes > 0xFFFFFFFFull || (lanes + shape.seg_threads - 1) / shape.seg_threads > kMaxGridX) p.warp_carry = false;
+    }
+    p.start_lanes_x = p.warp_carry ? align_up(p.segs_x, shape.seg_span) : p.segs_x;
+    p.start_blocks = p.warp_carry ? (p.start_lanes_x * height + shape.seg_threads - 1) / shape.seg_threads : p.seg_blocks;
+    p.quads_x = (width + shape.number_px - 1) / shape.number_px;
     p.quads = p.quads_x * height;
     p.quad_blocks = (p.quads + shape.seg_threads - 1) / shape.seg_threads;
     p.scan_items = p.segments ? p.segs + 1 : p.number_tiles + 1;

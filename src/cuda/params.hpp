@@ -47,6 +47,11 @@ inline Params make_params(const cclabel::detail::Request& r, const LaunchPlan& p
     g.fd_seg_w = FastDiv(g.seg_w);
     g.fd_segs_x = FastDiv(g.segs_x ? g.segs_x : 1);
     g.seg_carry = plan.carry;
+    g.seg_warp_carry = plan.warp_carry;
+    g.start_lanes_x = std::uint32_t(plan.start_lanes_x);
+    g.start_lanes = plan.start_lanes_x * plan.height;
+    g.fd_start_lanes_x = FastDiv(g.start_lanes_x ? g.start_lanes_x : 1);
+    g.number_px = tuning.shape.number_px;
     g.fd_seg_span = FastDiv(tuning.shape.seg_span ? tuning.shape.seg_span : 1);
     return g;
 }

@@ -49,7 +49,8 @@ std::vector<std::pair<std::string, cuda::Tuning>> segment_tunings() {
                             std::pair{"path_halving", &cuda::Switches::path_halving},
                             std::pair{"cached_loads", &cuda::Switches::cached_loads},
                             std::pair{"seg_quad_number", &cuda::Switches::seg_quad_number},
-                            std::pair{"seg_carry", &cuda::Switches::seg_carry}}) {
+                            std::pair{"seg_carry", &cuda::Switches::seg_carry},
+                            std::pair{"seg_warp_carry", &cuda::Switches::seg_warp_carry}}) {
         t = {};
         t.switches.*sw = !(t.switches.*sw);
         v.push_back({std::string("segments, ") + name + (t.switches.*sw ? " on" : " off"), t});
@@ -67,6 +68,18 @@ std::vector<std::pair<std::string, cuda::Tuning>> segment_tunings() {
     t.shape.seg_span = 1024;
     t.shape.seg_rows = 4;
     v.push_back({"segments, spans of 1024, strips of 4", t});
+    // Number's pixels a thread: groups that straddle segments (3 and 7 with segments of 5 and 32).
+    for (std::uint32_t px : {1u, 3u, 4u, 7u, 16u}) {
+        t = {};
+        t.shape.number_px = px;
+        if (px == 3) t.shape.seg_w = 5;
+        v.push_back({"segments, number " + std::to_string(px) + " px a thread" + (px == 3 ? ", segments of 5" : ""), t});
+    }
+    // Warp carry with segments narrower than 32 (spans of 32 segments of 5 pixels), 64 a block.
+    t = {};
+    t.shape.seg_w = 5;
+    t.shape.seg_threads = 64;
+    v.push_back({"segments of 5, 64 a block (warp carry)", t});
     return v;
 }
 

@@ -63,8 +63,8 @@ inline EmuRun emu_label_segments(const cclabel::detail::Request& r, const cuda::
                 seg_stage_program<S, F>(ops, g, b * threads + tid);
             });
         };
-        launch.template operator()<SegStage::Start>(blocks);
-        if (plan.carry) launch.template operator()<SegStage::Carry>(blocks);
+        launch.template operator()<SegStage::Start>(plan.start_blocks);
+        if (plan.carry && !plan.warp_carry) launch.template operator()<SegStage::Carry>(blocks);
         launch.template operator()<SegStage::Connect>(blocks);
         launch.template operator()<SegStage::Flatten>(blocks);
         std::uint32_t sum = 0;  // CUB's in-place exclusive sum on the GPU

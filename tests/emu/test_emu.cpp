@@ -105,6 +105,32 @@ TEST(EmuPlan, SegmentPlansCoverThePicture) {
     EXPECT_TRUE(cd::plan_launch(10, 10, LaunchShape{4, 2, 4, 8, 2, 1, 3, 5}, false, 0, false).error.empty());
     EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{32, 8, 32, 1024, 4, 4, 32, 1024}, false, 0).error.empty());
     EXPECT_FALSE(cd::plan_launch(10, 10, LaunchShape{32, 8, 32, 1024, 4, 4, 32, 256, 0}, false, 0).error.empty());
+    // Warp carry (the default shape): Start's rows are whole spans of 32 lanes.
+    for (auto [w, h] : std::array<std::pair<std::uint64_t, std::uint64_t>, 4>{
+             {{33600, 24000}, {33, 9}, {0xFFFFFFFFull, 1}, {1, 0xFFFFFFFFull / 32}}}) {
+        const auto p = cd::plan_launch(w, h, s, false, 0);
+        ASSERT_TRUE(p.error.empty()) << p.error;
+        EXPECT_TRUE(p.warp_carry);
+        EXPECT_EQ(p.start_lanes_x % 32, 0u);
+        EXPECT_GE(p.start_lanes_x, p.segs_x);
+        EXPECT_LT(p.start_lanes_x, p.segs_x + 32);
+        EXPECT_GE(p.start_blocks * s.seg_threads, p.start_lanes_x * h);
+        EXPECT_EQ(p.quads_x, (w + s.number_px - 1) / s.number_px);
+    }
+    {
+        cuda::Switches off;
+        off.seg_warp_carry = false;
+        EXPECT_FALSE(cd::plan_launch(100, 10, s, false, 0, true, off).warp_carry);
+        LaunchShape strips = s;
+        strips.seg_rows = 4;
+        EXPECT_FALSE(cd::plan_launch(100, 10, strips, false, 0).warp_carry);
+        // A span of lanes a row would pass 2^32 threads: the Carry kernel.
+        EXPECT_FALSE(cd::plan_launch(1, 0xFFFFFFFFull, s, false, 0).warp_carry);
+        EXPECT_TRUE(cd::plan_launch(1, 0xFFFFFFFFull, s, false, 0).error.empty());
+        LaunchShape wide = s;
+        wide.number_px = 17;
+        EXPECT_FALSE(cd::plan_launch(100, 10, wide, false, 0).error.empty());
+    }
     // Strips: seg_rows segments of a column a thread, the last strip short.
     const auto st = cd::plan_launch(100, 37, LaunchShape{32, 8, 32, 1024, 4, 4, 32, 256, 16}, false, 0);
     EXPECT_EQ(st.seg_strips, 4u * 3u);
@@ -215,6 +241,23 @@ std::vector<Variant> variants() {
     sv = seg(32, 3, 1);
     sv.switches.seg_carry = false;
     v.push_back({"segments of 32, seg_carry off", sv});
+    // seg_warp_carry: spans as wide as the warp (4), one strip row; Start's warps find C.
+    sv = seg(4, 8, 1);
+    sv.shape.seg_span = 4;
+    sv.shape.number_px = 3;
+    v.push_back({"segments of 4, spans of 4 (warp carry), 8 a block, number 3 px", sv});
+    sv = seg(32, 4, 1);
+    sv.shape.seg_span = 4;
+    sv.shape.number_px = 16;
+    v.push_back({"segments of 32, spans of 4 (warp carry), number 16 px", sv});
+    sv = seg(2, 12, 1);
+    sv.shape.seg_span = 4;
+    sv.shape.number_px = 1;
+    v.push_back({"segments of 2, spans of 4 (warp carry), 12 a block, number 1 px", sv});
+    sv = seg(5, 8, 1);
+    sv.shape.seg_span = 4;
+    sv.switches.seg_warp_carry = false;
+    v.push_back({"segments of 5, spans of 4, seg_warp_carry off (Carry kernel)", sv});
     // The pixel pipeline and its switches.
     Tuning t;
     t.switches.segment_runs = false;

@@ -17,7 +17,8 @@ struct Switches {
     /// segment seam), path_halving and cached_loads apply.
     bool segment_runs = true;
     /// Segment pipeline: a Resolve kernel writes each run's label into its node's word, then Number
-    /// takes four pixels a thread and reads labels, so a warp's stores are contiguous (512 bytes).
+    /// takes LaunchShape::number_px pixels a thread and reads labels, so a warp's stores are
+    /// contiguous (32 · number_px words).
     /// Off: Number takes a segment a thread (32 labels, 128 bytes, a warp's stores 128 bytes apart).
     bool seg_quad_number = true;
     /// Segment pipeline: a run that goes on from the segment to its left has no node of its own
@@ -27,6 +28,12 @@ struct Switches {
     /// sheet: 9 instead of 33 million nodes with the paper labelled), and no left joins but at the
     /// span starts. Needs seg_quad_number (Number a segment a thread reads only its own nodes).
     bool seg_carry = true;
+    /// Segment pipeline, with seg_carry: Start finds each carried segment's node itself, so no
+    /// Carry kernel runs. Each Start warp takes one span of a row (seg_span equal to the warp
+    /// width, seg_rows 1); a carried segment's node is the last node of the nearest segment to its
+    /// left in the span holding one, which one ballot and one shuffle give. Off (or another span or
+    /// strip shape): the Carry kernel walks left over the node masks written by Start.
+    bool seg_warp_carry = true;
     /// Connect joins the row above (up-left, up, up-right) before the left neighbour, so a pixel
     /// attaches to a row that is mostly joined already instead of chaining along its own row.
     bool up_before_left = true;
@@ -106,6 +113,10 @@ struct LaunchShape {
     /// seg_carry: every seg_span-th segment of a row (counted from the row's start) keeps a node at
     /// its first pixel, so that a carried run is found at most seg_span − 1 segments to the left.
     std::uint32_t seg_span = 32;
+    /// seg_quad_number's Number: consecutive pixels of a row a thread (1..16), stored as 16-byte
+    /// words where aligned. More pixels a thread load each segment's masks and nodes once for
+    /// more pixels and keep more stores in flight per load latency.
+    std::uint32_t number_px = 8;
 };
 
 /// Everything that tunes a call without changing its labels.

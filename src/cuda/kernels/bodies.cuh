@@ -75,7 +75,7 @@ struct Params {
     std::uint32_t seg_w = 32, segs_x = 0, seg_rows = 1;
     std::uint64_t segs = 0;
     std::uint64_t seg_strips = 0;  ///< threads: columns of seg_rows segments (segs_x a strip row)
-    std::uint32_t quads_x = 0;     ///< seg_quad_number: threads a row (4 pixels each)
+    std::uint32_t quads_x = 0;     ///< seg_quad_number: threads a row (number_px pixels each)
     std::uint64_t quads = 0;
     FastDiv fd_quads_x;
     FastDiv fd_seg_w, fd_segs_x;
@@ -83,6 +83,11 @@ struct Params {
     std::uint32_t* seg_c = nullptr;  ///< seg_carry: a carried segment's node (the left run's)
     bool seg_carry = false;          ///< LaunchPlan::carry
     FastDiv fd_seg_span;             ///< LaunchShape::seg_span
+    bool seg_warp_carry = false;     ///< LaunchPlan::warp_carry: Start's warps are spans and find C
+    std::uint32_t start_lanes_x = 0; ///< warp_carry: Start threads a row
+    std::uint64_t start_lanes = 0;   ///< warp_carry: Start threads in all
+    FastDiv fd_start_lanes_x;
+    std::uint32_t number_px = 4;     ///< LaunchShape::number_px
 };
 
 /// Whether row @p y is the first row of an image of a batch: nothing joins the row above it.

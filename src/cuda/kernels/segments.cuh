@@ -14,8 +14,9 @@
 //            word in the label buffer is its parent, set to itself; nothing else is written.
 //   Carry    (seg_carry) a run going on from the left segment gets no node at the segment's first
 //            pixel (but at every seg_span-th segment of a row): such a "carried" segment's first
-//            pixels belong to the node of the left segment's last pixel, which Carry finds by
-//            walking left over the node masks and stores in C.
+//            pixels belong to the node of the left segment's last pixel, stored in C. With
+//            seg_warp_carry Start's warps are spans and find it with a ballot and a shuffle;
+//            otherwise the Carry kernel walks left over the node masks.
 //   Connect  each segment joins its nodes to the upper nodes found in Start, and its first node to
 //            the left segment's last when the run goes on across the seam and no upper run joins
 //            them already. Union by atomicMin with retry, path halving (bodies.cuh's unite), so a
@@ -25,7 +26,7 @@
 //   Number   a root's number is the roots before its segment + the root bits before it + 1; each
 //            segment writes all its pixels' labels once (background 0). With seg_quad_number,
 //            Resolve first writes each node's label into its word, and Number takes four pixels a
-//            thread (coalesced stores).
+//            thread (coalesced stores; number_px pixels a thread).
 // Extra memory: six words a segment (S, G, Zin, Zl, Zr, C below; Flatten reuses Zin and Zl for the
 // root bits and counts), 0.75 bytes a pixel. Pixel indices stay below 2^32 (validation), so no
 // flag bit is needed and the same path serves every size.
@@ -134,74 +135,111 @@ CCL_HD void load_seg_keys(const Params& g, std::uint32_t x0, std::uint32_t y, st
 /// A run going on from the left segment joins it only if no upper pixel joins both already
 /// (skip_joins): with 8-conn, when the upper-left pixel has its value (the left pixel's upper
 /// neighbour then joins both); with 4-conn, when the upper and upper-left pixels both have it.
+/// What Start of one segment leaves to its caller: the node mask, whether pixel 0 is carried, and
+/// the segment's first pixel.
+struct SegStarted {
+    std::uint32_t S = 0, row = 0;
+    bool carried = false;
+};
+
+/// Start of segment @p s, row @p r of its strip: @p c holds the keys of the strip's previous row
+/// on entry (unless r is 0) and this row's on return; @p a is scratch for the row above.
 template <PixelFormat F, class Ops>
-CCL_HD void seg_start_program(Ops& ops, const Params& g, std::uint64_t t64) {
-    std::uint32_t c[kMaxSeg] = {}, a[kMaxSeg] = {};
-    for_strip(g, t64, [&](std::uint32_t s, std::uint32_t r) {
-        const SegPos p = seg_pos(g, s);
-        const std::uint32_t n = p.n, x0 = p.x0, y = p.y, valid = mask_below(n);
-        // The row above is the strip's previous row, still in registers (read from the picture
-        // only at the strip's top).
-        CCL_UNROLL
-        for (std::uint32_t k = 0; k < kMaxSeg; ++k) a[k] = c[k];
-        load_seg_keys<F>(g, x0, y, n, c);
-        std::uint32_t E = 0, BG = 0;
+CCL_HD SegStarted seg_start_one(Ops& ops, const Params& g, std::uint32_t s, std::uint32_t r, std::uint32_t* c,
+                                std::uint32_t* a) {
+    const SegPos p = seg_pos(g, s);
+    const std::uint32_t n = p.n, x0 = p.x0, y = p.y, valid = mask_below(n);
+    // The row above is the strip's previous row, still in registers (read from the picture
+    // only at the strip's top).
+    CCL_UNROLL
+    for (std::uint32_t k = 0; k < kMaxSeg; ++k) a[k] = c[k];
+    load_seg_keys<F>(g, x0, y, n, c);
+    std::uint32_t E = 0, BG = 0;
+    CCL_UNROLL
+    for (std::uint32_t k = 0; k < kMaxSeg; ++k) {
+        if (k > 0 && k < n && c[k] == c[k - 1]) E |= 1u << k;
+        if (g.has_background && k < n && c[k] == g.background_key) BG |= 1u << k;
+    }
+    const bool e0 = x0 > 0 && key_at<F>(g, x0 - 1, y) == c[0];
+    const std::uint32_t RS = (~E | 1u) & valid;  // run starts, background runs included
+    const std::uint32_t nonbg = ~BG & valid;
+    // A carried pixel 0 is no node and joins nothing itself: the left segment's last pixel, of
+    // its run, has joined the upper pixels at and left of it (the stretch through the pixel
+    // above-left), and its node is this run's.
+    const std::uint32_t sx = s - p.y * g.segs_x;
+    const bool carried = g.seg_carry && e0 && (BG & 1u) == 0 && g.fd_seg_span.mod(sx) != 0;
+    const std::uint32_t S = RS & nonbg & (carried ? ~1u : ~0u);
+    std::uint32_t U = 0, UL = 0, UR = 0;
+    if (y > 0 && !image_top(g, y)) {
+        if (r == 0) load_seg_keys<F>(g, x0, y - 1, n, a);
+        const bool has_l = x0 > 0, has_r = x0 + n < g.width;
+        const std::uint32_t al = has_l ? key_at<F>(g, x0 - 1, y - 1) : 0u;
+        const std::uint32_t ar = has_r ? key_at<F>(g, x0 + n, y - 1) : 0u;
         CCL_UNROLL
         for (std::uint32_t k = 0; k < kMaxSeg; ++k) {
-            if (k > 0 && k < n && c[k] == c[k - 1]) E |= 1u << k;
-            if (g.has_background && k < n && c[k] == g.background_key) BG |= 1u << k;
+            if (k >= n) break;
+            if (a[k] == c[k]) U |= 1u << k;
+            const bool l_ok = k > 0 || has_l;
+            const std::uint32_t l = k > 0 ? a[k > 0 ? k - 1 : 0] : al;
+            if (l_ok && l == c[k]) UL |= 1u << k;
+            const bool r_ok = k + 1 < n || has_r;
+            const std::uint32_t rr = k + 1 < n ? a[k + 1 < kMaxSeg ? k + 1 : k] : ar;
+            if (r_ok && rr == c[k]) UR |= 1u << k;
         }
-        const bool e0 = x0 > 0 && key_at<F>(g, x0 - 1, y) == c[0];
-        const std::uint32_t RS = (~E | 1u) & valid;  // run starts, background runs included
-        const std::uint32_t nonbg = ~BG & valid;
-        // A carried pixel 0 is no node and joins nothing itself: the left segment's last pixel, of
-        // its run, has joined the upper pixels at and left of it (the stretch through the pixel
-        // above-left), and its node is this run's.
-        const std::uint32_t sx = s - p.y * g.segs_x;
-        const bool carried = g.seg_carry && e0 && (BG & 1u) == 0 && g.fd_seg_span.mod(sx) != 0;
-        const std::uint32_t S = RS & nonbg & (carried ? ~1u : ~0u);
-        std::uint32_t U = 0, UL = 0, UR = 0;
-        if (y > 0 && !image_top(g, y)) {
-            if (r == 0) load_seg_keys<F>(g, x0, y - 1, n, a);
-            const bool has_l = x0 > 0, has_r = x0 + n < g.width;
-            const std::uint32_t al = has_l ? key_at<F>(g, x0 - 1, y - 1) : 0u;
-            const std::uint32_t ar = has_r ? key_at<F>(g, x0 + n, y - 1) : 0u;
-            CCL_UNROLL
-            for (std::uint32_t k = 0; k < kMaxSeg; ++k) {
-                if (k >= n) break;
-                if (a[k] == c[k]) U |= 1u << k;
-                const bool l_ok = k > 0 || has_l;
-                const std::uint32_t l = k > 0 ? a[k > 0 ? k - 1 : 0] : al;
-                if (l_ok && l == c[k]) UL |= 1u << k;
-                const bool r_ok = k + 1 < n || has_r;
-                const std::uint32_t rr = k + 1 < n ? a[k + 1 < kMaxSeg ? k + 1 : k] : ar;
-                if (r_ok && rr == c[k]) UR |= 1u << k;
-            }
-        }
-        // Upper pixels touching a run, one join per stretch: a stretch goes on from k − 1 inside
-        // the same run, or (8-conn) from the up-left pixel of the run's first pixel.
-        const std::uint32_t same_run_prev = (U << 1) & ~RS;
-        std::uint32_t Zin, Zl = 0, Zr = 0;
-        if (g.connectivity == 8) {
-            Zin = U & ~same_run_prev & ~(RS & UL) & nonbg;
-            Zl = S & UL;
-            const std::uint32_t RE = ((RS >> 1) | (1u << (n - 1))) & valid;  // run ends
-            Zr = RE & UR & ~U & nonbg;
-        } else {
-            Zin = U & ~same_run_prev & nonbg;
-        }
-        bool join_left = e0 && (BG & 1u) == 0 && !carried;
-        if (join_left && g.sw.skip_joins && (UL & 1u) && (g.connectivity == 8 || (U & 1u))) join_left = false;
-        for (std::uint32_t m = S; m; m &= m - 1) {
-            const std::uint32_t i = p.row + ffs32(m) - 1;
-            ops.st(&g.labels[i], i);
-        }
-        ops.st(&g.seg_s[s], S);
-        ops.st(&g.seg_g[s], (BG & ~1u) | (join_left || carried ? 1u : 0u));
-        ops.st(&g.seg_zin[s], Zin);
-        ops.st(&g.seg_zl[s], Zl);
-        ops.st(&g.seg_zr[s], Zr);
-    });
+    }
+    // Upper pixels touching a run, one join per stretch: a stretch goes on from k − 1 inside
+    // the same run, or (8-conn) from the up-left pixel of the run's first pixel.
+    const std::uint32_t same_run_prev = (U << 1) & ~RS;
+    std::uint32_t Zin, Zl = 0, Zr = 0;
+    if (g.connectivity == 8) {
+        Zin = U & ~same_run_prev & ~(RS & UL) & nonbg;
+        Zl = S & UL;
+        const std::uint32_t RE = ((RS >> 1) | (1u << (n - 1))) & valid;  // run ends
+        Zr = RE & UR & ~U & nonbg;
+    } else {
+        Zin = U & ~same_run_prev & nonbg;
+    }
+    bool join_left = e0 && (BG & 1u) == 0 && !carried;
+    if (join_left && g.sw.skip_joins && (UL & 1u) && (g.connectivity == 8 || (U & 1u))) join_left = false;
+    for (std::uint32_t m = S; m; m &= m - 1) {
+        const std::uint32_t i = p.row + ffs32(m) - 1;
+        ops.st(&g.labels[i], i);
+    }
+    ops.st(&g.seg_s[s], S);
+    ops.st(&g.seg_g[s], (BG & ~1u) | (join_left || carried ? 1u : 0u));
+    ops.st(&g.seg_zin[s], Zin);
+    ops.st(&g.seg_zl[s], Zl);
+    ops.st(&g.seg_zr[s], Zr);
+    return SegStarted{S, p.row, carried};
+}
+
+/// Start with seg_warp_carry: thread t is segment column t mod start_lanes_x of row t / start_lanes_x
+/// (lanes past the row's segments take part in the warp's votes only), so a warp is one span of a
+/// row, whose first segment is never carried. A carried segment's node is the last node of the
+/// nearest segment to its left holding one: the segments between are carried whole (no node).
+template <PixelFormat F, class Ops>
+CCL_HD void seg_start_span_program(Ops& ops, const Params& g, std::uint64_t t64) {
+    if (t64 >= g.start_lanes) return;  // whole warps: start_lanes is a multiple of the warp width
+    const std::uint32_t t = std::uint32_t(t64);
+    const std::uint32_t y = g.fd_start_lanes_x.div(t), sx = t - y * g.start_lanes_x;
+    const std::uint32_t lane = g.fd_warp_w.mod(sx);  // sx's place in its span (seg_span == warp_w)
+    const std::uint32_t all = mask_below(g.warp_w);
+    std::uint32_t c[kMaxSeg] = {}, a[kMaxSeg] = {};
+    const bool real = sx < g.segs_x;
+    const std::uint32_t s = y * g.segs_x + sx;  // < segs when real
+    SegStarted st;
+    if (real) st = seg_start_one<F>(ops, g, s, 0, c, a);
+    const std::uint32_t with_node = ops.ballot(all, st.S != 0) & all & mask_below(lane);
+    const std::uint32_t src = with_node ? highest_bit(with_node) : lane;
+    const std::uint32_t node = ops.shfl(all, st.S ? st.row + highest_bit(st.S) : 0u, src);
+    if (st.carried) ops.st(&g.seg_c[s], node);
+}
+
+template <PixelFormat F, class Ops>
+CCL_HD void seg_start_program(Ops& ops, const Params& g, std::uint64_t t64) {
+    if (g.seg_warp_carry) return seg_start_span_program<F>(ops, g, t64);
+    std::uint32_t c[kMaxSeg] = {}, a[kMaxSeg] = {};
+    for_strip(g, t64, [&](std::uint32_t s, std::uint32_t r) { seg_start_one<F>(ops, g, s, r, c, a); });
 }
 
 /// Whether segment @p s's pixel 0 is carried (seg_carry), from its S and G words.
@@ -377,23 +415,33 @@ CCL_HD void seg_resolve_program(Ops& ops, const Params& g, std::uint64_t t64) {
     });
 }
 
-/// Number after Resolve (seg_quad_number): one thread four consecutive pixels of a row, so a warp
-/// stores 512 contiguous bytes at once (a thread a segment stores 128 bytes, 32 threads 128 bytes
-/// apart). A pixel's label is its node's word, which Resolve made final: the node's own pixel is
-/// overwritten with the value it already holds, so no thread can read a word in flux.
+/// Most pixels a thread of Number after Resolve takes (LaunchShape::number_px).
+inline constexpr std::uint32_t kMaxNumberPx = 16;
+
+/// Number after Resolve (seg_quad_number): one thread number_px consecutive pixels of a row, so a
+/// warp stores 32 · number_px · 4 contiguous bytes at once (a thread a segment stores 128 bytes,
+/// 32 threads 128 bytes apart). A pixel's label is its node's word, which Resolve made final: the
+/// node's own pixel is overwritten with the value it already holds, so no thread can read a word
+/// in flux.
 template <PixelFormat F, class Ops>
 CCL_HD void seg_quad_number_program(Ops& ops, const Params& g, std::uint64_t t64) {
     if (t64 >= g.quads) return;
-    const std::uint32_t t = std::uint32_t(t64);
-    const std::uint32_t y = g.fd_quads_x.div(t), x0 = (t - y * g.quads_x) * 4;
-    const std::uint32_t n = g.width - x0 < 4 ? g.width - x0 : 4;
+    const std::uint32_t t = std::uint32_t(t64), P = g.number_px;
+    const std::uint32_t y = g.fd_quads_x.div(t), x0 = (t - y * g.quads_x) * P;
+    const std::uint32_t n = g.width - x0 < P ? g.width - x0 : P;
     const std::uint32_t row = std::uint32_t(std::uint64_t(y) * g.width);
-    std::uint32_t out[4] = {0, 0, 0, 0};
+    std::uint32_t out[kMaxNumberPx];
     std::uint32_t last_s = 0xFFFFFFFFu, S = 0, bg = 0, last_node = 0xFFFFFFFFu, label = 0;
     std::uint32_t carry = 0;
-    for (std::uint32_t j = 0; j < 4; ++j) {
-        if (j >= n) break;
-        const std::uint32_t x = x0 + j, sx = g.fd_seg_w.div(x), k = x - sx * g.seg_w;
+    std::uint32_t sx = g.fd_seg_w.div(x0), k = x0 - sx * g.seg_w;
+    CCL_UNROLL
+    for (std::uint32_t j = 0; j < kMaxNumberPx; ++j) {
+        out[j] = 0;
+        if (j >= n) continue;
+        if (k == g.seg_w) {  // the next segment
+            ++sx;
+            k = 0;
+        }
         const std::uint32_t s = y * g.segs_x + sx;
         if (s != last_s) {
             S = seg_ld(ops, g, &g.seg_s[s]);
@@ -402,8 +450,9 @@ CCL_HD void seg_quad_number_program(Ops& ops, const Params& g, std::uint64_t t64
             carry = seg_carried(S, G) ? seg_ld(ops, g, &g.seg_c[s]) : 0u;
             last_s = s;
         }
-        if (bg >> k & 1u) continue;
-        const std::uint32_t before = S & mask_upto(k);
+        const std::uint32_t kk = k++;
+        if (bg >> kk & 1u) continue;
+        const std::uint32_t before = S & mask_upto(kk);
         const std::uint32_t node = before ? row + sx * g.seg_w + highest_bit(before) : carry;
         if (node != last_node) {
             label = seg_ld(ops, g, &g.labels[node]);
@@ -411,7 +460,7 @@ CCL_HD void seg_quad_number_program(Ops& ops, const Params& g, std::uint64_t t64
         }
         out[j] = label;
     }
-    ops.st_own(&g.labels[row + x0], n, out);
+    ops.st_group(&g.labels[row + x0], n, out);
 }
 
 /// The segment pipeline's kernels, in launch order (the CUB scan runs between Flatten and Resolve).
