@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
             cclabel::cuda::Tuning t;
         };
         std::vector<V> vs;
-        vs.push_back({"defaults (segments of 32, 256 a block, a segment a thread, spans of 32, number 8 px)", {}});
+        vs.push_back({"defaults (segments of 32, 128 a block, a segment a thread, spans of 32, number 8 px)", {}});
         // The segment pipeline's shapes and switches.
         auto seg = [&](const char* n, std::uint32_t w, std::uint32_t threads, std::uint32_t rows, auto f) {
             cclabel::cuda::Tuning t;
@@ -148,25 +148,21 @@ int main(int argc, char** argv) {
             vs.push_back({n, t});
         };
         auto none = [](auto&) {};
-        const std::uint32_t R = cclabel::cuda::LaunchShape{}.seg_rows;
-        seg("segments, strips of 1 (a thread a segment)", 32, 256, 1, none);
-        seg("segments, strips of 4", 32, 256, 4, none);
-        seg("segments, 128 a block", 32, 128, R, none);
+        const std::uint32_t R = cclabel::cuda::LaunchShape{}.seg_rows, T = cclabel::cuda::LaunchShape{}.seg_threads;
+        seg("segments, strips of 1 (a thread a segment)", 32, T, 1, none);
+        seg("segments, strips of 4", 32, T, 4, none);
+        seg("segments, 256 a block", 32, 256, R, none);
         seg("segments, 512 a block", 32, 512, R, none);
-        seg("segments, skip_joins off", 32, 256, R, [](auto& s) { s.skip_joins = false; });
-        seg("segments, path_halving off", 32, 256, R, [](auto& s) { s.path_halving = false; });
-        seg("segments, cached_loads on", 32, 256, R, [](auto& s) { s.cached_loads = true; });
-        seg("segments, cached_loads on, 128 a block", 32, 128, R, [](auto& s) { s.cached_loads = true; });
-        seg("segments, seg_quad_number off", 32, 256, R, [](auto& s) { s.seg_quad_number = false; });
-        seg("segments, seg_carry off", 32, 256, R, [](auto& s) { s.seg_carry = false; });
-        seg("segments, seg_warp_carry off (the Carry kernel)", 32, 256, R, [](auto& s) { s.seg_warp_carry = false; });
-        seg("segments, seg_warp_carry off, 128 a block", 32, 128, R, [](auto& s) { s.seg_warp_carry = false; });
+        seg("segments, skip_joins off", 32, T, R, [](auto& s) { s.skip_joins = false; });
+        seg("segments, path_halving off", 32, T, R, [](auto& s) { s.path_halving = false; });
+        seg("segments, cached_loads on", 32, T, R, [](auto& s) { s.cached_loads = true; });
+        seg("segments, seg_quad_number off", 32, T, R, [](auto& s) { s.seg_quad_number = false; });
+        seg("segments, seg_carry off", 32, T, R, [](auto& s) { s.seg_carry = false; });
+        seg("segments, seg_warp_carry off (the Carry kernel)", 32, T, R, [](auto& s) { s.seg_warp_carry = false; });
         for (std::uint32_t px : {4u, 16u}) {
             cclabel::cuda::Tuning t;
             t.shape.number_px = px;
             vs.push_back({px == 4 ? "segments, number 4 px a thread" : "segments, number 16 px a thread", t});
-            t.shape.seg_threads = 128;
-            vs.push_back({px == 4 ? "segments, number 4 px a thread, 128 a block" : "segments, number 16 px a thread, 128 a block", t});
         }
         for (std::uint32_t span : {8u, 128u}) {
             cclabel::cuda::Tuning t;

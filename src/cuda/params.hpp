@@ -52,6 +52,7 @@ inline Params make_params(const cclabel::detail::Request& r, const LaunchPlan& p
     g.start_lanes = plan.start_lanes_x * plan.height;
     g.fd_start_lanes_x = FastDiv(g.start_lanes_x ? g.start_lanes_x : 1);
     g.number_px = tuning.shape.number_px;
+    g.number_in_segment = g.seg_w % g.number_px == 0;
     g.fd_seg_span = FastDiv(tuning.shape.seg_span ? tuning.shape.seg_span : 1);
     return g;
 }

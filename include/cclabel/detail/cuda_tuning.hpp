@@ -105,7 +105,7 @@ struct LaunchShape {
     /// The segment pipeline: pixels of a row a thread (1..32; 32 on the GPU, where a full aligned
     /// segment is read with 16-byte loads), and threads a block.
     std::uint32_t seg_w = 32;
-    std::uint32_t seg_threads = 256;
+    std::uint32_t seg_threads = 128;
     /// Segments of one column a thread takes, top to bottom (a strip): the row above is then in
     /// its registers, and its joins upward meet nodes it has just hung under their roots. Default 1:
     /// on the H200 strips of 16 were slower (800 dpi labelled 12.7 vs 10.0 ms; 100 dpi 2.5x slower).

@@ -88,6 +88,7 @@ struct Params {
     std::uint64_t start_lanes = 0;   ///< warp_carry: Start threads in all
     FastDiv fd_start_lanes_x;
     std::uint32_t number_px = 4;     ///< LaunchShape::number_px
+    bool number_in_segment = false;  ///< number_px divides seg_w: a Number group never crosses a segment
 };
 
 /// Whether row @p y is the first row of an image of a batch: nothing joins the row above it.

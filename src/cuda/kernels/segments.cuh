@@ -431,6 +431,28 @@ CCL_HD void seg_quad_number_program(Ops& ops, const Params& g, std::uint64_t t64
     const std::uint32_t n = g.width - x0 < P ? g.width - x0 : P;
     const std::uint32_t row = std::uint32_t(std::uint64_t(y) * g.width);
     std::uint32_t out[kMaxNumberPx];
+    if (g.number_in_segment) {
+        // The group lies in one segment: its masks shifted to the group's first pixel k0, one
+        // label load a run start (predicated, all in flight at once) and one select a pixel.
+        // S, G and C are read-only since Flatten; nothing in flux can be met.
+        const std::uint32_t sx = g.fd_seg_w.div(x0), k0 = x0 - sx * g.seg_w;
+        const std::uint32_t s = y * g.segs_x + sx, first = row + sx * g.seg_w;
+        const std::uint32_t S = ops.ld_weak(&g.seg_s[s]), G = ops.ld_weak(&g.seg_g[s]);
+        const std::uint32_t bg = seg_background(S, G) >> k0, starts = S >> k0;
+        std::uint32_t label = 0;
+        if (((starts | bg) & 1u) == 0) {  // pixel k0 goes on with a run begun left of it
+            const std::uint32_t before = S & mask_below(k0);
+            label = seg_ld(ops, g, &g.labels[before ? first + highest_bit(before) : ops.ld_weak(&g.seg_c[s])]);
+        }
+        CCL_UNROLL
+        for (std::uint32_t j = 0; j < kMaxNumberPx; ++j) {
+            if (j >= P) break;
+            if (starts >> j & 1u) label = seg_ld(ops, g, &g.labels[first + k0 + j]);
+            out[j] = (bg >> j & 1u) ? 0u : label;
+        }
+        ops.st_group(&g.labels[row + x0], n, out);
+        return;
+    }
     std::uint32_t last_s = 0xFFFFFFFFu, S = 0, bg = 0, last_node = 0xFFFFFFFFu, label = 0;
     std::uint32_t carry = 0;
     std::uint32_t sx = g.fd_seg_w.div(x0), k = x0 - sx * g.seg_w;
