@@ -159,6 +159,7 @@ int main(int argc, char** argv) {
         seg("segments, seg_quad_number off", 32, T, R, [](auto& s) { s.seg_quad_number = false; });
         seg("segments, seg_carry off", 32, T, R, [](auto& s) { s.seg_carry = false; });
         seg("segments, seg_warp_carry off (the Carry kernel)", 32, T, R, [](auto& s) { s.seg_warp_carry = false; });
+        seg("segments, seg_number_transpose off", 32, T, R, [](auto& s) { s.seg_number_transpose = false; });
         for (std::uint32_t px : {4u, 16u}) {
             cclabel::cuda::Tuning t;
             t.shape.number_px = px;

@@ -53,6 +53,10 @@ inline Params make_params(const cclabel::detail::Request& r, const LaunchPlan& p
     g.fd_start_lanes_x = FastDiv(g.start_lanes_x ? g.start_lanes_x : 1);
     g.number_px = tuning.shape.number_px;
     g.number_in_segment = g.seg_w % g.number_px == 0;
+    // Whole groups of 8 in whole warps of a power-of-two width, so a warp's pixels are contiguous.
+    g.number_transpose = tuning.switches.seg_number_transpose && g.number_px == 8 && g.number_in_segment &&
+                         g.width % 8 == 0 && g.warp_w >= 2 && (g.warp_w & (g.warp_w - 1)) == 0 &&
+                         tuning.shape.seg_threads % g.warp_w == 0;
     g.fd_seg_span = FastDiv(tuning.shape.seg_span ? tuning.shape.seg_span : 1);
     return g;
 }

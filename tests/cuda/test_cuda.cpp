@@ -50,7 +50,8 @@ std::vector<std::pair<std::string, cuda::Tuning>> segment_tunings() {
                             std::pair{"cached_loads", &cuda::Switches::cached_loads},
                             std::pair{"seg_quad_number", &cuda::Switches::seg_quad_number},
                             std::pair{"seg_carry", &cuda::Switches::seg_carry},
-                            std::pair{"seg_warp_carry", &cuda::Switches::seg_warp_carry}}) {
+                            std::pair{"seg_warp_carry", &cuda::Switches::seg_warp_carry},
+                            std::pair{"seg_number_transpose", &cuda::Switches::seg_number_transpose}}) {
         t = {};
         t.switches.*sw = !(t.switches.*sw);
         v.push_back({std::string("segments, ") + name + (t.switches.*sw ? " on" : " off"), t});

@@ -559,6 +559,32 @@ TEST(EmuSegments, WideRowsAlignedAndNot) {
             }
 }
 
+// seg_number_transpose: widths that are multiples of 8 (a warp's groups contiguous), warps of 4,
+// blocks of 4, 8 and 12, segments of 8 and 32, with and without warp carry; the last warp of the
+// grid partly past the picture.
+TEST(EmuSegments, TransposedNumberOnWidthsOfEight) {
+    std::uint32_t seed = 900;
+    for (std::int64_t w : {8, 16, 24, 40, 64})
+        for (std::int64_t h : {1, 3, 5})
+            for (PixelFormat f : {PixelFormat::Gray8, PixelFormat::RGB8, PixelFormat::Binary8}) {
+                Tuning t;
+                t.shape.warp_w = 4;
+                t.shape.seg_w = seed % 2 ? 8 : 32;
+                t.shape.seg_threads = 4 * (1 + seed % 3);
+                t.shape.seg_rows = 1;
+                if (seed % 4 == 0) t.shape.seg_span = 4;  // warp carry
+                ASSERT_EQ(t.shape.number_px, 8u);
+                const auto vals = random_values(w, h, seed % 3 == 0 ? 0 : 2 + seed % 3, (seed % 4) * 0.2, seed);
+                const auto img = make_image(w, h, f, vals, 0, 0);
+                const int conn = seed % 2 ? 8 : 4;
+                const std::optional<std::uint64_t> bg =
+                    seed % 5 == 1 ? std::optional<std::uint64_t>{0} : std::optional<std::uint64_t>{};
+                expect_emu_matches_cpu(img, conn, bg, Variant{"transposed Number", t}, seed,
+                                       std::string(format_name(f)) + " " + std::to_string(w) + "x" + std::to_string(h));
+                ++seed;
+            }
+}
+
 TEST(Emu, EmptyPictureLaunchesNothing) {
     Options o;
     const auto img = make_image(0, 0, PixelFormat::Gray8, {});

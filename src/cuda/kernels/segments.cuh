@@ -418,6 +418,61 @@ CCL_HD void seg_resolve_program(Ops& ops, const Params& g, std::uint64_t t64) {
 /// Most pixels a thread of Number after Resolve takes (LaunchShape::number_px).
 inline constexpr std::uint32_t kMaxNumberPx = 16;
 
+/// The labels of the @p P pixels of row @p y from @p x0 (row's first pixel @p row), a group that lies
+/// in one segment: the masks shifted to the group's first pixel k0, one label load a run start
+/// (predicated, all in flight at once) and one select a pixel. S, G and C are read-only since
+/// Flatten, so they may come from L1.
+template <class Ops>
+CCL_HD void seg_number_in_segment(Ops& ops, const Params& g, std::uint32_t y, std::uint32_t x0, std::uint32_t row,
+                                  std::uint32_t P, std::uint32_t* out) {
+    const std::uint32_t sx = g.fd_seg_w.div(x0), k0 = x0 - sx * g.seg_w;
+    const std::uint32_t s = y * g.segs_x + sx, first = row + sx * g.seg_w;
+    const std::uint32_t S = ops.ld_weak(&g.seg_s[s]), G = ops.ld_weak(&g.seg_g[s]);
+    const std::uint32_t bg = seg_background(S, G) >> k0, starts = S >> k0;
+    std::uint32_t label = 0;
+    if (((starts | bg) & 1u) == 0) {  // pixel k0 goes on with a run begun left of it
+        const std::uint32_t before = S & mask_below(k0);
+        label = seg_ld(ops, g, &g.labels[before ? first + highest_bit(before) : ops.ld_weak(&g.seg_c[s])]);
+    }
+    CCL_UNROLL
+    for (std::uint32_t j = 0; j < kMaxNumberPx; ++j) {
+        if (j >= P) break;
+        if (starts >> j & 1u) label = seg_ld(ops, g, &g.labels[first + k0 + j]);
+        out[j] = (bg >> j & 1u) ? 0u : label;
+    }
+}
+
+/// Number with seg_number_transpose (8 pixels a thread, width a multiple of 8, so a warp's W groups
+/// are 8·W contiguous pixels): each lane works out its 8 labels, then the warp exchanges them by
+/// shuffles so that each of its two stores is W · 16 contiguous bytes, lane l storing pixels
+/// 4(W·q + l) .. + 3 of the warp's (a lane storing its own 8 would leave 16-byte gaps between a
+/// store's lanes, every 32-byte sector written half by each of two instructions).
+template <PixelFormat F, class Ops>
+CCL_HD void seg_number_transposed_program(Ops& ops, const Params& g, std::uint64_t t64) {
+    const std::uint32_t W = g.warp_w, lane = std::uint32_t(t64) & (W - 1);  // W a power of two
+    const std::uint64_t warp_first = t64 - lane;
+    if (warp_first >= g.quads) return;  // the whole warp is past the picture
+    std::uint32_t v[kMaxNumberPx] = {};
+    if (t64 < g.quads) {
+        const std::uint32_t t = std::uint32_t(t64);
+        const std::uint32_t y = g.fd_quads_x.div(t), x0 = (t - y * g.quads_x) * 8;
+        seg_number_in_segment(ops, g, y, x0, std::uint32_t(std::uint64_t(y) * g.width), 8, v);
+    }
+    const std::uint32_t all = mask_below(W);
+    CCL_UNROLL
+    for (std::uint32_t q = 0; q < 2; ++q) {
+        const std::uint32_t src = q * (W / 2) + lane / 2;
+        std::uint32_t w[4];
+        CCL_UNROLL
+        for (std::uint32_t i = 0; i < 4; ++i) {
+            const std::uint32_t lo = ops.shfl(all, v[i], src), hi = ops.shfl(all, v[4 + i], src);
+            w[i] = (lane & 1u) ? hi : lo;
+        }
+        const std::uint64_t px = 8 * warp_first + 4 * (std::uint64_t(W) * q + lane);
+        if (px < g.pixels) ops.st_own(&g.labels[px], 4, w);  // groups are whole: 4 pixels inside
+    }
+}
+
 /// Number after Resolve (seg_quad_number): one thread number_px consecutive pixels of a row, so a
 /// warp stores 32 · number_px · 4 contiguous bytes at once (a thread a segment stores 128 bytes,
 /// 32 threads 128 bytes apart). A pixel's label is its node's word, which Resolve made final: the
@@ -425,6 +480,7 @@ inline constexpr std::uint32_t kMaxNumberPx = 16;
 /// in flux.
 template <PixelFormat F, class Ops>
 CCL_HD void seg_quad_number_program(Ops& ops, const Params& g, std::uint64_t t64) {
+    if (g.number_transpose) return seg_number_transposed_program<F>(ops, g, t64);
     if (t64 >= g.quads) return;
     const std::uint32_t t = std::uint32_t(t64), P = g.number_px;
     const std::uint32_t y = g.fd_quads_x.div(t), x0 = (t - y * g.quads_x) * P;
@@ -432,24 +488,7 @@ CCL_HD void seg_quad_number_program(Ops& ops, const Params& g, std::uint64_t t64
     const std::uint32_t row = std::uint32_t(std::uint64_t(y) * g.width);
     std::uint32_t out[kMaxNumberPx];
     if (g.number_in_segment) {
-        // The group lies in one segment: its masks shifted to the group's first pixel k0, one
-        // label load a run start (predicated, all in flight at once) and one select a pixel.
-        // S, G and C are read-only since Flatten; nothing in flux can be met.
-        const std::uint32_t sx = g.fd_seg_w.div(x0), k0 = x0 - sx * g.seg_w;
-        const std::uint32_t s = y * g.segs_x + sx, first = row + sx * g.seg_w;
-        const std::uint32_t S = ops.ld_weak(&g.seg_s[s]), G = ops.ld_weak(&g.seg_g[s]);
-        const std::uint32_t bg = seg_background(S, G) >> k0, starts = S >> k0;
-        std::uint32_t label = 0;
-        if (((starts | bg) & 1u) == 0) {  // pixel k0 goes on with a run begun left of it
-            const std::uint32_t before = S & mask_below(k0);
-            label = seg_ld(ops, g, &g.labels[before ? first + highest_bit(before) : ops.ld_weak(&g.seg_c[s])]);
-        }
-        CCL_UNROLL
-        for (std::uint32_t j = 0; j < kMaxNumberPx; ++j) {
-            if (j >= P) break;
-            if (starts >> j & 1u) label = seg_ld(ops, g, &g.labels[first + k0 + j]);
-            out[j] = (bg >> j & 1u) ? 0u : label;
-        }
+        seg_number_in_segment(ops, g, y, x0, row, P, out);
         ops.st_group(&g.labels[row + x0], n, out);
         return;
     }
