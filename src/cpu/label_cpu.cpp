@@ -27,6 +27,7 @@
 #include "cpu/label_cpu.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
 #include "cpu/neighbour_code.hpp"
@@ -464,9 +465,30 @@ std::uint64_t expected_runs(const detail::Request& r) {
     return starts * std::uint64_t(r.height) / std::uint64_t(samples);
 }
 
+/// Bands for @p threads threads on @p height rows (see Switches::shared_bands).
+int band_count(int threads, std::int64_t height, const Switches& sw) {
+    const int one_each = int(std::min<std::int64_t>(threads, height));
+    if (!sw.shared_bands || one_each <= 1) return one_each;
+    const std::int64_t most = std::int64_t(threads) * std::max(1, sw.bands_per_thread);
+    return int(std::max<std::int64_t>(one_each, std::min<std::int64_t>(most, height / std::max<std::int64_t>(1, sw.min_band_rows))));
+}
+
+/// Runs @p first on every band, then (after the barrier and its completion) @p then on every band,
+/// over @p threads threads that take the bands in turn (shared_bands) or one band each.
+template <typename Completion, typename First, typename Then>
+void over_bands(int threads, int bands, Completion&& completion, First&& first, Then&& then) {
+    threads = std::min(threads, bands);
+    std::atomic<int> next_first{0}, next_then{0};
+    SpinBarrier sync(threads, std::forward<Completion>(completion));
+    run_parallel(threads, [&](int) {
+        sync.in_two_phases([&] { for (int b; (b = next_first.fetch_add(1, std::memory_order_relaxed)) < bands;) first(b); },
+                           [&] { for (int b; (b = next_then.fetch_add(1, std::memory_order_relaxed)) < bands;) then(b); });
+    });
+}
+
 template <PixelFormat F, int Conn>
 std::uint32_t label_runs(const detail::Request& r, const Switches& sw, std::uint64_t expected, std::uint32_t* out) {
-    const int nb = int(std::min<std::int64_t>(r.threads, r.height));
+    const int nb = band_count(int(r.threads), r.height, sw);
     const auto w = std::uint64_t(r.width);
     std::vector<runs::Band> bands(static_cast<std::size_t>(nb));
     for (int i = 0; i < nb; ++i) {
@@ -477,13 +499,10 @@ std::uint32_t label_runs(const detail::Request& r, const Switches& sw, std::uint
     // 25% above the sampled estimate, so that the arrays rarely grow.
     auto reserve = [&](const runs::Band& b) { return std::size_t(expected * std::uint64_t(b.y1 - b.y0) / std::uint64_t(r.height) * 5 / 4); };
     std::uint32_t total = 0;  // one band: no seams, join_bands only counts and work(0) runs here
-    SpinBarrier sync_scan(nb, [&]() noexcept { total = runs::join_bands<Conn>(bands, w); });
-    auto work = [&](int bi) {
-        runs::Band& b = bands[std::size_t(bi)];
-        sync_scan.in_two_phases([&] { runs::scan<F, Conn>(r, sw, b, reserve(b)); },
-                                [&] { runs::number_and_write(b, w, out); });
-    };
-    run_parallel(nb, work);
+    over_bands(
+        int(r.threads), nb, [&]() noexcept { total = runs::join_bands<Conn>(bands, w); },
+        [&](int bi) { runs::scan<F, Conn>(r, sw, bands[std::size_t(bi)], reserve(bands[std::size_t(bi)])); },
+        [&](int bi) { runs::number_and_write(bands[std::size_t(bi)], w, out); });
     return total;
 }
 
@@ -491,7 +510,7 @@ template <PixelFormat F, int Conn>
 std::uint32_t label_impl(const detail::Request& r, const Switches& sw, std::uint32_t* out) {
     if (sw.run_length)
         if (const std::uint64_t expected = expected_runs<F>(r)) return label_runs<F, Conn>(r, sw, expected, out);
-    const int nb = int(std::min<std::int64_t>(r.threads, r.height));
+    const int nb = band_count(int(r.threads), r.height, sw);
     const auto w = std::uint64_t(r.width);
     std::vector<Band> bands(static_cast<std::size_t>(nb));
     for (int i = 0; i < nb; ++i) {
@@ -562,14 +581,9 @@ std::uint32_t label_impl(const detail::Request& r, const Switches& sw, std::uint
             ext_number.push_back(before_row + in_row);
         }
     };
-    SpinBarrier sync_scan(nb, after_scan);
-
-    auto work = [&](int bi) {
-        Band& b = bands[std::size_t(bi)];
-        sync_scan.in_two_phases([&] { scan_band<F, Conn>(r, sw, b, out); },
-                                [&] { number_band(b, sw, w, out, ext_root, ext_number); });
-    };
-    run_parallel(nb, work);
+    over_bands(
+        int(r.threads), nb, after_scan, [&](int bi) { scan_band<F, Conn>(r, sw, bands[std::size_t(bi)], out); },
+        [&](int bi) { number_band(bands[std::size_t(bi)], sw, w, out, ext_root, ext_number); });
     return total;
 }
 

@@ -55,8 +55,15 @@ inline std::uint32_t expect_labels(const TestImage& img, const Options& o, const
         with_off("run_length", [](cpu::Switches& s) { s.run_length = false; });
         with_off("run_blocks", [](cpu::Switches& s) { s.run_blocks = false; });
         with_off("run_masks", [](cpu::Switches& s) { s.run_masks = false; });
+        with_off("shared_bands", [](cpu::Switches& s) { s.shared_bands = false; });
+        // Shared bands of one row and more (up to 16 a thread): seams on every row.
+        with_off("min_band_rows (set to 1, 16 bands a thread)", [](cpu::Switches& s) {
+            s.min_band_rows = 1;
+            s.bands_per_thread = 16;
+        });
         with_off("every switch", [](cpu::Switches& s) {
-            s.number_from_above = s.predict_stretchy = s.up_mask_scan = s.left_runs = s.run_length = s.run_blocks = s.run_masks = false;
+            s.number_from_above = s.predict_stretchy = s.up_mask_scan = s.left_runs = s.run_length = s.run_blocks =
+                s.run_masks = s.shared_bands = false;
         });
     }
     return res.count;

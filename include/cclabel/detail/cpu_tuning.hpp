@@ -51,6 +51,16 @@ struct Switches {
     /// one match takes that run's parent with no root search; only two matches or more unite.
     /// Off: the runs above are walked one by one, each match looked up to its root.
     bool run_masks = true;
+    /// With several threads, the picture is cut into a few bands a thread (bands_per_thread, bands
+    /// of at least min_band_rows rows), which the threads take in turn as they finish
+    /// one (a shared counter), in the scan and again in the numbering: a thread slowed by another
+    /// job on its core leaves more of the picture to the others instead of holding them all up.
+    /// Off: one band a thread.
+    bool shared_bands = true;
+    /// shared_bands: bands a thread, and the fewest rows a band may have (a band's first row has
+    /// no row above to predict from, and every band seam is merged by one thread).
+    int bands_per_thread = 4;
+    std::int64_t min_band_rows = 32;
 };
 
 /// cclabel::label on the CPU backend with explicit switches (for the benchmark); returns N.
