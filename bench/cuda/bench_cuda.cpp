@@ -159,7 +159,8 @@ int main(int argc, char** argv) {
         seg("segments, seg_quad_number off", 32, T, R, [](auto& s) { s.seg_quad_number = false; });
         seg("segments, seg_carry off", 32, T, R, [](auto& s) { s.seg_carry = false; });
         seg("segments, seg_warp_carry off (the Carry kernel)", 32, T, R, [](auto& s) { s.seg_warp_carry = false; });
-        seg("segments, seg_number_transpose off", 32, T, R, [](auto& s) { s.seg_number_transpose = false; });
+        seg(cclabel::cuda::Switches{}.seg_number_transpose ? "segments, seg_number_transpose off" : "segments, seg_number_transpose on",
+            32, T, R, [](auto& s) { s.seg_number_transpose = !s.seg_number_transpose; });
         for (std::uint32_t px : {4u, 16u}) {
             cclabel::cuda::Tuning t;
             t.shape.number_px = px;

@@ -488,7 +488,8 @@ void over_bands(int threads, int bands, Completion&& completion, First&& first, 
 
 template <PixelFormat F, int Conn>
 std::uint32_t label_runs(const detail::Request& r, const Switches& sw, std::uint64_t expected, std::uint32_t* out) {
-    const int nb = band_count(int(r.threads), r.height, sw);
+    // One band a thread: shared bands made the drawings slower here (bench/RESULTS.md, 0c95634).
+    const int nb = int(std::min<std::int64_t>(r.threads, r.height));
     const auto w = std::uint64_t(r.width);
     std::vector<runs::Band> bands(static_cast<std::size_t>(nb));
     for (int i = 0; i < nb; ++i) {

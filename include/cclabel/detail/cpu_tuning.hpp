@@ -51,8 +51,9 @@ struct Switches {
     /// one match takes that run's parent with no root search; only two matches or more unite.
     /// Off: the runs above are walked one by one, each match looked up to its root.
     bool run_masks = true;
-    /// With several threads, the picture is cut into a few bands a thread (bands_per_thread, bands
-    /// of at least min_band_rows rows), which the threads take in turn as they finish
+    /// Pixel path (not run_length's, where it measured slower), with several threads: the picture
+    /// is cut into a few bands a thread (bands_per_thread, bands of at least min_band_rows rows),
+    /// which the threads take in turn as they finish
     /// one (a shared counter), in the scan and again in the numbering: a thread slowed by another
     /// job on its core leaves more of the picture to the others instead of holding them all up.
     /// Off: one band a thread.
