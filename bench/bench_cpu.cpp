@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cclabel/cclabel.hpp"
+#include "cclabel/tiles.hpp"
 #include "drawing.hpp"
 
 namespace {
@@ -150,6 +151,47 @@ void BM_null_copy(benchmark::State& state) {
     state.counters["threads"] = nt;
 }
 
+// resolve_tiles (the tile API's step 3, which every tiled and streamed path runs on the host) on
+// an 800 dpi sheet's shape: 33,600 x 24,000 in tiles of 8192^2 (5 x 3), 950,000 regions whose first
+// pixels are spread at random, 2,000 joins across each pair of neighbouring tiles in the list.
+void BM_resolve_tiles(benchmark::State& state) {
+    const std::int64_t W = 33600, H = 24000, T = 8192;
+    std::vector<std::vector<std::uint64_t>> first;
+    std::uint64_t rng = 1;
+    auto next = [&]() {  // SplitMix64: the same inputs on every machine
+        std::uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    };
+    for (std::int64_t y0 = 0; y0 < H; y0 += T)
+        for (std::int64_t x0 = 0; x0 < W; x0 += T) {
+            const std::int64_t w = std::min(T, W - x0), h = std::min(T, H - y0);
+            std::vector<std::uint64_t> f(std::size_t(950000 * w * h / (W * H)));
+            for (auto& v : f) v = next() % std::uint64_t(w * h);
+            std::sort(f.begin(), f.end());
+            f.erase(std::unique(f.begin(), f.end()), f.end());
+            for (auto& v : f) v = (std::uint64_t(y0) + v / std::uint64_t(w)) * std::uint64_t(W) + std::uint64_t(x0) + v % std::uint64_t(w);
+            first.push_back(std::move(f));
+        }
+    std::vector<cclabel::Seam> seams;
+    for (std::size_t a = 0; a + 1 < first.size(); ++a) {
+        cclabel::Seam s;
+        s.tile_a = a;
+        s.tile_b = a + 1;
+        for (int k = 0; k < 2000; ++k) {
+            s.pairs.push_back(std::uint32_t(1 + next() % first[a].size()));
+            s.pairs.push_back(std::uint32_t(1 + next() % first[a + 1].size()));
+        }
+        seams.push_back(std::move(s));
+    }
+    std::uint64_t labels = 0;
+    for (const auto& f : first) labels += f.size();
+    for (auto _ : state) benchmark::DoNotOptimize(cclabel::resolve_tiles(first, seams).count);
+    state.counters["labels"] = double(labels);
+    state.SetItemsProcessed(state.iterations() * std::int64_t(labels));
+}
+
 // threads 0 = all cores (resolved at run time, so the same binary serves the H200 host too).
 BENCHMARK(BM_drawing)
     ->ArgNames({"dpi", "threads", "paper"})
@@ -173,6 +215,7 @@ BENCHMARK(BM_null_copy)
     ->ArgsProduct({{0, 100, 300}, {1, 0}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+BENCHMARK(BM_resolve_tiles)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
