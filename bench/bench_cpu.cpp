@@ -157,13 +157,8 @@ void BM_null_copy(benchmark::State& state) {
 void BM_resolve_tiles(benchmark::State& state) {
     const std::int64_t W = 33600, H = 24000, T = 8192;
     std::vector<std::vector<std::uint64_t>> first;
-    std::uint64_t rng = 1;
-    auto next = [&]() {  // SplitMix64: the same inputs on every machine
-        std::uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    };
+    cclabel::bench::detail_drawing::Rng rng(1);  // the same inputs on every machine
+    auto next = [&]() { return rng.next(); };
     for (std::int64_t y0 = 0; y0 < H; y0 += T)
         for (std::int64_t x0 = 0; x0 < W; x0 += T) {
             const std::int64_t w = std::min(T, W - x0), h = std::min(T, H - y0);

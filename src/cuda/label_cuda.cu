@@ -98,20 +98,12 @@ struct DeviceOps {
                 if (j < n) v[j] = p[j];
         }
     }
+    // A thread's own n ≤ kMaxNumberPx consecutive words (v holds n): 16-byte stores for whole
+    // aligned quads.
     __device__ void st_own(std::uint32_t* p, std::uint32_t n, const std::uint32_t* v) {
-        if (n == 4 && (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0) {
-            *reinterpret_cast<uint4*>(p) = make_uint4(v[0], v[1], v[2], v[3]);
-        } else {
-            CCL_UNROLL
-            for (std::uint32_t j = 0; j < 4; ++j)
-                if (j < n) p[j] = v[j];
-        }
-    }
-    // A thread's own n ≤ 16 consecutive words (v: 16 entries): 16-byte stores for whole aligned quads.
-    __device__ void st_group(std::uint32_t* p, std::uint32_t n, const std::uint32_t* v) {
         const bool aligned = (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0;
         CCL_UNROLL
-        for (std::uint32_t q = 0; q < 16; q += 4) {
+        for (std::uint32_t q = 0; q < kMaxNumberPx; q += 4) {
             if (q >= n) break;
             if (aligned && q + 4 <= n) {
                 *reinterpret_cast<uint4*>(p + q) = make_uint4(v[q], v[q + 1], v[q + 2], v[q + 3]);

@@ -70,7 +70,8 @@ inline std::string check_shape(const LaunchShape& s, bool for_gpu) {
     if (s.seg_threads == 0 || s.seg_threads > 1024) return "seg_threads must be 1..1024";
     if (s.seg_rows == 0) return "seg_rows must be at least 1";
     if (s.seg_span == 0) return "seg_span must be at least 1";
-    if (s.number_px == 0 || s.number_px > 16) return "number_px must be 1..16";
+    if (s.number_px == 0 || s.number_px > kMaxNumberPx)
+        return "number_px must be 1.." + std::to_string(kMaxNumberPx);
     if (s.number_tile == 0 || s.number_tile % s.number_ppt != 0 || s.number_tile / s.number_ppt > 1024)
         return "number_tile must be a multiple of number_ppt, at most 1024 threads";
     if (for_gpu) {

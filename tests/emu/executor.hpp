@@ -91,7 +91,6 @@ public:
         for (std::uint32_t j = 0; j < n; ++j) st(p + j, v[j]);
     }
     void st_row(std::uint32_t* p, std::uint32_t n, const std::uint32_t* v) { st_own(p, n, v); }
-    void st_group(std::uint32_t* p, std::uint32_t n, const std::uint32_t* v) { st_own(p, n, v); }
 
 private:
     Executor* ex_;

@@ -241,23 +241,19 @@ std::vector<Variant> variants() {
     sv = seg(32, 3, 1);
     sv.switches.seg_carry = false;
     v.push_back({"segments of 32, seg_carry off", sv});
-    // seg_warp_carry: spans as wide as the warp (4), one strip row; Start's warps find C.
-    sv = seg(4, 8, 1);
-    sv.shape.seg_span = 4;
-    sv.shape.number_px = 3;
-    v.push_back({"segments of 4, spans of 4 (warp carry), 8 a block, number 3 px", sv});
-    sv = seg(32, 4, 1);
-    sv.shape.seg_span = 4;
-    sv.shape.number_px = 16;
-    v.push_back({"segments of 32, spans of 4 (warp carry), number 16 px", sv});
-    sv = seg(2, 12, 1);
-    sv.shape.seg_span = 4;
-    sv.shape.number_px = 1;
-    v.push_back({"segments of 2, spans of 4 (warp carry), 12 a block, number 1 px", sv});
-    sv = seg(5, 8, 1);
-    sv.shape.seg_span = 4;
-    sv.switches.seg_warp_carry = false;
-    v.push_back({"segments of 5, spans of 4, seg_warp_carry off (Carry kernel)", sv});
+    // seg_warp_carry: spans as wide as the warp (4), one strip row; Start's warps find C. Number
+    // takes number_px pixels, in one segment or straddling them.
+    auto spans_of_4 = [&](const char* name, std::uint32_t w, std::uint32_t threads, std::uint32_t px, bool warp_carry) {
+        Tuning t = seg(w, threads, 1);
+        t.shape.seg_span = 4;
+        t.shape.number_px = px;
+        t.switches.seg_warp_carry = warp_carry;
+        v.push_back({name, t});
+    };
+    spans_of_4("segments of 4, spans of 4 (warp carry), 8 a block, number 3 px", 4, 8, 3, true);
+    spans_of_4("segments of 32, spans of 4 (warp carry), number 16 px", 32, 4, 16, true);
+    spans_of_4("segments of 2, spans of 4 (warp carry), 12 a block, number 1 px", 2, 12, 1, true);
+    spans_of_4("segments of 5, spans of 4, seg_warp_carry off (Carry kernel)", 5, 8, 8, false);
     // The pixel pipeline and its switches.
     Tuning t;
     t.switches.segment_runs = false;

@@ -126,6 +126,9 @@ struct LaunchShape {
     std::uint32_t number_px = 8;
 };
 
+/// The most pixels a thread of the segment pipeline's Number takes (LaunchShape::number_px).
+inline constexpr std::uint32_t kMaxNumberPx = 16;
+
 /// Everything that tunes a call without changing its labels.
 struct Tuning {
     Switches switches{};

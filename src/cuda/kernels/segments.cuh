@@ -25,8 +25,8 @@
 //            their count. CUB scans the counts: the numbers of the roots before each segment.
 //   Number   a root's number is the roots before its segment + the root bits before it + 1; each
 //            segment writes all its pixels' labels once (background 0). With seg_quad_number,
-//            Resolve first writes each node's label into its word, and Number takes four pixels a
-//            thread (coalesced stores; number_px pixels a thread).
+//            Resolve first writes each node's label into its word, and Number takes number_px
+//            consecutive pixels a thread (coalesced stores).
 // Extra memory: six words a segment (S, G, Zin, Zl, Zr, C below; Flatten reuses Zin and Zl for the
 // root bits and counts), 0.75 bytes a pixel. Pixel indices stay below 2^32 (validation), so no
 // flag bit is needed and the same path serves every size.
@@ -123,6 +123,13 @@ CCL_HD void load_seg_keys(const Params& g, std::uint32_t x0, std::uint32_t y, st
     for (std::uint32_t k = 0; k < kMaxSeg; ++k) keys[k] = k < n ? key_at<F>(g, x0 + k, y) : 0u;
 }
 
+/// What Start of one segment leaves to its caller: the node mask, whether pixel 0 is carried, and
+/// the segment's first pixel.
+struct SegStarted {
+    std::uint32_t S = 0, row = 0;
+    bool carried = false;
+};
+
 /// Start of segment @p s (see the file comment). The masks, bit k for the segment's pixel k:
 ///   S    nodes (non-background run starts; bit 0 always, unless background or carried);
 ///   G    background pixels, except bit 0: with S bit 0, "join the left segment's last node";
@@ -135,14 +142,7 @@ CCL_HD void load_seg_keys(const Params& g, std::uint32_t x0, std::uint32_t y, st
 /// A run going on from the left segment joins it only if no upper pixel joins both already
 /// (skip_joins): with 8-conn, when the upper-left pixel has its value (the left pixel's upper
 /// neighbour then joins both); with 4-conn, when the upper and upper-left pixels both have it.
-/// What Start of one segment leaves to its caller: the node mask, whether pixel 0 is carried, and
-/// the segment's first pixel.
-struct SegStarted {
-    std::uint32_t S = 0, row = 0;
-    bool carried = false;
-};
-
-/// Start of segment @p s, row @p r of its strip: @p c holds the keys of the strip's previous row
+/// Segment @p s is row @p r of its strip: @p c holds the keys of the strip's previous row
 /// on entry (unless r is 0) and this row's on return; @p a is scratch for the row above.
 template <PixelFormat F, class Ops>
 CCL_HD SegStarted seg_start_one(Ops& ops, const Params& g, std::uint32_t s, std::uint32_t r, std::uint32_t* c,
@@ -415,9 +415,6 @@ CCL_HD void seg_resolve_program(Ops& ops, const Params& g, std::uint64_t t64) {
     });
 }
 
-/// Most pixels a thread of Number after Resolve takes (LaunchShape::number_px).
-inline constexpr std::uint32_t kMaxNumberPx = 16;
-
 /// The labels of the @p P pixels of row @p y from @p x0 (row's first pixel @p row), a group that lies
 /// in one segment: the masks shifted to the group's first pixel k0, one label load a run start
 /// (predicated, all in flight at once) and one select a pixel. S, G and C are read-only since
@@ -489,7 +486,7 @@ CCL_HD void seg_quad_number_program(Ops& ops, const Params& g, std::uint64_t t64
     std::uint32_t out[kMaxNumberPx];
     if (g.number_in_segment) {
         seg_number_in_segment(ops, g, y, x0, row, P, out);
-        ops.st_group(&g.labels[row + x0], n, out);
+        ops.st_own(&g.labels[row + x0], n, out);
         return;
     }
     std::uint32_t last_s = 0xFFFFFFFFu, S = 0, bg = 0, last_node = 0xFFFFFFFFu, label = 0;
@@ -521,7 +518,7 @@ CCL_HD void seg_quad_number_program(Ops& ops, const Params& g, std::uint64_t t64
         }
         out[j] = label;
     }
-    ops.st_group(&g.labels[row + x0], n, out);
+    ops.st_own(&g.labels[row + x0], n, out);
 }
 
 /// The segment pipeline's kernels, in launch order (the CUB scan runs between Flatten and Resolve).
