@@ -76,7 +76,7 @@ if [ "${NCU:-0}" = 1 ] && [ -x "$B/bench/cuda/bench_cuda" ]; then
   t0=$SECONDS
   timeout ${NCU_S:-90} ncu --kernel-name regex:seg_ --launch-count ${NCU_COUNT:-7} --section SpeedOfLight --section WarpStateStats \
     --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
-    "$B/bench/cuda/bench_cuda" --dpi 400 --variants 0 --reps 1 --no-host --no-check >"$OUT/check/ncu.txt" 2>&1
+    "$B/bench/cuda/bench_cuda" ${NCU_ARGS:---dpi 400 --variants 0 --reps 1 --no-host --no-check} >"$OUT/check/ncu.txt" 2>&1
   log "ncu rc=$? in $((SECONDS - t0)) s"
 fi
 # compute-sanitizer (SAN=1): memcheck and initcheck on small tests of both pipelines.

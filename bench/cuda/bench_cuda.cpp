@@ -109,6 +109,8 @@ int main(int argc, char** argv) {
     std::vector<int> dpis = {50, 100, 200, 300, 400, 600, 800};
     int reps = 10, variants_dpi = 800;
     bool check = true, host = true, few = false;
+    cclabel::cuda::Tuning base;  // the main table's tuning: the defaults, or with --flip NAME switches flipped
+    std::string flipped;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--dpi" && i + 1 < argc) dpis = parse_list(argv[++i]);
@@ -116,9 +118,28 @@ int main(int argc, char** argv) {
         else if (a == "--variants" && i + 1 < argc) variants_dpi = std::atoi(argv[++i]);
         else if (a == "--no-check") check = false;
         else if (a == "--no-host") host = false;
-        else if (a == "--few") few = true;  // variants: the segment pipeline's and the pixel pipeline's defaults only
+        else if (a == "--flip" && i + 1 < argc) {
+            // The segment pipeline's switches by name, so that a profile (ncu) can take a variant.
+            const std::string n = argv[++i];
+            auto& s = base.switches;
+            bool* b = n == "seg_span_number"        ? &s.seg_span_number
+                      : n == "seg_number_transpose" ? &s.seg_number_transpose
+                      : n == "seg_warp_carry"       ? &s.seg_warp_carry
+                      : n == "seg_quad_number"      ? &s.seg_quad_number
+                      : n == "seg_carry"            ? &s.seg_carry
+                      : n == "skip_joins"           ? &s.skip_joins
+                      : n == "path_halving"         ? &s.path_halving
+                      : n == "cached_loads"         ? &s.cached_loads
+                                                    : nullptr;
+            if (!b) {
+                std::fprintf(stderr, "bench_cuda: --flip: unknown switch '%s'\n", n.c_str());
+                return 2;
+            }
+            *b = !*b;
+            flipped += " " + n + (*b ? " on" : " off");
+        } else if (a == "--few") few = true;  // variants: the segment pipeline's and the pixel pipeline's defaults only
         else {
-            std::fprintf(stderr, "usage: bench_cuda [--dpi 50,100] [--reps N] [--variants DPI|0] [--no-check] [--no-host] [--few]\n");
+            std::fprintf(stderr, "usage: bench_cuda [--dpi 50,100] [--reps N] [--variants DPI|0] [--no-check] [--no-host] [--few] [--flip SWITCH]...\n");
             return 2;
         }
     }
@@ -126,6 +147,7 @@ int main(int argc, char** argv) {
     ck(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
     std::printf("# GPU: %s, %d SMs, %.0f GB; reps %d (median)\n", prop.name, prop.multiProcessorCount,
                 double(prop.totalGlobalMem) / 1e9, reps);
+    if (!flipped.empty()) std::printf("# main table: the defaults with%s\n", flipped.c_str());
     std::printf("%-5s %-9s %-8s %9s %8s %7s %9s | %7s %7s %7s %7s %7s %7s | %9s %6s %9s %s\n", "dpi", "size",
                 "paper", "N", "ms", "xfloor", "Gpx/s", "clear", "start", "connect", "count", "scan", "number",
                 "extra MB", "KB/Mpx", "host ms", "check");
@@ -161,6 +183,10 @@ int main(int argc, char** argv) {
         seg("segments, seg_warp_carry off (the Carry kernel)", 32, T, R, [](auto& s) { s.seg_warp_carry = false; });
         seg(cclabel::cuda::Switches{}.seg_number_transpose ? "segments, seg_number_transpose off" : "segments, seg_number_transpose on",
             32, T, R, [](auto& s) { s.seg_number_transpose = !s.seg_number_transpose; });
+        seg(cclabel::cuda::Switches{}.seg_span_number ? "segments, seg_span_number off (Resolve + Number)" : "segments, seg_span_number on (no Resolve)",
+            32, T, R, [](auto& s) { s.seg_span_number = !s.seg_span_number; });
+        seg(cclabel::cuda::Switches{}.seg_span_number ? "segments, seg_span_number off, 256 a block" : "segments, seg_span_number on, 256 a block",
+            32, 256, R, [](auto& s) { s.seg_span_number = !s.seg_span_number; });
         for (std::uint32_t px : {4u, 16u}) {
             cclabel::cuda::Tuning t;
             t.shape.number_px = px;
@@ -259,7 +285,7 @@ int main(int argc, char** argv) {
         for (int bg = 0; bg < 2; ++bg) {
             cclabel::Options o;
             if (bg) o.background = std::vector<std::uint64_t>{255, 255, 255};
-            const Timing r = time_device(g, o, {}, reps);
+            const Timing r = time_device(g, o, base, reps);
             bool ok = true;
             if (check) ok = check_labels(g, d, o, r.count);
             // Host API: picture in pageable host memory, labels back to host memory, all included.

@@ -127,6 +127,19 @@ TEST(EmuPlan, SegmentPlansCoverThePicture) {
         // A span of lanes a row would pass 2^32 threads: the Carry kernel.
         EXPECT_FALSE(cd::plan_launch(1, 0xFFFFFFFFull, s, false, 0).warp_carry);
         EXPECT_TRUE(cd::plan_launch(1, 0xFFFFFFFFull, s, false, 0).error.empty());
+        // seg_span_number: only with warp carry; 36 shared words a lane for segments of 32.
+        cuda::Switches span;
+        span.seg_span_number = true;
+        const auto sp = cd::plan_launch(33600, 24000, s, false, 0, true, span);
+        EXPECT_TRUE(sp.span_number);
+        EXPECT_EQ(sp.span_pitch, 36u);
+        EXPECT_EQ(sp.span_shared_bytes, std::uint64_t(s.seg_threads) * 36 * 4);
+        EXPECT_FALSE(cd::plan_launch(33600, 24000, strips, false, 0, true, span).span_number);
+        cuda::Switches no_span;
+        no_span.seg_span_number = false;
+        EXPECT_FALSE(cd::plan_launch(100, 10, s, false, 0, true, no_span).span_number);
+        EXPECT_EQ(cd::span_pitch(5), 6u);
+
         LaunchShape wide = s;
         wide.number_px = 17;
         EXPECT_FALSE(cd::plan_launch(100, 10, wide, false, 0).error.empty());
@@ -254,6 +267,18 @@ std::vector<Variant> variants() {
     spans_of_4("segments of 32, spans of 4 (warp carry), number 16 px", 32, 4, 16, true);
     spans_of_4("segments of 2, spans of 4 (warp carry), 12 a block, number 1 px", 2, 12, 1, true);
     spans_of_4("segments of 5, spans of 4, seg_warp_carry off (Carry kernel)", 5, 8, 8, false);
+    // seg_span_number: Number in the span layout, no Resolve; 4-pixel exchanges (segments of 4 and
+    // 32) and one-pixel ones (segments of 5 and 2), one warp a block and several.
+    auto span_number = [&](const char* name, std::uint32_t w, std::uint32_t threads) {
+        Tuning t = seg(w, threads, 1);
+        t.shape.seg_span = 4;
+        t.switches.seg_span_number = true;
+        v.push_back({name, t});
+    };
+    span_number("segments of 4, span Number, 8 a block", 4, 8);
+    span_number("segments of 32, span Number, 4 a block", 32, 4);
+    span_number("segments of 5, span Number, 12 a block", 5, 12);
+    span_number("segments of 2, span Number, 4 a block", 2, 4);
     // The pixel pipeline and its switches.
     Tuning t;
     t.switches.segment_runs = false;

@@ -40,6 +40,14 @@ struct Switches {
     /// default until the H200 has measured it; the emulator checks it in CI): each thread stores
     /// its own pixels.
     bool seg_number_transpose = false;
+    /// Segment pipeline with seg_warp_carry's layout (a warp one span of a row, a lane a segment):
+    /// one Number kernel and no Resolve. Each lane works out its segment's labels from its nodes'
+    /// roots (a carried run's from the nearest lane to its left with a node: a ballot and a
+    /// shuffle), writes them to shared memory, and the warp stores the span's W · seg_w labels
+    /// row-wise, each store instruction 4 · W consecutive pixels. Saves Resolve's pass over the
+    /// nodes, its writes and Number's re-reads of them, and one launch. Off: Resolve, then
+    /// Number (seg_quad_number). On by default while the H200 measures it (bench/RESULTS.md).
+    bool seg_span_number = true;
     /// Connect joins the row above (up-left, up, up-right) before the left neighbour, so a pixel
     /// attaches to a row that is mostly joined already instead of chaining along its own row.
     bool up_before_left = true;

@@ -521,8 +521,89 @@ CCL_HD void seg_quad_number_program(Ops& ops, const Params& g, std::uint64_t t64
     ops.st_own(&g.labels[row + x0], n, out);
 }
 
+/// Number with seg_span_number, in Start's span layout (seg_warp_carry: a warp is one span of W
+/// segments of a row, a lane one segment; lanes past the row's segments only vote). No Resolve runs:
+/// each lane works out its segment's labels from its nodes' roots (Flatten left every node pointing
+/// at its root), and a carried run's label is the last node label of the nearest lane to its left
+/// with a node (the span's first segment is never carried): a ballot and a shuffle, as in Start.
+/// The lane writes its labels to shared memory, and once the warp has met (so every lane has read
+/// its node words, which lie in its own segment) the warp stores the span row-wise: with segments
+/// of a multiple of 4 pixels each lane 4 consecutive pixels a step, a step 4 · W pixels, else a
+/// pixel a lane a step.
+template <PixelFormat F, class Ops>
+CCL_HD void seg_span_number_program(Ops& ops, const Params& g, std::uint64_t t64) {
+    if (t64 >= g.start_lanes) return;  // whole warps: start_lanes is a multiple of the warp width
+    const std::uint32_t t = std::uint32_t(t64);
+    const std::uint32_t y = g.fd_start_lanes_x.div(t), sx = t - y * g.start_lanes_x;
+    const std::uint32_t W = g.warp_w, lane = g.fd_warp_w.mod(sx), all = mask_below(W);
+    const std::uint32_t sw = g.seg_w, pitch = g.span_pitch;
+    const bool real = sx < g.segs_x;
+    const std::uint32_t row = std::uint32_t(std::uint64_t(y) * g.width);  // < 2^32 by validation
+    std::uint32_t S = 0, bg = 0, n = 0;
+    std::uint32_t out[kMaxSeg] = {};
+    std::uint32_t cur = 0;
+    if (real) {
+        const std::uint32_t s = y * g.segs_x + sx;
+        S = ops.ld_weak(&g.seg_s[s]);
+        bg = seg_background(S, ops.ld_weak(&g.seg_g[s]));
+        n = g.width - sx * sw < sw ? g.width - sx * sw : sw;
+        if (S) {
+            const std::uint32_t base = seg_image_base(ops, g, y), first = row + sx * sw;
+            CCL_UNROLL
+            for (std::uint32_t k = 0; k < kMaxSeg; ++k) {
+                if (S >> k & 1u) cur = seg_root_number(ops, g, seg_ld(ops, g, &g.labels[first + k])) - base;
+                out[k] = cur;
+            }
+        }
+    }
+    const std::uint32_t with_node = ops.ballot(all, S != 0) & all & mask_below(lane);
+    const std::uint32_t src = with_node ? highest_bit(with_node) : lane;
+    const std::uint32_t carried = ops.shfl(all, cur, src);
+    // Pixels before the segment's first node go on with the run from the left (or are background).
+    const std::uint32_t lead = S ? mask_below(ffs32(S) - 1) : ~0u;
+    CCL_UNROLL
+    for (std::uint32_t k = 0; k < kMaxSeg; ++k) {
+        if (lead >> k & 1u) out[k] = carried;
+        if (bg >> k & 1u) out[k] = 0;
+    }
+    const bool quads = sw % 4 == 0;
+    if (real) {
+        if (quads) {
+            CCL_UNROLL
+            for (std::uint32_t q = 0; q < kMaxSeg; q += 4)
+                if (q < sw) ops.xs_st4(lane * pitch + q, out + q);
+        } else {
+            CCL_UNROLL
+            for (std::uint32_t k = 0; k < kMaxSeg; ++k)
+                if (k < n) ops.xs_st(lane * pitch + k, out[k]);
+        }
+    }
+    ops.warp_sync(all);
+    const std::uint64_t span_x = std::uint64_t(sx - lane) * sw;  // the span's first pixel's column
+    if (quads) {
+        for (std::uint32_t c = 0; c < sw / 4; ++c) {
+            const std::uint32_t p = (c * W + lane) * 4;  // in the span; its 4 pixels lie in one segment
+            const std::uint64_t x = span_x + p;
+            if (x >= g.width) break;  // later steps lie further right
+            const std::uint32_t j = g.fd_seg_w.div(p), k = p - j * sw;
+            std::uint32_t v[4];
+            ops.xs_ld4(j * pitch + k, v);
+            const std::uint32_t left = g.width - std::uint32_t(x);
+            ops.st_own(&g.labels[row + std::uint32_t(x)], left < 4 ? left : 4u, v);
+        }
+    } else {
+        for (std::uint32_t c = 0; c < sw; ++c) {
+            const std::uint32_t p = c * W + lane;
+            const std::uint64_t x = span_x + p;
+            if (x >= g.width) break;
+            const std::uint32_t j = g.fd_seg_w.div(p), k = p - j * sw;
+            ops.st(&g.labels[row + std::uint32_t(x)], ops.xs_ld(j * pitch + k));
+        }
+    }
+}
+
 /// The segment pipeline's kernels, in launch order (the CUB scan runs between Flatten and Resolve).
-enum class SegStage { Start, Carry, Connect, Flatten, Resolve, QuadNumber, Number };
+enum class SegStage { Start, Carry, Connect, Flatten, Resolve, QuadNumber, Number, SpanNumber };
 
 /// One thread of stage @p S: thread @p t is a strip (a pixel quad for QuadNumber). The GPU kernel
 /// and the emulator both call this, so the stage list is written once.
@@ -534,6 +615,7 @@ CCL_HD void seg_stage_program(Ops& ops, const Params& g, std::uint64_t t) {
     else if constexpr (S == SegStage::Flatten) seg_flatten_program<F>(ops, g, t);
     else if constexpr (S == SegStage::Resolve) seg_resolve_program<F>(ops, g, t);
     else if constexpr (S == SegStage::QuadNumber) seg_quad_number_program<F>(ops, g, t);
+    else if constexpr (S == SegStage::SpanNumber) seg_span_number_program<F>(ops, g, t);
     else seg_number_program<F>(ops, g, t);
 }
 
