@@ -135,9 +135,7 @@ TEST(EmuPlan, SegmentPlansCoverThePicture) {
         EXPECT_EQ(sp.span_pitch, 36u);
         EXPECT_EQ(sp.span_shared_bytes, std::uint64_t(s.seg_threads) * 36 * 4);
         EXPECT_FALSE(cd::plan_launch(33600, 24000, strips, false, 0, true, span).span_number);
-        cuda::Switches no_span;
-        no_span.seg_span_number = false;
-        EXPECT_FALSE(cd::plan_launch(100, 10, s, false, 0, true, no_span).span_number);
+        EXPECT_FALSE(cd::plan_launch(100, 10, s, false, 0).span_number);  // off by default
         EXPECT_EQ(cd::span_pitch(5), 6u);
 
         LaunchShape wide = s;
@@ -602,6 +600,91 @@ TEST(EmuSegments, TransposedNumberOnWidthsOfEight) {
                     seed % 5 == 1 ? std::optional<std::uint64_t>{0} : std::optional<std::uint64_t>{};
                 expect_emu_matches_cpu(img, conn, bg, Variant{"transposed Number", t}, seed,
                                        std::string(format_name(f)) + " " + std::to_string(w) + "x" + std::to_string(h));
+                ++seed;
+            }
+}
+
+// seg_uniform_rows: the word test says "one value over both rows" for uniform rows and never for
+// rows that differ or that repeat every 2 or 4 pixels without being uniform; misaligned rows take the
+// comparing path.
+TEST(EmuSegments, UniformSegmentTest) {
+    for (PixelFormat f : kFormats) {
+        const int bpp = bytes_per_pixel(f);
+        const std::int64_t w = 64, pad = (16 - (w * bpp) % 16) % 16;
+        auto check = [&](const std::vector<std::uint64_t>& vals, std::int64_t offset, bool want0, bool want1,
+                         const char* what) {
+            const auto img = make_image(w, 2, f, vals, pad, offset);
+            cd::Params g;
+            g.img = static_cast<const std::uint8_t*>(img.view().data);
+            g.stride = img.view().stride;
+            g.width = std::uint32_t(w);
+            cclabel::detail::dispatch_format(f, [&]<PixelFormat F>() {
+                for (std::uint32_t x0 : {0u, 32u}) {
+                    std::uint32_t v = 0xDEADu;
+                    const bool got = cd::seg_uniform_with_above<F>(g, x0, 1, v);
+                    EXPECT_EQ(got, x0 == 0 ? want0 : want1) << format_name(f) << " " << what << " x0 " << x0;
+                    if (got) {
+                        EXPECT_EQ(v, cd::key_at<F>(g, x0, 1)) << format_name(f) << " " << what;
+                    }
+                }
+            });
+        };
+        std::vector<std::uint64_t> u(std::size_t(2 * w), 0x5A3C71u);
+        check(u, 0, true, true, "uniform");
+        check(u, 4, false, false, "uniform, rows not 16-byte aligned");
+        for (std::int64_t k : {32, 33, 47, 63}) {
+            auto d = u;
+            d[std::size_t(w + k)] = 0x10203u;  // this row
+            check(d, 0, true, false, "one pixel differs");
+            d = u;
+            d[std::size_t(k)] = 0x10203u;  // the row above (for Binary8 the same key, other bytes: the test
+            check(d, 0, true, false, "one pixel above differs");  // compares bytes, so still false)
+        }
+        for (std::int64_t period : {2, 4}) {
+            auto d = u;
+            for (std::int64_t i = 0; i < 2 * w; ++i)
+                if (i % period == 1) d[std::size_t(i)] = 0x10203u;
+            // Binary8: both bytes (0xF1, 0x83) are 1, so the rows are uniform in keys after all.
+            const bool keys_equal = f == PixelFormat::Binary8;
+            check(d, 0, keys_equal, keys_equal, "repeating every 2 or 4 pixels");
+        }
+    }
+}
+
+// seg_uniform_rows end to end: drawing-like pictures (one paper value, short lines and dots of
+// others, some on segment edges), rows aligned so that the word test runs, the switch on and off.
+TEST(EmuSegments, UniformRowsAgainstTheCpu) {
+    std::uint32_t seed = 1200;
+    for (std::int64_t w : {64, 100, 128})
+        for (PixelFormat f : {PixelFormat::Binary8, PixelFormat::Gray8, PixelFormat::RGB8, PixelFormat::RGBA8})
+            for (bool on : {true, false}) {
+                std::mt19937 rng(seed);
+                const std::int64_t h = 6;
+                const std::uint64_t paper = f == PixelFormat::Binary8 ? 1u : 0xF0E0D0u;
+                std::vector<std::uint64_t> vals(std::size_t(w * h), paper);
+                for (int k = 0; k < 6; ++k) {
+                    const std::int64_t y = std::int64_t(rng() % h), x = std::int64_t(rng() % w);
+                    const std::int64_t len = 1 + std::int64_t(rng() % 5);
+                    const std::uint64_t ink = rng() % 3;
+                    for (std::int64_t j = 0; j < len; ++j) {
+                        if (k % 2) vals[std::size_t(y * w + std::min(w - 1, x + j))] = ink;
+                        else vals[std::size_t(std::min(h - 1, y + j) * w + x)] = ink;
+                    }
+                }
+                for (std::int64_t x : {31, 32, 63, 64})
+                    if (x < w) vals[std::size_t((1 + seed % 4) * w + x)] = 2;
+                const int bpp = bytes_per_pixel(f);
+                const auto img = make_image(w, h, f, vals, (16 - (w * bpp) % 16) % 16);
+                Tuning t;
+                t.shape.warp_w = 4;
+                t.shape.seg_span = 4;
+                t.shape.seg_threads = 8;
+                t.switches.seg_uniform_rows = on;
+                for (int conn : {4, 8})
+                    for (bool bg : {false, true})
+                        expect_emu_matches_cpu(img, conn, bg ? std::optional<std::uint64_t>{paper} : std::nullopt,
+                                               Variant{on ? "uniform rows on" : "uniform rows off", t}, seed + conn,
+                                               std::string(format_name(f)) + " drawing " + std::to_string(w) + "x6");
                 ++seed;
             }
 }

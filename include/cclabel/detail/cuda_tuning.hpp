@@ -45,9 +45,16 @@ struct Switches {
     /// roots (a carried run's from the nearest lane to its left with a node: a ballot and a
     /// shuffle), writes them to shared memory, and the warp stores the span's W · seg_w labels
     /// row-wise, each store instruction 4 · W consecutive pixels. Saves Resolve's pass over the
-    /// nodes, its writes and Number's re-reads of them, and one launch. Off: Resolve, then
-    /// Number (seg_quad_number). On by default while the H200 measures it (bench/RESULTS.md).
-    bool seg_span_number = true;
+    /// nodes, its writes and Number's re-reads of them, and one launch. Off (the default: on the
+    /// H200 at 37a4556 it was no faster, Number latency-bound on the nodes' root lookups, see
+    /// bench/RESULTS.md): Resolve, then Number (seg_quad_number).
+    bool seg_span_number = false;
+    /// Segment pipeline, Start with segments of 32 and one row a thread: a segment whose 32 pixels
+    /// and the 32 above them are one value (the paper of a drawing) is recognised from the raw
+    /// 16-byte words (each row repeats every 4 pixels, its first 4 pixels have one key, the rows
+    /// are the same bytes), and its masks follow from three pixels beside it, with none of the
+    /// 5 × 32 comparisons of keys. Off: every segment compares its keys.
+    bool seg_uniform_rows = true;
     /// Connect joins the row above (up-left, up, up-right) before the left neighbour, so a pixel
     /// attaches to a row that is mostly joined already instead of chaining along its own row.
     bool up_before_left = true;
