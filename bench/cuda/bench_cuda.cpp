@@ -122,9 +122,7 @@ int main(int argc, char** argv) {
             // The segment pipeline's switches by name, so that a profile (ncu) can take a variant.
             const std::string n = argv[++i];
             auto& s = base.switches;
-            bool* b = n == "seg_span_number"        ? &s.seg_span_number
-                      : n == "seg_uniform_rows"     ? &s.seg_uniform_rows
-                      : n == "seg_number_transpose" ? &s.seg_number_transpose
+            bool* b = n == "seg_number_transpose" ? &s.seg_number_transpose
                       : n == "seg_warp_carry"       ? &s.seg_warp_carry
                       : n == "seg_quad_number"      ? &s.seg_quad_number
                       : n == "seg_carry"            ? &s.seg_carry
@@ -184,15 +182,6 @@ int main(int argc, char** argv) {
         seg("segments, seg_warp_carry off (the Carry kernel)", 32, T, R, [](auto& s) { s.seg_warp_carry = false; });
         seg(cclabel::cuda::Switches{}.seg_number_transpose ? "segments, seg_number_transpose off" : "segments, seg_number_transpose on",
             32, T, R, [](auto& s) { s.seg_number_transpose = !s.seg_number_transpose; });
-        seg("segments, seg_uniform_rows off", 32, T, R, [](auto& s) { s.seg_uniform_rows = false; });
-        seg("segments, seg_uniform_rows off, seg_span_number flipped", 32, T, R, [](auto& s) {
-            s.seg_uniform_rows = false;
-            s.seg_span_number = !s.seg_span_number;
-        });
-        seg(cclabel::cuda::Switches{}.seg_span_number ? "segments, seg_span_number off (Resolve + Number)" : "segments, seg_span_number on (no Resolve)",
-            32, T, R, [](auto& s) { s.seg_span_number = !s.seg_span_number; });
-        seg(cclabel::cuda::Switches{}.seg_span_number ? "segments, seg_span_number off, 256 a block" : "segments, seg_span_number on, 256 a block",
-            32, 256, R, [](auto& s) { s.seg_span_number = !s.seg_span_number; });
         for (std::uint32_t px : {4u, 16u}) {
             cclabel::cuda::Tuning t;
             t.shape.number_px = px;

@@ -126,17 +126,6 @@ struct DeviceOps {
                 if (j < n) p[j] = v[j];
         }
     }
-    // seg_span_number's exchange: tkeys points at the warp's part of the block's shared memory.
-    __device__ void xs_st(std::uint32_t k, std::uint32_t v) { tkeys[k] = v; }
-    __device__ std::uint32_t xs_ld(std::uint32_t k) { return tkeys[k]; }
-    __device__ void xs_st4(std::uint32_t k, const std::uint32_t* v) {
-        *reinterpret_cast<uint4*>(tkeys + k) = make_uint4(v[0], v[1], v[2], v[3]);
-    }
-    __device__ void xs_ld4(std::uint32_t k, std::uint32_t* v) {
-        const uint4 q = *reinterpret_cast<const uint4*>(tkeys + k);
-        v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
-    }
-    __device__ void warp_sync(std::uint32_t mask) { __syncwarp(mask); }
     __device__ std::uint32_t block_ticket(std::uint32_t* counter, std::uint32_t t) {
         if (t == 0) smem[32] = atomicAdd(counter, 1u);
         __syncthreads();
@@ -242,15 +231,6 @@ __global__ void __launch_bounds__(512) seg_kernel(Params g) {
     seg_stage_program<S, F>(ops, g, seg_index());
 }
 
-// seg_span_number's Number: a warp's span of labels passes through shared memory (pitch words a
-// lane, 16-byte aligned for the 4-word accesses).
-template <PixelFormat F>
-__global__ void __launch_bounds__(512) seg_span_number_kernel(Params g) {
-    extern __shared__ __align__(16) std::uint32_t span_xs[];
-    DeviceOps ops{nullptr, threadIdx.x, blockDim.x, nullptr, span_xs + (threadIdx.x & ~31u) * g.span_pitch};
-    seg_stage_program<SegStage::SpanNumber, F>(ops, g, seg_index());
-}
-
 __global__ void seg_batch_counts_kernel(Params g, std::uint32_t* image_counts, std::uint64_t images) {
     DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
     seg_batch_counts_program(ops, g, image_counts, images, seg_index());
@@ -314,14 +294,7 @@ void enqueue_segments(const cclabel::detail::Request& r, const LaunchPlan& plan,
         CCL_CUDA(cub::DeviceScan::ExclusiveSum(ws + plan.off_scan_temp, temp, g.seg_zl, g.seg_zl, plan.scan_items,
                                                stream));
         if (events) record(events->after_scan, stream, "cudaEventRecord(after_scan)");
-        if (plan.span_number) {
-            const auto kernel = seg_span_number_kernel<F>;
-            const auto bytes = plan.span_shared_bytes;
-            if (bytes > 48 * 1024)
-                CCL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-            kernel<<<unsigned(plan.start_blocks), threads, std::size_t(bytes), stream>>>(g);
-            check(cudaGetLastError(), "launch of seg_span_number_kernel");
-        } else if (plan.quad) {
+        if (plan.quad) {
             launch.template operator()<SegStage::Resolve>(blocks, "launch of seg_kernel (Resolve)");
             launch.template operator()<SegStage::QuadNumber>(plan.quad_blocks, "launch of seg_kernel (Number, number_px pixels a thread)");
         } else {

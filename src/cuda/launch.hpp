@@ -40,9 +40,6 @@ struct LaunchPlan {
     bool warp_carry = false;               ///< carry found by Start's warps (Switches::seg_warp_carry); else the Carry kernel runs
     std::uint64_t start_lanes_x = 0;       ///< warp_carry: Start threads a row (segs_x rounded up to whole spans)
     std::uint64_t start_blocks = 0;        ///< Start's blocks of shape.seg_threads threads
-    bool span_number = false;              ///< Switches::seg_span_number in effect (needs warp_carry): no Resolve
-    std::uint32_t span_pitch = 0;          ///< span_number: shared words a lane (see span_pitch())
-    std::uint64_t span_shared_bytes = 0;   ///< span_number: dynamic shared memory a block
     std::uint64_t off_seg = 0;           ///< kSegArrays arrays of seg_words uint32 (S, G, Zin, Zl, Zr, C)
     std::uint64_t seg_words = 0;         ///< segs + 1, rounded up to the workspace alignment
     std::uint64_t scan_items = 0;        ///< what CUB scans: number_tiles + 1, or segs + 1
@@ -85,13 +82,6 @@ inline std::string check_shape(const LaunchShape& s, bool for_gpu) {
     }
     return {};
 }
-
-/// Shared words a lane of span_number's Number (its segment's labels): for segments of a multiple
-/// of 4 pixels, padded by 4 so that the 16-byte stores of 8 consecutive lanes (one segment each)
-/// and the 16-byte loads of 8 consecutive lanes (one segment, 4 pixels each) fall in distinct
-/// banks (with 32: lane l's word 36·l + 4q is in banks 4(l + q) .. + 3 mod 32); else one word
-/// accesses and a pad of 1.
-inline std::uint32_t span_pitch(std::uint32_t seg_w) { return seg_w % 4 == 0 ? seg_w + 4 : seg_w + 1; }
 
 /// Plans a call on a width × height picture (already validated: W·H ≤ 2^32 − 1). @p scan_temp_bytes
 /// is what CUB asked for to scan the plan's scan_items counts (the caller plans once with 0 to learn
@@ -147,11 +137,6 @@ inline LaunchPlan plan_launch(std::uint64_t width, std::uint64_t height, const L
     }
     p.start_lanes_x = p.warp_carry ? align_up(p.segs_x, shape.seg_span) : p.segs_x;
     p.start_blocks = p.warp_carry ? (p.start_lanes_x * height + shape.seg_threads - 1) / shape.seg_threads : p.seg_blocks;
-    p.span_number = p.warp_carry && switches.seg_span_number;
-    if (p.span_number) {
-        p.span_pitch = span_pitch(shape.seg_w);
-        p.span_shared_bytes = std::uint64_t(shape.seg_threads) * p.span_pitch * 4;
-    }
     p.quads_x = (width + shape.number_px - 1) / shape.number_px;
     p.quads = p.quads_x * height;
     p.quad_blocks = (p.quads + shape.seg_threads - 1) / shape.seg_threads;

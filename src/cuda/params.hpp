@@ -57,8 +57,6 @@ inline Params make_params(const cclabel::detail::Request& r, const LaunchPlan& p
     g.number_transpose = tuning.switches.seg_number_transpose && g.number_px == 8 && g.number_in_segment &&
                          g.width % 8 == 0 && g.warp_w >= 2 && (g.warp_w & (g.warp_w - 1)) == 0 &&
                          tuning.shape.seg_threads % g.warp_w == 0;
-    g.span_number = plan.span_number;
-    g.span_pitch = plan.span_pitch;
     g.fd_seg_span = FastDiv(tuning.shape.seg_span ? tuning.shape.seg_span : 1);
     return g;
 }

@@ -51,9 +51,7 @@ std::vector<std::pair<std::string, cuda::Tuning>> segment_tunings() {
                             std::pair{"seg_quad_number", &cuda::Switches::seg_quad_number},
                             std::pair{"seg_carry", &cuda::Switches::seg_carry},
                             std::pair{"seg_warp_carry", &cuda::Switches::seg_warp_carry},
-                            std::pair{"seg_number_transpose", &cuda::Switches::seg_number_transpose},
-                            std::pair{"seg_span_number", &cuda::Switches::seg_span_number},
-                            std::pair{"seg_uniform_rows", &cuda::Switches::seg_uniform_rows}}) {
+                            std::pair{"seg_number_transpose", &cuda::Switches::seg_number_transpose}}) {
         t = {};
         t.switches.*sw = !(t.switches.*sw);
         v.push_back({std::string("segments, ") + name + (t.switches.*sw ? " on" : " off"), t});
@@ -83,15 +81,6 @@ std::vector<std::pair<std::string, cuda::Tuning>> segment_tunings() {
     t.shape.seg_w = 5;
     t.shape.seg_threads = 64;
     v.push_back({"segments of 5, 64 a block (warp carry)", t});
-    // Span Number with one-word exchanges (segments of 5), and at 512 a block (72 KB of shared
-    // memory: the opt-in above 48 KB).
-    t.switches.seg_span_number = !cuda::Switches{}.seg_span_number;
-    v.push_back({"segments of 5, 64 a block, seg_span_number flipped", t});
-    t = {};
-    t.shape.seg_threads = 512;
-    t.switches.seg_span_number = true;
-    v.push_back({"segments, 512 a block, seg_span_number on", t});
-
     return v;
 }
 

@@ -74,11 +74,7 @@ inline EmuRun emu_label_segments(const cclabel::detail::Request& r, const cuda::
             sum += v;
         }
         ex.set_phase(Phase::Final);
-        if (plan.span_number) {
-            ex.set_exchange_pitch(plan.span_pitch);
-            launch.template operator()<SegStage::SpanNumber>(plan.start_blocks);
-            ex.set_exchange_pitch(0);
-        } else if (plan.quad) {
+        if (plan.quad) {
             launch.template operator()<SegStage::Resolve>(blocks);
             launch.template operator()<SegStage::QuadNumber>(plan.quad_blocks);
         } else {

@@ -80,20 +80,6 @@ public:
     void pause();
     void bound(std::uint64_t it, std::uint64_t limit, const char* what);
     std::uint32_t ballot(std::uint32_t mask, bool pred);
-    /// __syncwarp: every lane of @p mask must arrive (a collective of its own kind).
-    void warp_sync(std::uint32_t mask);
-    // seg_span_number's shared exchange: word k of the calling warp's part (set_exchange_pitch
-    // words a lane); reading a word no lane of the block wrote fails.
-    void xs_st(std::uint32_t k, std::uint32_t v);
-    std::uint32_t xs_ld(std::uint32_t k);
-    void xs_st4(std::uint32_t k, const std::uint32_t* v) {
-        if (k % 4) fail_unaligned();
-        for (std::uint32_t j = 0; j < 4; ++j) xs_st(k + j, v[j]);
-    }
-    void xs_ld4(std::uint32_t k, std::uint32_t* v) {
-        if (k % 4) fail_unaligned();
-        for (std::uint32_t j = 0; j < 4; ++j) v[j] = xs_ld(k + j);
-    }
     void sync();
     std::uint32_t block_ticket(std::uint32_t* counter, std::uint32_t tid);
     std::uint32_t block_exclusive_sum(std::uint32_t v, std::uint32_t& total);
@@ -107,8 +93,6 @@ public:
     void st_row(std::uint32_t* p, std::uint32_t n, const std::uint32_t* v) { st_own(p, n, v); }
 
 private:
-    void fail_unaligned();
-    std::uint32_t collective(std::uint32_t mask, bool pred, int kind, const char* what);
     Executor* ex_;
     int fiber_;
 };
@@ -150,8 +134,6 @@ public:
     void forget_stale() { prev_.assign(n_, kNone); }
     /// Words of the shared parent array in the next launches (at least one a thread).
     void set_shared_words(std::uint32_t n) { shared_words_ = n; }
-    /// Words a lane of the shared exchange (seg_span_number) in the next launches; 0: none.
-    void set_exchange_pitch(std::uint32_t n) { exchange_pitch_ = n; }
 
     /// Runs @p blocks blocks of @p threads threads; warps are @p warp_w consecutive threads.
     void launch(std::uint64_t blocks, std::uint32_t threads, std::uint32_t warp_w, const Program& program);
@@ -177,7 +159,7 @@ private:
         std::uint32_t expected = 0, arrived = 0, votes = 0;
         std::vector<int> fibers;
         std::vector<std::uint32_t> values, sources;  // of a shuffle, by lane (values) and by arrival (sources)
-        int kind = 0;  // 1 ballot, 2 shuffle, 3 __syncwarp: the lanes of a warp must meet at the same collective
+        int kind = 0;  // 1 ballot, 2 shuffle: the lanes of a warp must meet at the same collective
     };
     struct Block {
         std::uint64_t id = 0;
@@ -187,8 +169,6 @@ private:
         std::vector<std::uint32_t> local;  // shared parent array
         std::vector<std::uint32_t> keys;   // shared pixel values
         std::vector<bool> key_set;
-        std::vector<std::uint32_t> xs;  // the shared exchange
-        std::vector<bool> xs_set;
         std::vector<Warp> warps;
     };
 
@@ -224,7 +204,6 @@ private:
     std::uint32_t flag_ = 0, background_ = 0;
     Phase phase_ = Phase::Parents;
     std::uint32_t shared_words_ = 0;
-    std::uint32_t exchange_pitch_ = 0;
 
     // The launch in progress.
     const Program* program_ = nullptr;
@@ -299,8 +278,6 @@ inline void Executor::start_block(std::uint64_t block) {
     b.local.assign(std::max(threads_, shared_words_), 0xFFFFFFFFu);
     b.keys.assign(threads_, 0xDEADBEEFu);
     b.key_set.assign(threads_, false);
-    b.xs.assign(std::size_t(threads_) * exchange_pitch_, 0xDEADBEEFu);
-    b.xs_set.assign(b.xs.size(), false);
     b.warps.assign((threads_ + warp_w_ - 1) / warp_w_, Warp{});
     for (std::uint32_t t = 0; t < threads_; ++t) {
         // Fibers are recycled once finished.
@@ -517,18 +494,18 @@ inline void EmuOps::bound(std::uint64_t it, std::uint64_t limit, const char* wha
     // every other thread's remaining steps, which the step budget caps.
     if (it > limit) ex_->fail(std::string(what) + ": loop bound exceeded");
 }
-inline std::uint32_t EmuOps::collective(std::uint32_t mask, bool pred, int kind, const char* what) {
+inline std::uint32_t EmuOps::ballot(std::uint32_t mask, bool pred) {
     auto& fb = ex_->fibers_[std::size_t(fiber_)];
     auto& b = ex_->blocks_[std::size_t(fb.block_slot)];
     auto& w = b.warps[fb.tid / ex_->warp_w_];
     const std::uint32_t lane = fb.tid % ex_->warp_w_;
-    if (!(mask >> lane & 1u)) ex_->fail(std::string(what) + " by a lane outside its own mask");
+    if (!(mask >> lane & 1u)) ex_->fail("ballot by a lane outside its own mask");
     if (w.arrived == 0) {
         w.expected = mask;
         w.votes = 0;
-        w.kind = kind;
+        w.kind = 1;
         w.fibers.clear();
-    } else if (w.expected != mask || w.kind != kind) {
+    } else if (w.expected != mask || w.kind != 1) {
         ex_->fail("lanes of one warp voted with different masks (or met at different collectives)");
     }
     if (w.arrived >> lane & 1u) ex_->fail("lane voted twice in one ballot");
@@ -548,27 +525,6 @@ inline std::uint32_t EmuOps::collective(std::uint32_t mask, bool pred, int kind,
         ex_->block_on_collective();
     }
     return ex_->fibers_[std::size_t(fiber_)].result;
-}
-inline std::uint32_t EmuOps::ballot(std::uint32_t mask, bool pred) { return collective(mask, pred, 1, "ballot"); }
-inline void EmuOps::warp_sync(std::uint32_t mask) { (void)collective(mask, true, 3, "__syncwarp"); }
-inline void EmuOps::fail_unaligned() { ex_->fail("16-byte shared exchange access not 16-byte aligned"); }
-inline void EmuOps::xs_st(std::uint32_t k, std::uint32_t v) {
-    ex_->yield();
-    auto& fb = ex_->fibers_[std::size_t(fiber_)];
-    auto& b = ex_->blocks_[std::size_t(fb.block_slot)];
-    const std::size_t i = std::size_t(fb.tid / ex_->warp_w_) * ex_->warp_w_ * ex_->exchange_pitch_ + k;
-    if (k >= ex_->warp_w_ * ex_->exchange_pitch_ || i >= b.xs.size()) ex_->fail("shared exchange store past the warp's part");
-    b.xs[i] = v;
-    b.xs_set[i] = true;
-}
-inline std::uint32_t EmuOps::xs_ld(std::uint32_t k) {
-    ex_->yield();
-    auto& fb = ex_->fibers_[std::size_t(fiber_)];
-    auto& b = ex_->blocks_[std::size_t(fb.block_slot)];
-    const std::size_t i = std::size_t(fb.tid / ex_->warp_w_) * ex_->warp_w_ * ex_->exchange_pitch_ + k;
-    if (k >= ex_->warp_w_ * ex_->exchange_pitch_ || i >= b.xs.size()) ex_->fail("shared exchange load past the warp's part");
-    if (!b.xs_set[i]) ex_->fail("shared exchange word " + std::to_string(k) + " read before any lane wrote it");
-    return b.xs[i];
 }
 inline void EmuOps::key_st(std::uint32_t k, std::uint32_t v) {
     ex_->yield();

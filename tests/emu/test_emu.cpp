@@ -127,17 +127,6 @@ TEST(EmuPlan, SegmentPlansCoverThePicture) {
         // A span of lanes a row would pass 2^32 threads: the Carry kernel.
         EXPECT_FALSE(cd::plan_launch(1, 0xFFFFFFFFull, s, false, 0).warp_carry);
         EXPECT_TRUE(cd::plan_launch(1, 0xFFFFFFFFull, s, false, 0).error.empty());
-        // seg_span_number: only with warp carry; 36 shared words a lane for segments of 32.
-        cuda::Switches span;
-        span.seg_span_number = true;
-        const auto sp = cd::plan_launch(33600, 24000, s, false, 0, true, span);
-        EXPECT_TRUE(sp.span_number);
-        EXPECT_EQ(sp.span_pitch, 36u);
-        EXPECT_EQ(sp.span_shared_bytes, std::uint64_t(s.seg_threads) * 36 * 4);
-        EXPECT_FALSE(cd::plan_launch(33600, 24000, strips, false, 0, true, span).span_number);
-        EXPECT_FALSE(cd::plan_launch(100, 10, s, false, 0).span_number);  // off by default
-        EXPECT_EQ(cd::span_pitch(5), 6u);
-
         LaunchShape wide = s;
         wide.number_px = 17;
         EXPECT_FALSE(cd::plan_launch(100, 10, wide, false, 0).error.empty());
@@ -265,18 +254,6 @@ std::vector<Variant> variants() {
     spans_of_4("segments of 32, spans of 4 (warp carry), number 16 px", 32, 4, 16, true);
     spans_of_4("segments of 2, spans of 4 (warp carry), 12 a block, number 1 px", 2, 12, 1, true);
     spans_of_4("segments of 5, spans of 4, seg_warp_carry off (Carry kernel)", 5, 8, 8, false);
-    // seg_span_number: Number in the span layout, no Resolve; 4-pixel exchanges (segments of 4 and
-    // 32) and one-pixel ones (segments of 5 and 2), one warp a block and several.
-    auto span_number = [&](const char* name, std::uint32_t w, std::uint32_t threads) {
-        Tuning t = seg(w, threads, 1);
-        t.shape.seg_span = 4;
-        t.switches.seg_span_number = true;
-        v.push_back({name, t});
-    };
-    span_number("segments of 4, span Number, 8 a block", 4, 8);
-    span_number("segments of 32, span Number, 4 a block", 32, 4);
-    span_number("segments of 5, span Number, 12 a block", 5, 12);
-    span_number("segments of 2, span Number, 4 a block", 2, 4);
     // The pixel pipeline and its switches.
     Tuning t;
     t.switches.segment_runs = false;
@@ -593,6 +570,7 @@ TEST(EmuSegments, TransposedNumberOnWidthsOfEight) {
                 t.shape.seg_rows = 1;
                 if (seed % 4 == 0) t.shape.seg_span = 4;  // warp carry
                 ASSERT_EQ(t.shape.number_px, 8u);
+                t.switches.seg_number_transpose = true;
                 const auto vals = random_values(w, h, seed % 3 == 0 ? 0 : 2 + seed % 3, (seed % 4) * 0.2, seed);
                 const auto img = make_image(w, h, f, vals, 0, 0);
                 const int conn = seed % 2 ? 8 : 4;
@@ -600,91 +578,6 @@ TEST(EmuSegments, TransposedNumberOnWidthsOfEight) {
                     seed % 5 == 1 ? std::optional<std::uint64_t>{0} : std::optional<std::uint64_t>{};
                 expect_emu_matches_cpu(img, conn, bg, Variant{"transposed Number", t}, seed,
                                        std::string(format_name(f)) + " " + std::to_string(w) + "x" + std::to_string(h));
-                ++seed;
-            }
-}
-
-// seg_uniform_rows: the word test says "one value over both rows" for uniform rows and never for
-// rows that differ or that repeat every 2 or 4 pixels without being uniform; misaligned rows take the
-// comparing path.
-TEST(EmuSegments, UniformSegmentTest) {
-    for (PixelFormat f : kFormats) {
-        const int bpp = bytes_per_pixel(f);
-        const std::int64_t w = 64, pad = (16 - (w * bpp) % 16) % 16;
-        auto check = [&](const std::vector<std::uint64_t>& vals, std::int64_t offset, bool want0, bool want1,
-                         const char* what) {
-            const auto img = make_image(w, 2, f, vals, pad, offset);
-            cd::Params g;
-            g.img = static_cast<const std::uint8_t*>(img.view().data);
-            g.stride = img.view().stride;
-            g.width = std::uint32_t(w);
-            cclabel::detail::dispatch_format(f, [&]<PixelFormat F>() {
-                for (std::uint32_t x0 : {0u, 32u}) {
-                    std::uint32_t v = 0xDEADu;
-                    const bool got = cd::seg_uniform_with_above<F>(g, x0, 1, v);
-                    EXPECT_EQ(got, x0 == 0 ? want0 : want1) << format_name(f) << " " << what << " x0 " << x0;
-                    if (got) {
-                        EXPECT_EQ(v, cd::key_at<F>(g, x0, 1)) << format_name(f) << " " << what;
-                    }
-                }
-            });
-        };
-        std::vector<std::uint64_t> u(std::size_t(2 * w), 0x5A3C71u);
-        check(u, 0, true, true, "uniform");
-        check(u, 4, false, false, "uniform, rows not 16-byte aligned");
-        for (std::int64_t k : {32, 33, 47, 63}) {
-            auto d = u;
-            d[std::size_t(w + k)] = 0x10203u;  // this row
-            check(d, 0, true, false, "one pixel differs");
-            d = u;
-            d[std::size_t(k)] = 0x10203u;  // the row above (for Binary8 the same key, other bytes: the test
-            check(d, 0, true, false, "one pixel above differs");  // compares bytes, so still false)
-        }
-        for (std::int64_t period : {2, 4}) {
-            auto d = u;
-            for (std::int64_t i = 0; i < 2 * w; ++i)
-                if (i % period == 1) d[std::size_t(i)] = 0x10203u;
-            // Binary8: both bytes (0xF1, 0x83) are 1, so the rows are uniform in keys after all.
-            const bool keys_equal = f == PixelFormat::Binary8;
-            check(d, 0, keys_equal, keys_equal, "repeating every 2 or 4 pixels");
-        }
-    }
-}
-
-// seg_uniform_rows end to end: drawing-like pictures (one paper value, short lines and dots of
-// others, some on segment edges), rows aligned so that the word test runs, the switch on and off.
-TEST(EmuSegments, UniformRowsAgainstTheCpu) {
-    std::uint32_t seed = 1200;
-    for (std::int64_t w : {64, 100, 128})
-        for (PixelFormat f : {PixelFormat::Binary8, PixelFormat::Gray8, PixelFormat::RGB8, PixelFormat::RGBA8})
-            for (bool on : {true, false}) {
-                std::mt19937 rng(seed);
-                const std::int64_t h = 6;
-                const std::uint64_t paper = f == PixelFormat::Binary8 ? 1u : 0xF0E0D0u;
-                std::vector<std::uint64_t> vals(std::size_t(w * h), paper);
-                for (int k = 0; k < 6; ++k) {
-                    const std::int64_t y = std::int64_t(rng() % h), x = std::int64_t(rng() % w);
-                    const std::int64_t len = 1 + std::int64_t(rng() % 5);
-                    const std::uint64_t ink = rng() % 3;
-                    for (std::int64_t j = 0; j < len; ++j) {
-                        if (k % 2) vals[std::size_t(y * w + std::min(w - 1, x + j))] = ink;
-                        else vals[std::size_t(std::min(h - 1, y + j) * w + x)] = ink;
-                    }
-                }
-                for (std::int64_t x : {31, 32, 63, 64})
-                    if (x < w) vals[std::size_t((1 + seed % 4) * w + x)] = 2;
-                const int bpp = bytes_per_pixel(f);
-                const auto img = make_image(w, h, f, vals, (16 - (w * bpp) % 16) % 16);
-                Tuning t;
-                t.shape.warp_w = 4;
-                t.shape.seg_span = 4;
-                t.shape.seg_threads = 8;
-                t.switches.seg_uniform_rows = on;
-                for (int conn : {4, 8})
-                    for (bool bg : {false, true})
-                        expect_emu_matches_cpu(img, conn, bg ? std::optional<std::uint64_t>{paper} : std::nullopt,
-                                               Variant{on ? "uniform rows on" : "uniform rows off", t}, seed + conn,
-                                               std::string(format_name(f)) + " drawing " + std::to_string(w) + "x6");
                 ++seed;
             }
 }

@@ -36,25 +36,10 @@ struct Switches {
     bool seg_warp_carry = true;
     /// Segment pipeline, Number at 8 pixels a thread on pictures whose width is a multiple of 8: a
     /// warp exchanges its labels by shuffles so that each store instruction writes 512 contiguous
-    /// bytes (a thread storing its own 8 pixels leaves 16-byte gaps between lanes). Off (the
-    /// default until the H200 has measured it; the emulator checks it in CI): each thread stores
-    /// its own pixels.
-    bool seg_number_transpose = false;
-    /// Segment pipeline with seg_warp_carry's layout (a warp one span of a row, a lane a segment):
-    /// one Number kernel and no Resolve. Each lane works out its segment's labels from its nodes'
-    /// roots (a carried run's from the nearest lane to its left with a node: a ballot and a
-    /// shuffle), writes them to shared memory, and the warp stores the span's W · seg_w labels
-    /// row-wise, each store instruction 4 · W consecutive pixels. Saves Resolve's pass over the
-    /// nodes, its writes and Number's re-reads of them, and one launch. Off (the default: on the
-    /// H200 at 37a4556 it was no faster, Number latency-bound on the nodes' root lookups, see
-    /// bench/RESULTS.md): Resolve, then Number (seg_quad_number).
-    bool seg_span_number = false;
-    /// Segment pipeline, Start with segments of 32 and one row a thread: a segment whose 32 pixels
-    /// and the 32 above them are one value (the paper of a drawing) is recognised from the raw
-    /// 16-byte words (each row repeats every 4 pixels, its first 4 pixels have one key, the rows
-    /// are the same bytes), and its masks follow from three pixels beside it, with none of the
-    /// 5 × 32 comparisons of keys. Off: every segment compares its keys.
-    bool seg_uniform_rows = true;
+    /// bytes (a thread storing its own 8 pixels leaves 16-byte gaps between lanes). On the H200
+    /// (fc0c651, 800 dpi) 5.39 / 4.39 ms against 5.55 / 4.71 ms off (bench/RESULTS.md). Off: each
+    /// thread stores its own pixels.
+    bool seg_number_transpose = true;
     /// Connect joins the row above (up-left, up, up-right) before the left neighbour, so a pixel
     /// attaches to a row that is mostly joined already instead of chaining along its own row.
     bool up_before_left = true;

@@ -90,8 +90,6 @@ struct Params {
     std::uint32_t number_px = 4;     ///< LaunchShape::number_px
     bool number_in_segment = false;  ///< number_px divides seg_w: a Number group never crosses a segment
     bool number_transpose = false;   ///< Switches::seg_number_transpose in effect (see params.hpp)
-    bool span_number = false;        ///< LaunchPlan::span_number
-    std::uint32_t span_pitch = 0;    ///< span_number: shared words a lane (seg_w padded)
 };
 
 /// Whether row @p y is the first row of an image of a batch: nothing joins the row above it.

@@ -123,32 +123,6 @@ CCL_HD void load_seg_keys(const Params& g, std::uint32_t x0, std::uint32_t y, st
     for (std::uint32_t k = 0; k < kMaxSeg; ++k) keys[k] = k < n ? key_at<F>(g, x0 + k, y) : 0u;
 }
 
-/// seg_uniform_rows: whether the full segment at (x0, y) and the pixels above it all hold one value,
-/// its key then in @p v. Both rows must be 16-byte aligned (else false: the caller compares pixel by
-/// pixel). Compared as raw words, never as keys: a row whose bytes repeat every 4 pixels (B words) and
-/// whose first 4 pixels have one key has one key throughout, and the row above is the same bytes.
-template <PixelFormat F>
-CCL_HD bool seg_uniform_with_above(const Params& g, std::uint32_t x0, std::uint32_t y, std::uint32_t& v) {
-    constexpr std::uint32_t B = std::uint32_t(cclabel::detail::PixelTraits<F>::kBytes);
-    constexpr std::uint32_t kWords = kMaxSeg * B / 4;
-    const std::uint8_t* p = g.img + std::int64_t(y) * g.stride + std::int64_t(x0) * B;
-    const std::uint8_t* q = p - g.stride;
-    if (((reinterpret_cast<std::uintptr_t>(p) | reinterpret_cast<std::uintptr_t>(q)) & 15u) != 0) return false;
-    std::uint32_t c[kWords], a[kWords];
-    CCL_UNROLL
-    for (std::uint32_t j = 0; j < kWords / 4; ++j) {
-        load16(p + 16 * j, c + 4 * j);
-        load16(q + 16 * j, a + 4 * j);
-    }
-    bool same = true;
-    CCL_UNROLL
-    for (std::uint32_t i = 0; i < kWords; ++i) same &= c[i] == a[i] && (i + B >= kWords || c[i] == c[i + B]);
-    v = key_from_words<F>(c, 0);
-    CCL_UNROLL
-    for (std::uint32_t k = 1; k < 4; ++k) same &= key_from_words<F>(c, k) == v;
-    return same;
-}
-
 /// What Start of one segment leaves to its caller: the node mask, whether pixel 0 is carried, and
 /// the segment's first pixel.
 struct SegStarted {
@@ -179,45 +153,14 @@ CCL_HD SegStarted seg_start_one(Ops& ops, const Params& g, std::uint32_t s, std:
     // only at the strip's top).
     CCL_UNROLL
     for (std::uint32_t k = 0; k < kMaxSeg; ++k) a[k] = c[k];
-    std::uint32_t E = 0, BG = 0, U = 0, UL = 0, UR = 0;
-    bool e0 = false;
-    const bool has_above = y > 0 && !image_top(g, y);
-    std::uint32_t v = 0;
-    if (g.sw.seg_uniform_rows && g.seg_rows == 1 && n == kMaxSeg && has_above &&
-        seg_uniform_with_above<F>(g, x0, y, v)) {
-        // One value over both rows (paper): only the pixels beside the segment need comparing.
-        E = ~1u;
-        if (g.has_background && v == g.background_key) BG = ~0u;
-        e0 = x0 > 0 && key_at<F>(g, x0 - 1, y) == v;
-        U = ~0u;
-        UL = ~1u | (x0 > 0 && key_at<F>(g, x0 - 1, y - 1) == v ? 1u : 0u);
-        UR = ~(1u << 31) | (x0 + n < g.width && key_at<F>(g, x0 + n, y - 1) == v ? 1u << 31 : 0u);
-    } else {
-        load_seg_keys<F>(g, x0, y, n, c);
-        CCL_UNROLL
-        for (std::uint32_t k = 0; k < kMaxSeg; ++k) {
-            if (k > 0 && k < n && c[k] == c[k - 1]) E |= 1u << k;
-            if (g.has_background && k < n && c[k] == g.background_key) BG |= 1u << k;
-        }
-        e0 = x0 > 0 && key_at<F>(g, x0 - 1, y) == c[0];
-        if (has_above) {
-            if (r == 0) load_seg_keys<F>(g, x0, y - 1, n, a);
-            const bool has_l = x0 > 0, has_r = x0 + n < g.width;
-            const std::uint32_t al = has_l ? key_at<F>(g, x0 - 1, y - 1) : 0u;
-            const std::uint32_t ar = has_r ? key_at<F>(g, x0 + n, y - 1) : 0u;
-            CCL_UNROLL
-            for (std::uint32_t k = 0; k < kMaxSeg; ++k) {
-                if (k >= n) break;
-                if (a[k] == c[k]) U |= 1u << k;
-                const bool l_ok = k > 0 || has_l;
-                const std::uint32_t l = k > 0 ? a[k > 0 ? k - 1 : 0] : al;
-                if (l_ok && l == c[k]) UL |= 1u << k;
-                const bool r_ok = k + 1 < n || has_r;
-                const std::uint32_t rr = k + 1 < n ? a[k + 1 < kMaxSeg ? k + 1 : k] : ar;
-                if (r_ok && rr == c[k]) UR |= 1u << k;
-            }
-        }
+    load_seg_keys<F>(g, x0, y, n, c);
+    std::uint32_t E = 0, BG = 0;
+    CCL_UNROLL
+    for (std::uint32_t k = 0; k < kMaxSeg; ++k) {
+        if (k > 0 && k < n && c[k] == c[k - 1]) E |= 1u << k;
+        if (g.has_background && k < n && c[k] == g.background_key) BG |= 1u << k;
     }
+    const bool e0 = x0 > 0 && key_at<F>(g, x0 - 1, y) == c[0];
     const std::uint32_t RS = (~E | 1u) & valid;  // run starts, background runs included
     const std::uint32_t nonbg = ~BG & valid;
     // A carried pixel 0 is no node and joins nothing itself: the left segment's last pixel, of
@@ -226,6 +169,24 @@ CCL_HD SegStarted seg_start_one(Ops& ops, const Params& g, std::uint32_t s, std:
     const std::uint32_t sx = s - p.y * g.segs_x;
     const bool carried = g.seg_carry && e0 && (BG & 1u) == 0 && g.fd_seg_span.mod(sx) != 0;
     const std::uint32_t S = RS & nonbg & (carried ? ~1u : ~0u);
+    std::uint32_t U = 0, UL = 0, UR = 0;
+    if (y > 0 && !image_top(g, y)) {
+        if (r == 0) load_seg_keys<F>(g, x0, y - 1, n, a);
+        const bool has_l = x0 > 0, has_r = x0 + n < g.width;
+        const std::uint32_t al = has_l ? key_at<F>(g, x0 - 1, y - 1) : 0u;
+        const std::uint32_t ar = has_r ? key_at<F>(g, x0 + n, y - 1) : 0u;
+        CCL_UNROLL
+        for (std::uint32_t k = 0; k < kMaxSeg; ++k) {
+            if (k >= n) break;
+            if (a[k] == c[k]) U |= 1u << k;
+            const bool l_ok = k > 0 || has_l;
+            const std::uint32_t l = k > 0 ? a[k > 0 ? k - 1 : 0] : al;
+            if (l_ok && l == c[k]) UL |= 1u << k;
+            const bool r_ok = k + 1 < n || has_r;
+            const std::uint32_t rr = k + 1 < n ? a[k + 1 < kMaxSeg ? k + 1 : k] : ar;
+            if (r_ok && rr == c[k]) UR |= 1u << k;
+        }
+    }
     // Upper pixels touching a run, one join per stretch: a stretch goes on from k − 1 inside
     // the same run, or (8-conn) from the up-left pixel of the run's first pixel.
     const std::uint32_t same_run_prev = (U << 1) & ~RS;
@@ -560,89 +521,8 @@ CCL_HD void seg_quad_number_program(Ops& ops, const Params& g, std::uint64_t t64
     ops.st_own(&g.labels[row + x0], n, out);
 }
 
-/// Number with seg_span_number, in Start's span layout (seg_warp_carry: a warp is one span of W
-/// segments of a row, a lane one segment; lanes past the row's segments only vote). No Resolve runs:
-/// each lane works out its segment's labels from its nodes' roots (Flatten left every node pointing
-/// at its root), and a carried run's label is the last node label of the nearest lane to its left
-/// with a node (the span's first segment is never carried): a ballot and a shuffle, as in Start.
-/// The lane writes its labels to shared memory, and once the warp has met (so every lane has read
-/// its node words, which lie in its own segment) the warp stores the span row-wise: with segments
-/// of a multiple of 4 pixels each lane 4 consecutive pixels a step, a step 4 · W pixels, else a
-/// pixel a lane a step.
-template <PixelFormat F, class Ops>
-CCL_HD void seg_span_number_program(Ops& ops, const Params& g, std::uint64_t t64) {
-    if (t64 >= g.start_lanes) return;  // whole warps: start_lanes is a multiple of the warp width
-    const std::uint32_t t = std::uint32_t(t64);
-    const std::uint32_t y = g.fd_start_lanes_x.div(t), sx = t - y * g.start_lanes_x;
-    const std::uint32_t W = g.warp_w, lane = g.fd_warp_w.mod(sx), all = mask_below(W);
-    const std::uint32_t sw = g.seg_w, pitch = g.span_pitch;
-    const bool real = sx < g.segs_x;
-    const std::uint32_t row = std::uint32_t(std::uint64_t(y) * g.width);  // < 2^32 by validation
-    std::uint32_t S = 0, bg = 0, n = 0;
-    std::uint32_t out[kMaxSeg] = {};
-    std::uint32_t cur = 0;
-    if (real) {
-        const std::uint32_t s = y * g.segs_x + sx;
-        S = ops.ld_weak(&g.seg_s[s]);
-        bg = seg_background(S, ops.ld_weak(&g.seg_g[s]));
-        n = g.width - sx * sw < sw ? g.width - sx * sw : sw;
-        if (S) {
-            const std::uint32_t base = seg_image_base(ops, g, y), first = row + sx * sw;
-            CCL_UNROLL
-            for (std::uint32_t k = 0; k < kMaxSeg; ++k) {
-                if (S >> k & 1u) cur = seg_root_number(ops, g, seg_ld(ops, g, &g.labels[first + k])) - base;
-                out[k] = cur;
-            }
-        }
-    }
-    const std::uint32_t with_node = ops.ballot(all, S != 0) & all & mask_below(lane);
-    const std::uint32_t src = with_node ? highest_bit(with_node) : lane;
-    const std::uint32_t carried = ops.shfl(all, cur, src);
-    // Pixels before the segment's first node go on with the run from the left (or are background).
-    const std::uint32_t lead = S ? mask_below(ffs32(S) - 1) : ~0u;
-    CCL_UNROLL
-    for (std::uint32_t k = 0; k < kMaxSeg; ++k) {
-        if (lead >> k & 1u) out[k] = carried;
-        if (bg >> k & 1u) out[k] = 0;
-    }
-    const bool quads = sw % 4 == 0;
-    if (real) {
-        if (quads) {
-            CCL_UNROLL
-            for (std::uint32_t q = 0; q < kMaxSeg; q += 4)
-                if (q < sw) ops.xs_st4(lane * pitch + q, out + q);
-        } else {
-            CCL_UNROLL
-            for (std::uint32_t k = 0; k < kMaxSeg; ++k)
-                if (k < n) ops.xs_st(lane * pitch + k, out[k]);
-        }
-    }
-    ops.warp_sync(all);
-    const std::uint64_t span_x = std::uint64_t(sx - lane) * sw;  // the span's first pixel's column
-    if (quads) {
-        for (std::uint32_t c = 0; c < sw / 4; ++c) {
-            const std::uint32_t p = (c * W + lane) * 4;  // in the span; its 4 pixels lie in one segment
-            const std::uint64_t x = span_x + p;
-            if (x >= g.width) break;  // later steps lie further right
-            const std::uint32_t j = g.fd_seg_w.div(p), k = p - j * sw;
-            std::uint32_t v[4];
-            ops.xs_ld4(j * pitch + k, v);
-            const std::uint32_t left = g.width - std::uint32_t(x);
-            ops.st_own(&g.labels[row + std::uint32_t(x)], left < 4 ? left : 4u, v);
-        }
-    } else {
-        for (std::uint32_t c = 0; c < sw; ++c) {
-            const std::uint32_t p = c * W + lane;
-            const std::uint64_t x = span_x + p;
-            if (x >= g.width) break;
-            const std::uint32_t j = g.fd_seg_w.div(p), k = p - j * sw;
-            ops.st(&g.labels[row + std::uint32_t(x)], ops.xs_ld(j * pitch + k));
-        }
-    }
-}
-
 /// The segment pipeline's kernels, in launch order (the CUB scan runs between Flatten and Resolve).
-enum class SegStage { Start, Carry, Connect, Flatten, Resolve, QuadNumber, Number, SpanNumber };
+enum class SegStage { Start, Carry, Connect, Flatten, Resolve, QuadNumber, Number };
 
 /// One thread of stage @p S: thread @p t is a strip (a pixel quad for QuadNumber). The GPU kernel
 /// and the emulator both call this, so the stage list is written once.
@@ -654,7 +534,6 @@ CCL_HD void seg_stage_program(Ops& ops, const Params& g, std::uint64_t t) {
     else if constexpr (S == SegStage::Flatten) seg_flatten_program<F>(ops, g, t);
     else if constexpr (S == SegStage::Resolve) seg_resolve_program<F>(ops, g, t);
     else if constexpr (S == SegStage::QuadNumber) seg_quad_number_program<F>(ops, g, t);
-    else if constexpr (S == SegStage::SpanNumber) seg_span_number_program<F>(ops, g, t);
     else seg_number_program<F>(ops, g, t);
 }
 
