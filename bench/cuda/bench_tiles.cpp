@@ -9,7 +9,13 @@
 // Medians of --reps runs. The sheet's labels are checked against the CPU labeller once (--no-check
 // skips it). Prints one compact table; about a minute on an H200.
 //
-//   bench_tiles [--reps N] [--tile S] [--devices 0,0] [--no-check] [--no-big]
+// Under each row, where the time goes (--no-phases leaves it out): the medians over --reps more
+// calls of the pipeline's phases (core/tiles_profile.hpp: host-clock marks at the phase
+// boundaries), next to the uploads alone and the downloads alone (the floor's two halves, each
+// timed on its own): phase A can be no shorter than the uploads, phase C no shorter than the
+// downloads.
+//
+//   bench_tiles [--reps N] [--tile S] [--devices 0,0] [--no-check] [--no-big] [--no-phases]
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -23,6 +29,7 @@
 
 #include "cclabel/cclabel.hpp"
 #include "cclabel/cuda_tiles.hpp"
+#include "core/tiles_profile.hpp"
 #include "drawing.hpp"
 #include "cuda/bench_util.hpp"
 
@@ -53,9 +60,21 @@ void parallel_rows(std::int64_t rows, Fn&& fn) {
     for (auto& t : ts) t.join();
 }
 
+enum class Copies { Both, Up, Down };
+
 /// The copies alone: every tile's pixels H2D (2-D copies from the pinned picture, two streams),
-/// then every tile's uint32 labels D2H into the pinned label image. Milliseconds.
-double copy_floor(const cclabel::ImageView& v, std::uint32_t* out, std::int64_t tile) {
+/// then every tile's uint32 labels D2H into the pinned label image (Copies::Both: the floor);
+/// or only one of the two halves. Milliseconds.
+///
+/// The H200 has separate copy engines for the two directions, so uploads and downloads could run
+/// at the same time and a floor of max(up, down) would be lower. The pipeline cannot use that: a
+/// tile's global labels are known only once every tile is labelled and the seams are resolved
+/// (a region may join two of the first tile's labels through the last tile), so no download can
+/// start before the last upload. Uploads then downloads is the floor of this design, and the floor
+/// RESULTS.md has always reported; the downloads of the first tiles may overlap the last uploads
+/// here as in the pipeline's phase A tail (the streams alternate), which the pipeline cannot do
+/// either, so the floor is if anything slightly generous to the copies.
+double copy_floor(const cclabel::ImageView& v, std::uint32_t* out, std::int64_t tile, Copies what = Copies::Both) {
     const int bpp = cclabel::bytes_per_pixel(v.format);
     const std::int64_t W = v.width, H = v.height, tw = std::min(tile, W), th = std::min(tile, H);
     void* dev[2];
@@ -68,20 +87,22 @@ double copy_floor(const cclabel::ImageView& v, std::uint32_t* out, std::int64_t 
     const std::int64_t stride = v.row_bytes();
     const double t0 = now_ms();
     int k = 0;
-    for (std::int64_t y0 = 0; y0 < H; y0 += th)
-        for (std::int64_t x0 = 0; x0 < W; x0 += tw, k ^= 1) {
-            const std::int64_t w = std::min(tw, W - x0), h = std::min(th, H - y0);
-            ck(cudaMemcpy2DAsync(dev[k], std::size_t(w * bpp), src + y0 * stride + x0 * bpp, std::size_t(stride),
-                                 std::size_t(w * bpp), std::size_t(h), cudaMemcpyHostToDevice, s[k]),
-               "cudaMemcpy2DAsync(H2D)");
-        }
-    for (std::int64_t y0 = 0; y0 < H; y0 += th)
-        for (std::int64_t x0 = 0; x0 < W; x0 += tw, k ^= 1) {
-            const std::int64_t w = std::min(tw, W - x0), h = std::min(th, H - y0);
-            ck(cudaMemcpy2DAsync(out + y0 * W + x0, std::size_t(W) * 4, dev[k], std::size_t(w) * 4, std::size_t(w) * 4,
-                                 std::size_t(h), cudaMemcpyDeviceToHost, s[k]),
-               "cudaMemcpy2DAsync(D2H)");
-        }
+    if (what != Copies::Down)
+        for (std::int64_t y0 = 0; y0 < H; y0 += th)
+            for (std::int64_t x0 = 0; x0 < W; x0 += tw, k ^= 1) {
+                const std::int64_t w = std::min(tw, W - x0), h = std::min(th, H - y0);
+                ck(cudaMemcpy2DAsync(dev[k], std::size_t(w * bpp), src + y0 * stride + x0 * bpp, std::size_t(stride),
+                                     std::size_t(w * bpp), std::size_t(h), cudaMemcpyHostToDevice, s[k]),
+                   "cudaMemcpy2DAsync(H2D)");
+            }
+    if (what != Copies::Up)
+        for (std::int64_t y0 = 0; y0 < H; y0 += th)
+            for (std::int64_t x0 = 0; x0 < W; x0 += tw, k ^= 1) {
+                const std::int64_t w = std::min(tw, W - x0), h = std::min(th, H - y0);
+                ck(cudaMemcpy2DAsync(out + y0 * W + x0, std::size_t(W) * 4, dev[k], std::size_t(w) * 4,
+                                     std::size_t(w) * 4, std::size_t(h), cudaMemcpyDeviceToHost, s[k]),
+                   "cudaMemcpy2DAsync(D2H)");
+            }
     for (int j = 0; j < 2; ++j) ck(cudaStreamSynchronize(s[j]), "cudaStreamSynchronize");
     const double ms = now_ms() - t0;
     for (int j = 0; j < 2; ++j) {
@@ -91,12 +112,82 @@ double copy_floor(const cclabel::ImageView& v, std::uint32_t* out, std::int64_t 
     return ms;
 }
 
+/// Medians of the phase durations of profiled calls (ms), and the floor's halves.
+struct Phases {
+    bool present = false;
+    double up_ms = 0, down_ms = 0;
+    double setup = 0, alloc = 0, enqueue = 0, a = 0, a_wait = 0, a_host = 0, overflow = 0, seams = 0, resolve = 0,
+           maps = 0, c = 0, release = 0, total = 0;
+    cclabel::detail::TilesProfile last;
+};
+
 struct Row {
     std::string name;
     double floor_ms = 0, ms = 0;
     std::uint64_t pixels = 0, count = 0;
     std::string check;
+    Phases phases;
 };
+
+Phases measure_phases(const cclabel::ImageView& v, std::uint32_t* out, std::int64_t tile,
+                      const std::vector<int>& devices, int reps) {
+    Phases p;
+    p.present = true;
+    std::vector<double> up, down;
+    for (int i = 0; i < reps; ++i) {
+        up.push_back(copy_floor(v, out, tile, Copies::Up));
+        down.push_back(copy_floor(v, out, tile, Copies::Down));
+    }
+    p.up_ms = median(up);
+    p.down_ms = median(down);
+    using P = cclabel::detail::TilesProfile;
+    std::vector<P> runs;
+    cclabel::Options o;
+    for (int i = 0; i < reps; ++i) {
+        P prof;
+        (void)cclabel::cuda::detail::label_tiled_streamed_profiled(v, out, o, tile, tile, devices, &prof);
+        runs.push_back(prof);
+    }
+    auto med = [&](auto&& f) {
+        std::vector<double> x;
+        for (const P& r : runs) x.push_back(f(r));
+        return median(x);
+    };
+    p.setup = med([](const P& r) { return r.setup_ms; });
+    p.alloc = med([](const P& r) { return r.alloc_ms - r.setup_ms; });
+    p.enqueue = med([](const P& r) { return r.enqueue_ms - r.alloc_ms; });
+    p.a = med([](const P& r) { return r.phase_a_ms - r.alloc_ms; });
+    p.a_wait = med([](const P& r) { return r.a_wait_ms; });
+    p.a_host = med([](const P& r) { return r.a_host_ms; });
+    p.overflow = med([](const P& r) { return r.first_ms - r.phase_a_ms; });
+    p.seams = med([](const P& r) { return r.seams_ms - r.first_ms; });
+    p.resolve = med([](const P& r) { return r.resolve_ms - r.seams_ms; });
+    p.maps = med([](const P& r) { return r.maps_ms - r.resolve_ms; });
+    p.c = med([](const P& r) { return r.phase_c_ms - r.maps_ms; });
+    p.release = med([](const P& r) { return r.release_ms - r.phase_c_ms; });
+    p.total = med([](const P& r) { return r.release_ms; });
+    p.last = runs.back();
+    return p;
+}
+
+void print_phases(const Phases& p) {
+    if (!p.present) return;
+    std::printf("#   phases, ms (median of profiled calls): setup %.2f | alloc %.2f | A %.2f (enqueue %.2f, waiting %.2f, "
+                "host %.2f; uploads alone %.2f) | B overflow %.2f | seams %.2f | resolve %.2f | maps %.2f | "
+                "C %.2f (downloads alone %.2f) | release %.2f | total %.2f\n",
+                p.setup, p.alloc, p.a, p.enqueue, p.a_wait, p.a_host, p.up_ms, p.overflow, p.seams, p.resolve, p.maps,
+                p.c, p.down_ms, p.release, p.total);
+    const double beyond = p.total - p.up_ms - p.down_ms;
+    std::printf("#   beyond uploads + downloads alone: %.2f ms = alloc %.2f + A-uploads %.2f + overflow+seams+resolve "
+                "%.2f + maps %.2f + C-downloads %.2f + setup+release %.2f\n",
+                beyond, p.alloc, p.a - p.up_ms, p.overflow + p.seams + p.resolve, p.maps, p.c - p.down_ms,
+                p.setup + p.release);
+    std::printf("#   tiles %llu, local labels %llu, seam pairs %llu, overflow tiles %llu, maps %s, regions %llu\n",
+                (unsigned long long)p.last.tiles, (unsigned long long)p.last.local_labels,
+                (unsigned long long)p.last.seam_pairs, (unsigned long long)p.last.overflow_tiles,
+                p.last.maps_at_once ? "at once" : "slot by slot", (unsigned long long)p.last.regions);
+    std::fflush(stdout);
+}
 
 Row measure(const std::string& name, const cclabel::ImageView& v, std::uint32_t* out, std::int64_t tile,
             const std::vector<int>& devices, int reps) {
@@ -123,7 +214,7 @@ int main(int argc, char** argv) {
     int reps = 3;
     std::int64_t tile = 8192;
     std::vector<int> devices{0};
-    bool check = true, big = true;
+    bool check = true, big = true, phases = true;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--reps" && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
@@ -137,8 +228,10 @@ int main(int argc, char** argv) {
             }
         } else if (a == "--no-check") check = false;
         else if (a == "--no-big") big = false;
+        else if (a == "--no-phases") phases = false;
         else {
-            std::fprintf(stderr, "usage: bench_tiles [--reps N] [--tile S] [--devices 0,0] [--no-check] [--no-big]\n");
+            std::fprintf(stderr,
+                         "usage: bench_tiles [--reps N] [--tile S] [--devices 0,0] [--no-check] [--no-big] [--no-phases]\n");
             return 1;
         }
     }
@@ -157,6 +250,7 @@ int main(int argc, char** argv) {
         std::printf("%-28s %9.1f %9.1f %10.1f %6.2f %8.2f %10llu %s\n", r.name.c_str(), double(r.pixels) / 1e6,
                     r.floor_ms, r.ms, r.ms / r.floor_ms, double(r.pixels) / (r.ms * 1e-3) / 1e9,
                     (unsigned long long)r.count, r.check.c_str());
+        print_phases(r.phases);
         std::fflush(stdout);
     };
 
@@ -172,6 +266,9 @@ int main(int argc, char** argv) {
     const cclabel::ImageView sheet = cclabel::make_view(img, d.width, d.height, cclabel::PixelFormat::RGB8);
     Row r = measure("sheet " + std::to_string(d.width) + "x" + std::to_string(d.height) + " rgb8", sheet, out, tile,
                     devices, reps);
+    // The profiled calls write the labels last (after the halves of the floor), so the check below
+    // covers them too.
+    if (phases) r.phases = measure_phases(sheet, out, tile, devices, reps);
     if (check) {
         std::vector<std::uint32_t> want(px);
         cclabel::Options o;
@@ -201,6 +298,7 @@ int main(int argc, char** argv) {
             });
             const cclabel::ImageView v = cclabel::make_view(g, W, H, f);
             Row b = measure("50000x50000 " + std::string(cclabel::format_name(f)), v, lab, tile, devices, reps);
+            if (phases) b.phases = measure_phases(v, lab, tile, devices, reps);
             b.check = "-";
             print(b);
         }

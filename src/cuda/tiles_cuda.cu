@@ -3,26 +3,43 @@
 // on the host.
 //
 // Each entry of the device list is a Context: two slots (a stream, a tile image buffer, a
-// label_device workspace, later a map and, for 64-bit output, an output buffer) that the context's
-// tiles take in turn, so that tile k + 1 is copied in on one stream while tile k is labelled on the
-// other; a device buffer holding every one of its tiles' local labels (they stay on the device
-// until the map is known); and a pinned pair of staging buffers for host memory that is not
-// pinned. Buffers are sized once per call from the largest tile: nothing is allocated per tile.
+// label_device workspace and, for 64-bit output, an output buffer) that the context's tiles take
+// in turn, so that tile k + 1 is copied in on one stream while tile k is labelled on the other; a
+// device buffer holding every one of its tiles' local labels (they stay on the device until the
+// map is known); a device store for the tiles' first-pixel tables; a side stream for the small
+// copies back; and a pinned pair of staging buffers for host memory that is not pinned. Buffers
+// are sized once per call from the largest tile: nothing is allocated per tile. The small pinned
+// host buffers (borders, first-pixel tables, maps) come from a process-wide pool (PinnedPool):
+// page-locking costs milliseconds per call otherwise.
 //
-// Phases (the host waits only between them):
-//   A. upload, label_device, gather the border (keys, labels) next to the tile's count; copy the
-//      count and the border back (small);
-//   B. the first-pixel table of every tile: an atomicMin of each run start's local index into its
-//      label's entry (cleared to ~0 first), copied back as 4 bytes a label; the host turns local
-//      indices into global ones;
-//   C. seam_equivalences + resolve_tiles on the host; each tile's map copied in, its labels
-//      renumbered on the device (in place for uint32) and copied out into the tile's place.
+// Phases:
+//   A. per tile, all enqueued at once: upload, label_device, gather the border (keys, labels) next
+//      to the tile's count, reserve the tile's first-pixel table in the context's store (an
+//      atomicAdd of its count on a device cursor), fill it (an atomicMin of each run start's local
+//      index into its label's entry, cleared to ~0 first), copy the count, border and table offset
+//      back (small). Then the host takes the tiles in order as each finishes (an event a tile):
+//      unpacks the border, copies the tile's table back (4 bytes a label) and turns it into global
+//      indices, and computes the seams whose two tiles are both done, while the device uploads and
+//      labels the later tiles. (The first-pixel tables were a separate phase B after every tile,
+//      with its own full pass, host sync and pinned allocation; a table that does not fit the store,
+//      only on pictures of very many labels, still gets one after phase A.)
+//   C. resolve_tiles on the host; every map converted to the output type in one pinned buffer and
+//      copied in at once (when the maps fit the memory budgeted for two tiles' maps), then each
+//      tile's labels renumbered on the device (in place for uint32) and copied out into the tile's
+//      place, all enqueued with no host work between tiles, so downloads follow back to back while
+//      the other stream renumbers the next tile.
+//
+// Where the time goes: label_tiled_streamed_profiled (core/tiles_profile.hpp) fills a record of
+// host-clock marks at the phase boundaries; bench/cuda/bench_tiles prints it.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cclabel/cuda.hpp"
@@ -31,10 +48,12 @@
 #include "cclabel/error.hpp"
 #include "cclabel/label.hpp"
 #include "core/backends.hpp"
+#include "core/parallel_for.hpp"
 #include "core/request.hpp"
 #include "core/tile_grid.hpp"
 #include "core/tiles_backends.hpp"
 #include "core/tiles_limit.hpp"
+#include "core/tiles_profile.hpp"
 
 namespace cclabel::cuda {
 namespace {
@@ -75,9 +94,39 @@ __global__ void border_kernel(const std::uint8_t* image, std::uint64_t pitch, st
     }
 }
 
-/// first[l − 1] = min local index of the pixels of label l (first cleared to ~0). Only run starts
-/// try, and only while they would lower the entry, so a region of many pixels costs few atomics.
-__global__ void first_kernel(const std::uint32_t* labels, std::uint64_t w, std::uint64_t h, std::uint32_t* first) {
+/// A tile's first-pixel table lives at store + *offset; kNoOffset marks a tile whose table did not
+/// fit the store (the host gives it one after phase A).
+constexpr std::uint32_t kNoOffset = ~std::uint32_t(0);
+
+/// Reserves meta[0] (the tile's count) words of the store: *offset = the first, or kNoOffset when
+/// they would pass @p cap. One thread; the cursor is shared by the context's two streams, hence
+/// the atomic (offsets then depend on the order the tiles finish in; the tables do not).
+__global__ void first_reserve_kernel(const std::uint32_t* meta, unsigned long long* cursor, unsigned long long cap,
+                                     std::uint32_t* offset) {
+    const unsigned long long n = meta[0];
+    const unsigned long long at = atomicAdd(cursor, n);
+    *offset = at + n <= cap ? std::uint32_t(at) : kNoOffset;  // cap < kNoOffset
+}
+
+/// store[*offset .. *offset + meta[0]) = ~0.
+__global__ void first_clear_kernel(const std::uint32_t* meta, const std::uint32_t* offset, std::uint32_t* store) {
+    const std::uint32_t off = *offset;
+    if (off == kNoOffset) return;
+    const std::uint64_t n = meta[0];
+    std::uint32_t* first = store + off;
+    for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += std::uint64_t(gridDim.x) * blockDim.x)
+        first[i] = ~std::uint32_t(0);
+}
+
+/// first[l − 1] = min local index of the pixels of label l (first = store + *offset, cleared to
+/// ~0). Only run starts try, and only while they would lower the entry, so a region of many pixels
+/// costs few atomics.
+__global__ void first_kernel(const std::uint32_t* labels, std::uint64_t w, std::uint64_t h, std::uint32_t* store,
+                             const std::uint32_t* offset) {
+    const std::uint32_t off = *offset;
+    if (off == kNoOffset) return;
+    std::uint32_t* first = store + off;
     for (std::uint64_t y = blockIdx.y; y < h; y += gridDim.y) {
         const std::uint32_t* row = labels + y * w;
         for (std::uint64_t x = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; x < w;
@@ -158,15 +207,108 @@ struct PinnedBuffer {
     T* as() const {
         return static_cast<T*>(p);
     }
-    void reset() {
-        if (p) cudaFreeHost(p);
-        p = nullptr;
-    }
     ~PinnedBuffer() {
         if (p) cudaFreeHost(p);
     }
     PinnedBuffer(const PinnedBuffer&) = delete;
     PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+};
+
+/// Pinned host blocks kept between calls, process-wide. cudaHostAlloc page-locks and maps every
+/// page (about a millisecond per few MiB) and cudaFreeHost unmaps them again, so a call that pinned
+/// its border, first-table and map buffers afresh paid that every time. Blocks of up to kKeep bytes
+/// in all are kept for the next call (larger ones are freed when given back); a kept block is
+/// checked to be still pinned before reuse (a cudaDeviceReset in between drops it). The pool is
+/// never destroyed: the process's exit unpins what is left, and no CUDA call runs from a static
+/// destructor after the runtime is gone.
+class PinnedPool {
+public:
+    static PinnedPool& get() {
+        static PinnedPool* pool = new PinnedPool;
+        return *pool;
+    }
+    /// A block of at least @p bytes (rounded up to a power of two, at least 1 MiB, so that the next
+    /// call of about the same picture finds it); @p cap receives its size.
+    void* take(std::size_t bytes, std::size_t& cap, const char* what) {
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            std::size_t best = free_.size();
+            for (std::size_t i = 0; i < free_.size(); ++i)
+                if (free_[i].second >= bytes && (best == free_.size() || free_[i].second < free_[best].second)) best = i;
+            if (best != free_.size()) {
+                const auto [p, c] = free_[best];
+                free_.erase(free_.begin() + std::ptrdiff_t(best));
+                kept_ -= c;
+                if (is_pinned_block(p)) {
+                    cap = c;
+                    return p;
+                }
+                // Not pinned any more (the context it was pinned in was reset): forget it.
+            }
+        }
+        std::size_t c = std::size_t(1) << 20;
+        while (c < bytes) c *= 2;
+        void* p = nullptr;
+        const cudaError_t e = cudaHostAlloc(&p, c, cudaHostAllocPortable);
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            throw Error(std::string("cudaHostAlloc of ") + std::to_string(c) + " bytes for " + what +
+                        " failed: " + cudaGetErrorString(e));
+        }
+        cap = c;
+        return p;
+    }
+    void give(void* p, std::size_t cap) {
+        if (!p) return;
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            if (kept_ + cap <= kKeep) {
+                free_.push_back({p, cap});
+                kept_ += cap;
+                return;
+            }
+        }
+        cudaFreeHost(p);
+    }
+
+private:
+    static constexpr std::size_t kKeep = std::size_t(64) << 20;
+    static bool is_pinned_block(void* p) {
+        cudaPointerAttributes a{};
+        if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+            cudaGetLastError();
+            return false;
+        }
+        return a.type == cudaMemoryTypeHost;
+    }
+    std::mutex mutex_;
+    std::vector<std::pair<void*, std::size_t>> free_;
+    std::size_t kept_ = 0;
+};
+
+/// A block of the pool, given back on destruction (the caller has synchronised every copy into or
+/// out of it by then: Context's destructor waits for its streams first).
+struct PooledPinned {
+    void* p = nullptr;
+    std::size_t cap = 0;
+    PooledPinned() = default;
+    void reserve(std::size_t bytes, const char* what) {
+        if (p && cap >= bytes) return;
+        reset();
+        p = PinnedPool::get().take(std::max<std::size_t>(bytes, 1), cap, what);
+    }
+    template <typename T>
+    T* as() const {
+        return static_cast<T*>(p);
+    }
+    void reset() {
+        PinnedPool::get().give(p, cap);
+        p = nullptr;
+        cap = 0;
+    }
+    ~PooledPinned() { reset(); }
+    PooledPinned(const PooledPinned&) = delete;
+    PooledPinned& operator=(const PooledPinned&) = delete;
 };
 
 struct Stream {
@@ -287,14 +429,13 @@ struct Stager {
 
 struct Slot {
     Stream stream;
-    Event map_copied;  // the pinned map may be refilled
+    Event map_copied;  // the slot's pinned map may be refilled (maps slot by slot only)
     bool map_busy = false;
     DeviceBuffer image;  // one tile's pixels, packed
     DeviceBuffer workspace;
     std::size_t workspace_bytes = 0;
-    DeviceBuffer first;  // phase B: one word a label
-    DeviceBuffer map;    // phase C: the tile's map, Out per entry
-    PinnedBuffer map_host;
+    DeviceBuffer map;    // phase C, maps slot by slot only: the tile's map, Out per entry
+    PooledPinned map_host;
     DeviceBuffer out;    // phase C, 64-bit output only: the tile's global labels
 };
 
@@ -303,28 +444,47 @@ struct Context {
     int ordinal = 0;
     std::vector<std::uint64_t> tiles;         // global tile numbers, in order
     std::vector<std::uint64_t> label_at;      // element offset of each tile's labels in `labels`
-    std::vector<std::uint64_t> meta_at;       // word offset of each tile's count + border in `meta`
+    std::vector<std::uint64_t> meta_at;       // word offset of each tile's count + border + table offset in `meta`
     DeviceBuffer labels, meta;
-    PinnedBuffer meta_host;
-    PinnedBuffer first_host;
-    std::vector<std::uint64_t> first_at;      // word offset of each tile's table in first_host
+    PooledPinned meta_host;
+    DeviceBuffer first_store;                 // the tiles' first-pixel tables, reserved in phase A
+    std::uint64_t first_cap = 0;              // its size in words
+    DeviceBuffer cursor;                      // the store's next free word (64-bit)
+    std::unique_ptr<Event[]> done;            // a tile's phase A finished
+    Stream side;                              // the tables' copies back
+    std::vector<std::uint64_t> map_at;        // maps at once: entry offset of each tile's map
+    DeviceBuffer maps;                        // maps at once: every tile's map
+    PooledPinned maps_host;
+    Event maps_in;
     Slot slot[2];
     Stager stager;
 
-    ~Context() { cudaSetDevice(ordinal); }  // the members are released on their own device
+    // Wait for every copy in flight before the buffers (pooled pinned ones included) are released:
+    // only reached with work in flight when an error is thrown mid-pipeline.
+    ~Context() {
+        cudaSetDevice(ordinal);  // the members are released on their own device
+        for (Slot& s : slot)
+            if (s.stream.s) cudaStreamSynchronize(s.stream.s);
+        if (side.s) cudaStreamSynchronize(side.s);
+        cudaGetLastError();
+    }
 };
 
 std::uint64_t ring_of(const TileRect& r) { return 2 * std::uint64_t(r.width + r.height); }
+/// Words of a tile's entry in `meta`: count, border keys, border labels, first-table offset.
+std::uint64_t meta_words(const TileRect& r) { return 2 + 2 * ring_of(r); }
 
 // ---------------------------------------------------------------------------------------------
 
 /// What the tiles of one context need on the device, in bytes (worst case: every pixel a label).
+/// The first-table store (2 tiles' pixels, a word each) and the maps (at once or two slots: two
+/// tiles' entries) take what two slots' tables and maps took before.
 template <typename Out>
 std::uint64_t device_bytes(const Context& c, const TileGrid& g, std::uint64_t image_tile_bytes, std::size_t ws) {
     std::uint64_t b = 0;
     for (std::uint64_t t : c.tiles) {
         const TileRect r = g.rect(t);
-        b += std::uint64_t(r.width) * std::uint64_t(r.height) * 4 + (1 + 2 * ring_of(r)) * 4;
+        b += std::uint64_t(r.width) * std::uint64_t(r.height) * 4 + meta_words(r) * 4;
     }
     const std::uint64_t px = g.max_tile_pixels();
     const std::uint64_t per_slot = image_tile_bytes + ws + px * 4 /*first*/ + (px + 1) * sizeof(Out) /*map*/ +
@@ -332,9 +492,26 @@ std::uint64_t device_bytes(const Context& c, const TileGrid& g, std::uint64_t im
     return b + 2 * per_slot;
 }
 
+/// Maps are converted and uploaded at once when they take at most this much pinned memory (and fit
+/// the two tiles' maps budgeted on the device); else slot by slot, as before.
+constexpr std::size_t kMapsAtOnceBytes = std::size_t(48) << 20;
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+int host_threads() { return int(std::max(1u, std::thread::hardware_concurrency())); }
+
 template <typename Out>
 bool run(const ImageView& image, Out* out, const Options& options, std::int64_t tile_w, std::int64_t tile_h,
-         std::vector<int> devices, bool throw_if_no_fit, std::uint64_t& count) {
+         std::vector<int> devices, bool throw_if_no_fit, std::uint64_t& count,
+         cclabel::detail::TilesProfile* prof = nullptr) {
+    const Clock::time_point t_enter = Clock::now();
+    auto mark = [&](double cclabel::detail::TilesProfile::*field) {
+        if (prof) prof->*field = ms_between(t_enter, Clock::now());
+    };
     const DeviceGuard guard;
     if (devices.empty()) devices.push_back(guard.saved);
     int n_devices = 0;
@@ -405,6 +582,7 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
             }
         }
     }
+    mark(&cclabel::detail::TilesProfile::setup_ms);
 
     // Allocation, once per call. The staging buffers hold at least one tile row (in or out) and at
     // most kStagingBytes, but no more than a whole tile needs: pinning 2 x 32 MiB per context costs
@@ -422,11 +600,18 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
             c.label_at.push_back(labels);
             c.meta_at.push_back(meta);
             labels += std::uint64_t(r.width) * std::uint64_t(r.height);
-            meta += 1 + 2 * ring_of(r);
+            meta += meta_words(r);
         }
         c.labels.alloc(std::size_t(labels) * 4, "the local labels");
         c.meta.alloc(std::size_t(meta) * 4, "the tiles' counts and borders");
-        c.meta_host.alloc(std::size_t(meta) * 4, "the tiles' counts and borders");
+        c.meta_host.reserve(std::size_t(meta) * 4, "the tiles' counts and borders");
+        // The store never needs more words than the context's pixels, and offsets are 32-bit.
+        c.first_cap = std::min<std::uint64_t>({2 * grid.max_tile_pixels(), labels, std::uint64_t(kNoOffset) - 1});
+        c.first_store.alloc(std::size_t(c.first_cap) * 4, "the first-pixel tables");
+        c.cursor.alloc(sizeof(unsigned long long), "the first-pixel tables' cursor");
+        c.done.reset(new Event[c.tiles.size()]);
+        for (std::size_t i = 0; i < c.tiles.size(); ++i) c.done[i].create();
+        c.side.create();
         for (Slot& s : c.slot) {
             s.stream.create();
             s.map_copied.create();
@@ -435,9 +620,20 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
             s.workspace_bytes = ws_bytes;
         }
         if (!image_pinned || !out_pinned) c.stager.create(stage);
+        // The cursor is cleared before either stream uses it (one tiny wait, here rather than an
+        // event between the streams).
+        CCL_TILES_CUDA(cudaMemsetAsync(c.cursor.p, 0, sizeof(unsigned long long), c.side.s));
+        CCL_TILES_CUDA(cudaStreamSynchronize(c.side.s));
     }
+    if (prof)
+        for (auto& c : ctx) {
+            set_device(c->ordinal);
+            CCL_TILES_CUDA(cudaDeviceSynchronize());
+        }
+    mark(&cclabel::detail::TilesProfile::alloc_ms);
 
-    // A. Upload, label, gather the border; copy the count and border back.
+    // A. Upload, label, gather the border, fill the first-pixel table; copy the count, border and
+    // table offset back. Everything is enqueued before the host waits for anything.
     for (std::uint64_t t = 0; t < tiles; ++t) {
         Context& c = *ctx[t % C];
         const std::size_t i = std::size_t(t / C);
@@ -458,113 +654,217 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         std::size_t wsb = s.workspace_bytes;
         label_device(s.workspace.p, wsb, dv, labels, meta, options, s.stream.s);
         const std::uint64_t ring = ring_of(r);
+        std::uint32_t* offset = meta + 1 + 2 * ring;
         cclabel::detail::dispatch_format(image.format, [&]<PixelFormat F>() {
             border_kernel<F><<<blocks_for(ring), kThreads, 0, s.stream.s>>>(s.image.as<std::uint8_t>(), row_bytes,
                                                                              r.width, r.height, labels, meta);
             return 0;
         });
         CCL_TILES_LAUNCHED("border_kernel");
+        // The table used to be a phase of its own after every tile (a host wait, a full pass over
+        // all the labels, another wait). Here it rides on the tile's stream while the other stream
+        // uploads the next tile, which takes longer than labelling this one.
+        const std::uint64_t px = std::uint64_t(r.width) * std::uint64_t(r.height);
+        first_reserve_kernel<<<1, 1, 0, s.stream.s>>>(meta, c.cursor.as<unsigned long long>(), c.first_cap, offset);
+        CCL_TILES_LAUNCHED("first_reserve_kernel");
+        first_clear_kernel<<<blocks_for(px, 1024), kThreads, 0, s.stream.s>>>(meta, offset,
+                                                                              c.first_store.as<std::uint32_t>());
+        CCL_TILES_LAUNCHED("first_clear_kernel");
+        const dim3 fblocks(blocks_for(std::uint64_t(r.width), 64), unsigned(std::min<std::int64_t>(r.height, 65535)));
+        first_kernel<<<fblocks, kThreads, 0, s.stream.s>>>(labels, std::uint64_t(r.width), std::uint64_t(r.height),
+                                                           c.first_store.as<std::uint32_t>(), offset);
+        CCL_TILES_LAUNCHED("first_kernel");
         CCL_TILES_CUDA(cudaMemcpyAsync(c.meta_host.as<std::uint32_t>() + c.meta_at[i], meta,
-                                       std::size_t(1 + 2 * ring) * 4, cudaMemcpyDeviceToHost, s.stream.s));
+                                       std::size_t(meta_words(r)) * 4, cudaMemcpyDeviceToHost, s.stream.s));
+        CCL_TILES_CUDA(cudaEventRecord(c.done[i].e, s.stream.s));
     }
-    for (auto& c : ctx) {
-        set_device(c->ordinal);
-        for (Slot& s : c->slot) CCL_TILES_CUDA(cudaStreamSynchronize(s.stream.s));
-    }
+    mark(&cclabel::detail::TilesProfile::enqueue_ms);
 
+    // The host side of phase A, tile by tile as each finishes, while the device works on the later
+    // tiles: the border, the first-pixel table (copied back on the side stream, 4 bytes a label,
+    // into a pooled pinned scratch buffer) and the seams of every pair of tiles now both done.
     std::vector<TileInfo> infos(tiles);
     std::vector<std::uint32_t> n_of(tiles);
-    for (auto& cp : ctx) {
-        Context& c = *cp;
-        for (std::size_t i = 0; i < c.tiles.size(); ++i) {
-            const std::uint64_t t = c.tiles[i];
-            const TileRect r = grid.rect(t);
-            const std::uint32_t* m = c.meta_host.as<std::uint32_t>() + c.meta_at[i];
-            const std::uint64_t ring = ring_of(r);
-            if (std::uint64_t(m[0]) > std::uint64_t(r.width) * std::uint64_t(r.height))
-                throw Error("label_tiled_streamed: internal error: tile " + std::to_string(t) + " reports " +
-                            std::to_string(m[0]) + " labels");
-            n_of[t] = m[0];
-            TileInfo& info = infos[t];
-            info.rect = r;
-            info.image_width = W;
-            info.edge_keys.assign(m + 1, m + 1 + ring);
-            info.edge_labels.assign(m + 1 + ring, m + 1 + 2 * ring);
+    std::vector<char> ready(tiles, 0);  // first_index known
+    std::vector<std::uint64_t> overflow;
+    PooledPinned scratch;
+    const std::uint64_t nx = grid.nx, ny = grid.ny;
+    const bool eight = options.connectivity == 8;
+    std::vector<Seam> seam_at(4 * tiles);  // tile t's seam k at 4t + k: grid_seams' order
+    std::vector<char> seam_done(4 * tiles, 0);
+    // Seam k of tile t: 0 right, 1 below, 2 below right, 3 below left (8-connectivity), as
+    // grid_seams and label_tiled number them; u = the other tile, or tiles when there is none.
+    auto seam_peer = [&](std::uint64_t t, int k) -> std::uint64_t {
+        const std::uint64_t i = t % nx, j = t / nx;
+        switch (k) {
+            case 0: return i + 1 < nx ? t + 1 : tiles;
+            case 1: return j + 1 < ny ? t + nx : tiles;
+            case 2: return eight && i + 1 < nx && j + 1 < ny ? t + nx + 1 : tiles;
+            default: return eight && i > 0 && j + 1 < ny ? t + nx - 1 : tiles;
         }
-    }
-
-    // B. First-pixel tables.
-    for (auto& cp : ctx) {
-        Context& c = *cp;
+    };
+    auto try_seam = [&](std::uint64_t t, int k) {
+        const std::uint64_t u = seam_peer(t, k);
+        const std::size_t at = std::size_t(4 * t + std::uint64_t(k));
+        if (u >= tiles || seam_done[at] || !ready[t] || !ready[u]) return;
+        seam_at[at] = Seam{t, u, seam_equivalences(infos[t], infos[u], options.connectivity)};
+        seam_done[at] = 1;
+    };
+    // The seams whose later tile is u (every neighbour of a seam comes before its peer).
+    auto seams_ending_at = [&](std::uint64_t u) {
+        const std::uint64_t i = u % nx, j = u / nx;
+        if (i > 0) try_seam(u - 1, 0);
+        if (j > 0) try_seam(u - nx, 1);
+        if (j > 0 && i > 0) try_seam(u - nx - 1, 2);
+        if (j > 0 && i + 1 < nx) try_seam(u - nx + 1, 3);
+    };
+    // Copies tile t's table (n words at store + off) back and turns it into global indices.
+    auto take_table = [&](Context& c, std::uint64_t t, std::uint32_t off) {
+        const std::uint32_t n = n_of[t];
+        const TileRect r = grid.rect(t);
+        scratch.reserve(std::size_t(n) * 4, "a first-pixel table");
+        CCL_TILES_CUDA(cudaMemcpyAsync(scratch.p, c.first_store.as<std::uint32_t>() + off, std::size_t(n) * 4,
+                                       cudaMemcpyDeviceToHost, c.side.s));
+        CCL_TILES_CUDA(cudaStreamSynchronize(c.side.s));
+        const std::uint32_t* f = scratch.as<std::uint32_t>();
+        auto& fi = infos[t].first_index;
+        fi.resize(n);
+        for (std::uint32_t l = 0; l < n; ++l) {
+            if (f[l] == ~std::uint32_t(0))
+                throw Error("label_tiled_streamed: internal error: label " + std::to_string(l + 1) + " of tile " +
+                            std::to_string(t) + " has no pixel");
+            fi[l] = cclabel::detail::global_index(r, W, f[l]);
+        }
+    };
+    double a_wait = 0, a_host = 0;
+    for (std::uint64_t t = 0; t < tiles; ++t) {
+        Context& c = *ctx[t % C];
+        const std::size_t i = std::size_t(t / C);
         set_device(c.ordinal);
-        std::uint64_t total = 0, most = 0;
-        for (std::uint64_t t : c.tiles) {
-            c.first_at.push_back(total);
-            total += n_of[t];
-            most = std::max<std::uint64_t>(most, n_of[t]);
+        const Clock::time_point w0 = Clock::now();
+        CCL_TILES_CUDA(cudaEventSynchronize(c.done[i].e));
+        const Clock::time_point w1 = Clock::now();
+        const TileRect r = grid.rect(t);
+        const std::uint32_t* m = c.meta_host.as<std::uint32_t>() + c.meta_at[i];
+        const std::uint64_t ring = ring_of(r);
+        if (std::uint64_t(m[0]) > std::uint64_t(r.width) * std::uint64_t(r.height))
+            throw Error("label_tiled_streamed: internal error: tile " + std::to_string(t) + " reports " +
+                        std::to_string(m[0]) + " labels");
+        n_of[t] = m[0];
+        TileInfo& info = infos[t];
+        info.rect = r;
+        info.image_width = W;
+        info.edge_keys.assign(m + 1, m + 1 + ring);
+        info.edge_labels.assign(m + 1 + ring, m + 1 + 2 * ring);
+        const std::uint32_t off = m[1 + 2 * ring];
+        if (n_of[t] > 0 && off == kNoOffset) {
+            overflow.push_back(t);
+        } else {
+            if (n_of[t] > 0) take_table(c, t, off);
+            ready[t] = 1;
+            seams_ending_at(t);
         }
-        c.first_host.alloc(std::size_t(total) * 4, "the first-pixel tables");
-        for (Slot& s : c.slot) s.first.alloc(std::size_t(most) * 4, "a first-pixel table");
-        for (std::size_t i = 0; i < c.tiles.size(); ++i) {
-            const std::uint64_t t = c.tiles[i];
-            const std::uint32_t n = n_of[t];
-            if (n == 0) continue;
-            Slot& s = c.slot[i % 2];
-            const TileRect r = grid.rect(t);
-            CCL_TILES_CUDA(cudaMemsetAsync(s.first.p, 0xFF, std::size_t(n) * 4, s.stream.s));
-            const dim3 blocks(blocks_for(std::uint64_t(r.width), 64), unsigned(std::min<std::int64_t>(r.height, 65535)));
-            first_kernel<<<blocks, kThreads, 0, s.stream.s>>>(c.labels.as<std::uint32_t>() + c.label_at[i],
-                                                              std::uint64_t(r.width), std::uint64_t(r.height),
-                                                              s.first.as<std::uint32_t>());
-            CCL_TILES_LAUNCHED("first_kernel");
-            CCL_TILES_CUDA(cudaMemcpyAsync(c.first_host.as<std::uint32_t>() + c.first_at[i], s.first.p,
-                                           std::size_t(n) * 4, cudaMemcpyDeviceToHost, s.stream.s));
-        }
+        a_wait += ms_between(w0, w1);
+        a_host += ms_between(w1, Clock::now());
     }
-    for (auto& c : ctx) {
-        set_device(c->ordinal);
-        for (Slot& s : c->slot) CCL_TILES_CUDA(cudaStreamSynchronize(s.stream.s));
+    mark(&cclabel::detail::TilesProfile::phase_a_ms);
+
+    // The tables that did not fit the store (pictures of very many labels): one at a time from the
+    // store's start, free now that every other table is back.
+    for (std::uint64_t t : overflow) {
+        Context& c = *ctx[t % C];
+        const std::size_t i = std::size_t(t / C);
+        set_device(c.ordinal);
+        const TileRect r = grid.rect(t);
+        std::uint32_t* meta = c.meta.as<std::uint32_t>() + c.meta_at[i];
+        std::uint32_t* offset = meta + 1 + 2 * ring_of(r);
+        const std::uint64_t px = std::uint64_t(r.width) * std::uint64_t(r.height);
+        CCL_TILES_CUDA(cudaMemsetAsync(offset, 0, 4, c.side.s));
+        first_clear_kernel<<<blocks_for(px, 1024), kThreads, 0, c.side.s>>>(meta, offset,
+                                                                            c.first_store.as<std::uint32_t>());
+        CCL_TILES_LAUNCHED("first_clear_kernel");
+        const dim3 fblocks(blocks_for(std::uint64_t(r.width), 64), unsigned(std::min<std::int64_t>(r.height, 65535)));
+        first_kernel<<<fblocks, kThreads, 0, c.side.s>>>(c.labels.as<std::uint32_t>() + c.label_at[i],
+                                                         std::uint64_t(r.width), std::uint64_t(r.height),
+                                                         c.first_store.as<std::uint32_t>(), offset);
+        CCL_TILES_LAUNCHED("first_kernel");
+        take_table(c, t, 0);
+        ready[t] = 1;
     }
-    for (auto& cp : ctx) {
-        Context& c = *cp;
-        for (std::size_t i = 0; i < c.tiles.size(); ++i) {
-            const std::uint64_t t = c.tiles[i];
-            const TileRect r = grid.rect(t);
-            const std::uint32_t* f = c.first_host.as<std::uint32_t>() + c.first_at[i];
-            auto& fi = infos[t].first_index;
-            fi.resize(n_of[t]);
-            for (std::uint32_t l = 0; l < n_of[t]; ++l) {
-                if (f[l] == ~std::uint32_t(0))
-                    throw Error("label_tiled_streamed: internal error: label " + std::to_string(l + 1) + " of tile " +
-                                std::to_string(t) + " has no pixel");
-                fi[l] = cclabel::detail::global_index(r, W, f[l]);
-            }
-        }
-        c.first_host.reset();  // release the tables' pinned memory early
-    }
+    scratch.reset();
+    mark(&cclabel::detail::TilesProfile::first_ms);
+
+    // The seams not yet computed (those of tiles that overflowed), then the list in grid order.
+    for (std::uint64_t t = 0; t < tiles; ++t)
+        for (int k = 0; k < 4; ++k) try_seam(t, k);
+    std::vector<Seam> seams;
+    for (Seam& s : seam_at)
+        if (!s.pairs.empty()) seams.push_back(std::move(s));
+    seam_at = {};
+    mark(&cclabel::detail::TilesProfile::seams_ms);
 
     // C. Resolve on the host; renumber on the device and copy out.
-    const std::vector<Seam> seams = cclabel::detail::grid_seams(grid, infos, options.connectivity);
     std::vector<std::vector<std::uint64_t>> first(tiles);
     for (std::uint64_t t = 0; t < tiles; ++t) first[t] = std::move(infos[t].first_index);
     infos = {};
-    const Resolution res = resolve_tiles(first, seams);
+    Resolution res = resolve_tiles(first, seams);
     first = {};
     if (sizeof(Out) == 4 && res.count > cclabel::detail::tiled_label_limit())
         throw Error("label_tiled_streamed: " + std::to_string(res.count) +
                     " regions do not fit uint32 labels (use 64-bit labels)");
+    mark(&cclabel::detail::TilesProfile::resolve_ms);
 
+    // The maps: at once when they are small (the usual case: a few bytes a region), so that the
+    // loop below has no host work between one tile's download and the next; else slot by slot.
+    bool at_once = true;
     for (auto& cp : ctx) {
         Context& c = *cp;
-        set_device(c.ordinal);
-        std::uint64_t most = 0;
-        for (std::uint64_t t : c.tiles) most = std::max<std::uint64_t>(most, n_of[t]);
-        for (Slot& s : c.slot) {
-            s.map.alloc(std::size_t(most + 1) * sizeof(Out), "a tile's map");
-            s.map_host.alloc(std::size_t(most + 1) * sizeof(Out), "a tile's map");
-            if (sizeof(Out) == 8) s.out.alloc(std::size_t(grid.max_tile_pixels()) * 8, "a tile's global labels");
+        std::uint64_t total = 0;
+        for (std::uint64_t t : c.tiles) {
+            c.map_at.push_back(total);
+            total += std::uint64_t(n_of[t]) + 1;
+        }
+        if (total * sizeof(Out) > kMapsAtOnceBytes || total > 2 * (grid.max_tile_pixels() + 1)) at_once = false;
+    }
+    if (at_once) {
+        for (auto& cp : ctx) {
+            Context& c = *cp;
+            set_device(c.ordinal);
+            const std::uint64_t total = c.map_at.empty() ? 0 : c.map_at.back() + n_of[c.tiles.back()] + 1;
+            c.maps_host.reserve(std::size_t(total) * sizeof(Out), "the tiles' maps");
+            c.maps.alloc(std::size_t(total) * sizeof(Out), "the tiles' maps");
+            Out* mh = c.maps_host.as<Out>();
+            const int workers = total >= (std::uint64_t(1) << 18) ? host_threads() : 1;
+            cclabel::detail::parallel_for(c.tiles.size(), workers, [&](std::uint64_t i) {
+                const std::vector<std::uint64_t>& map = res.maps[c.tiles[i]];
+                Out* dst = mh + c.map_at[i];
+                for (std::size_t k = 0; k < map.size(); ++k) dst[k] = Out(map[k]);
+            });
+            c.maps_in.create();
+            CCL_TILES_CUDA(cudaMemcpyAsync(c.maps.p, mh, std::size_t(total) * sizeof(Out), cudaMemcpyHostToDevice,
+                                           c.slot[0].stream.s));
+            CCL_TILES_CUDA(cudaEventRecord(c.maps_in.e, c.slot[0].stream.s));
+            CCL_TILES_CUDA(cudaStreamWaitEvent(c.slot[1].stream.s, c.maps_in.e, 0));
+        }
+    } else {
+        for (auto& cp : ctx) {
+            Context& c = *cp;
+            set_device(c.ordinal);
+            std::uint64_t most = 0;
+            for (std::uint64_t t : c.tiles) most = std::max<std::uint64_t>(most, n_of[t]);
+            for (Slot& s : c.slot) {
+                s.map.alloc(std::size_t(most + 1) * sizeof(Out), "a tile's map");
+                s.map_host.reserve(std::size_t(most + 1) * sizeof(Out), "a tile's map");
+            }
         }
     }
+    for (auto& cp : ctx)
+        if (sizeof(Out) == 8) {
+            set_device(cp->ordinal);
+            for (Slot& s : cp->slot) s.out.alloc(std::size_t(grid.max_tile_pixels()) * 8, "a tile's global labels");
+        }
+    mark(&cclabel::detail::TilesProfile::maps_ms);
+
     for (std::uint64_t t = 0; t < tiles; ++t) {
         Context& c = *ctx[t % C];
         const std::size_t i = std::size_t(t / C);
@@ -572,16 +872,22 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         set_device(c.ordinal);
         const TileRect r = grid.rect(t);
         const std::uint64_t px = std::uint64_t(r.width) * std::uint64_t(r.height);
-        const std::vector<std::uint64_t>& map = res.maps[t];
-        if (s.map_busy) CCL_TILES_CUDA(cudaEventSynchronize(s.map_copied.e));
-        Out* mh = s.map_host.as<Out>();
-        for (std::size_t k = 0; k < map.size(); ++k) mh[k] = Out(map[k]);
-        CCL_TILES_CUDA(cudaMemcpyAsync(s.map.p, mh, map.size() * sizeof(Out), cudaMemcpyHostToDevice, s.stream.s));
-        CCL_TILES_CUDA(cudaEventRecord(s.map_copied.e, s.stream.s));
-        s.map_busy = true;
+        const Out* d_map = nullptr;
+        if (at_once) {
+            d_map = c.maps.as<Out>() + c.map_at[i];
+        } else {
+            const std::vector<std::uint64_t>& map = res.maps[t];
+            if (s.map_busy) CCL_TILES_CUDA(cudaEventSynchronize(s.map_copied.e));
+            Out* mh = s.map_host.as<Out>();
+            for (std::size_t k = 0; k < map.size(); ++k) mh[k] = Out(map[k]);
+            CCL_TILES_CUDA(cudaMemcpyAsync(s.map.p, mh, map.size() * sizeof(Out), cudaMemcpyHostToDevice, s.stream.s));
+            CCL_TILES_CUDA(cudaEventRecord(s.map_copied.e, s.stream.s));
+            s.map_busy = true;
+            d_map = s.map.as<Out>();
+        }
         std::uint32_t* labels = c.labels.as<std::uint32_t>() + c.label_at[i];
         Out* dst_dev = sizeof(Out) == 4 ? reinterpret_cast<Out*>(labels) : s.out.as<Out>();
-        relabel_kernel<Out><<<blocks_for(px, 4096), kThreads, 0, s.stream.s>>>(labels, px, s.map.as<Out>(), dst_dev);
+        relabel_kernel<Out><<<blocks_for(px, 4096), kThreads, 0, s.stream.s>>>(labels, px, d_map, dst_dev);
         CCL_TILES_LAUNCHED("relabel_kernel");
         const std::size_t row_bytes = std::size_t(r.width) * sizeof(Out);
         auto* dst = reinterpret_cast<std::uint8_t*>(out + std::uint64_t(r.y0) * std::uint64_t(W) + std::uint64_t(r.x0));
@@ -597,7 +903,23 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         if (c->stager.bytes) c->stager.drain_all();
         for (Slot& s : c->slot) CCL_TILES_CUDA(cudaStreamSynchronize(s.stream.s));
     }
+    mark(&cclabel::detail::TilesProfile::phase_c_ms);
     count = res.count;
+    if (prof) {
+        prof->a_wait_ms = a_wait;
+        prof->a_host_ms = a_host;
+        prof->tiles = tiles;
+        prof->local_labels = 0;
+        for (std::uint32_t n : n_of) prof->local_labels += n;
+        prof->seam_pairs = 0;
+        for (const Seam& s : seams) prof->seam_pairs += s.pairs.size() / 2;
+        prof->overflow_tiles = overflow.size();
+        prof->regions = res.count;
+        prof->maps_at_once = at_once;
+    }
+    res = {};
+    ctx.clear();  // device buffers, streams and events released inside the timed call
+    mark(&cclabel::detail::TilesProfile::release_ms);
     return true;
 }
 
@@ -643,12 +965,13 @@ void validate(const ImageView& image, const Out* out, const Options& options, st
 
 template <typename Out>
 TiledResult streamed(const ImageView& image, Out* out, const Options& options, std::int64_t tile_w,
-                     std::int64_t tile_h, const std::vector<int>& devices) {
+                     std::int64_t tile_h, const std::vector<int>& devices,
+                     cclabel::detail::TilesProfile* profile = nullptr) {
     validate(image, out, options, tile_w, tile_h);
     if (!cclabel::detail::cuda_device_present()) throw Error("backend cuda: no CUDA device is present");
     if (image.pixels() == 0) return TiledResult{0, Backend::Cuda};
     std::uint64_t n = 0;
-    run(image, out, options, tile_w, tile_h, devices, true, n);
+    run(image, out, options, tile_w, tile_h, devices, true, n, profile);
     return TiledResult{n, Backend::Cuda};
 }
 
@@ -663,6 +986,22 @@ TiledResult label_tiled_streamed(const ImageView& image, std::uint64_t* out, con
                                  std::int64_t tile_w, std::int64_t tile_h, const std::vector<int>& devices) {
     return streamed(image, out, options, tile_w, tile_h, devices);
 }
+
+namespace detail {
+
+TiledResult label_tiled_streamed_profiled(const ImageView& image, std::uint32_t* out, const Options& options,
+                                          std::int64_t tile_w, std::int64_t tile_h, const std::vector<int>& devices,
+                                          cclabel::detail::TilesProfile* profile) {
+    return streamed(image, out, options, tile_w, tile_h, devices, profile);
+}
+
+TiledResult label_tiled_streamed_profiled(const ImageView& image, std::uint64_t* out, const Options& options,
+                                          std::int64_t tile_w, std::int64_t tile_h, const std::vector<int>& devices,
+                                          cclabel::detail::TilesProfile* profile) {
+    return streamed(image, out, options, tile_w, tile_h, devices, profile);
+}
+
+}  // namespace detail
 
 }  // namespace cclabel::cuda
 

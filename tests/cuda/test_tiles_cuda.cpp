@@ -20,6 +20,7 @@
 #include "cclabel/cclabel.hpp"
 #include "cclabel/cuda_tiles.hpp"
 #include "cclabel/tiles.hpp"
+#include "core/tiles_profile.hpp"
 #include "support/adversarial.hpp"
 #include "support/test_image.hpp"
 #include "cuda/gpu_test.hpp"
@@ -293,6 +294,49 @@ TEST(TilesCuda, PinnedAndPageableAndLabelTiledHook) {
     }
     cudaFreeHost(pin_img);
     cudaFreeHost(pin_out);
+}
+
+// The first-pixel tables go to a device store of two tiles' pixels, reserved tile by tile in
+// phase A; tiles whose table does not fit get theirs after phase A, and maps larger than two
+// tiles' worth go slot by slot. A checkerboard at 4-connectivity (every pixel a region) in 12
+// tiles overflows both; a few large blocks in the same tiles overflow neither. The profile record
+// says which path ran, and its marks are in order.
+TEST(TilesCuda, FirstTableStoreOverflowMapsSlotBySlotAndProfile) {
+    REQUIRE_GPU();
+    const std::int64_t w = 64, h = 48;
+    for (bool checker : {true, false}) {
+        std::vector<std::uint64_t> v(std::size_t(w * h));
+        for (std::int64_t y = 0; y < h; ++y)
+            for (std::int64_t x = 0; x < w; ++x)
+                v[std::size_t(y * w + x)] = checker ? std::uint64_t((x + y) % 2) : std::uint64_t(x / 20 + 3 * (y / 20));
+        const TestImage img = make_image(w, h, PixelFormat::Gray8, v);
+        const Options o = options_for(PixelFormat::Gray8, 4, std::nullopt);
+        std::uint32_t n = 0;
+        const auto want = cpu_labels(img.view(), o, n);
+        for (const auto* devices : {&kOne, &kThree}) {
+            const std::string what = std::string(checker ? "checkerboard" : "blocks") + tiling({16, 16}, *devices);
+            expect_streamed(img.view(), o, {16, 16}, *devices, want, n, true, what);
+            cclabel::detail::TilesProfile p;
+            std::vector<std::uint32_t> got(want.size());
+            const TiledResult r =
+                cuda::detail::label_tiled_streamed_profiled(img.view(), got.data(), o, 16, 16, *devices, &p);
+            EXPECT_EQ(r.count, n) << what;
+            EXPECT_EQ(got, want) << what << " (profiled)";
+            EXPECT_EQ(p.tiles, 12u) << what;
+            EXPECT_EQ(p.regions, n) << what;
+            if (checker) {
+                EXPECT_EQ(p.local_labels, std::uint64_t(w * h)) << what;
+                EXPECT_GT(p.overflow_tiles, 0u) << what;
+                EXPECT_FALSE(p.maps_at_once) << what;
+            } else {
+                EXPECT_EQ(p.overflow_tiles, 0u) << what;
+                EXPECT_TRUE(p.maps_at_once) << what;
+            }
+            const double marks[] = {p.setup_ms,  p.alloc_ms,   p.enqueue_ms, p.phase_a_ms, p.first_ms,
+                                    p.seams_ms,  p.resolve_ms, p.maps_ms,    p.phase_c_ms, p.release_ms};
+            for (std::size_t k = 1; k < std::size(marks); ++k) EXPECT_LE(marks[k - 1], marks[k]) << what << " mark " << k;
+        }
+    }
 }
 
 TEST(TilesCuda, EmptyImagesAndErrors) {
