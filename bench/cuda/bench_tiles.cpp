@@ -71,9 +71,9 @@ enum class Copies { Both, Up, Down };
 /// tile's global labels are known only once every tile is labelled and the seams are resolved
 /// (a region may join two of the first tile's labels through the last tile), so no download can
 /// start before the last upload. Uploads then downloads is the floor of this design, and the floor
-/// RESULTS.md has always reported; the downloads of the first tiles may overlap the last uploads
-/// here as in the pipeline's phase A tail (the streams alternate), which the pipeline cannot do
-/// either, so the floor is if anything slightly generous to the copies.
+/// RESULTS.md has always reported. Here the first downloads may start while the last upload still
+/// runs (the streams alternate), which the pipeline cannot do, so this floor is if anything a
+/// little low.
 double copy_floor(const cclabel::ImageView& v, std::uint32_t* out, std::int64_t tile, Copies what = Copies::Both) {
     const int bpp = cclabel::bytes_per_pixel(v.format);
     const std::int64_t W = v.width, H = v.height, tw = std::min(tile, W), th = std::min(tile, H);
