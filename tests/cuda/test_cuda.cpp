@@ -51,7 +51,8 @@ std::vector<std::pair<std::string, cuda::Tuning>> segment_tunings() {
                             std::pair{"seg_quad_number", &cuda::Switches::seg_quad_number},
                             std::pair{"seg_carry", &cuda::Switches::seg_carry},
                             std::pair{"seg_warp_carry", &cuda::Switches::seg_warp_carry},
-                            std::pair{"seg_number_transpose", &cuda::Switches::seg_number_transpose}}) {
+                            std::pair{"seg_number_transpose", &cuda::Switches::seg_number_transpose},
+                            std::pair{"seg_uniform_warps", &cuda::Switches::seg_uniform_warps}}) {
         t = {};
         t.switches.*sw = !(t.switches.*sw);
         v.push_back({std::string("segments, ") + name + (t.switches.*sw ? " on" : " off"), t});

@@ -582,6 +582,96 @@ TEST(EmuSegments, TransposedNumberOnWidthsOfEight) {
             }
 }
 
+// seg_uniform_warps: the word test says "one value over both rows" for uniform rows and never for
+// rows that differ or that repeat every 2 or 4 pixels without being uniform; misaligned rows take the
+// comparing path.
+TEST(EmuSegments, UniformSegmentTest) {
+    for (PixelFormat f : kFormats) {
+        const int bpp = bytes_per_pixel(f);
+        const std::int64_t w = 64, pad = (16 - (w * bpp) % 16) % 16;
+        auto check = [&](const std::vector<std::uint64_t>& vals, std::int64_t offset, bool want0, bool want1,
+                         const char* what) {
+            const auto img = make_image(w, 2, f, vals, pad, offset);
+            cd::Params g;
+            g.img = static_cast<const std::uint8_t*>(img.view().data);
+            g.stride = img.view().stride;
+            g.width = std::uint32_t(w);
+            cclabel::detail::dispatch_format(f, [&]<PixelFormat F>() {
+                for (std::uint32_t x0 : {0u, 32u}) {
+                    std::uint32_t v = 0xDEADu;
+                    const bool got = cd::seg_uniform_with_above<F>(g, x0, 1, v);
+                    EXPECT_EQ(got, x0 == 0 ? want0 : want1) << format_name(f) << " " << what << " x0 " << x0;
+                    if (got) {
+                        EXPECT_EQ(v, cd::key_at<F>(g, x0, 1)) << format_name(f) << " " << what;
+                    }
+                }
+            });
+        };
+        std::vector<std::uint64_t> u(std::size_t(2 * w), 0x5A3C71u);
+        check(u, 0, true, true, "uniform");
+        check(u, 4, false, false, "uniform, rows not 16-byte aligned");
+        for (std::int64_t k : {32, 33, 47, 63}) {
+            auto d = u;
+            d[std::size_t(w + k)] = 0x10203u;  // this row
+            check(d, 0, true, false, "one pixel differs");
+            d = u;
+            d[std::size_t(k)] = 0x10203u;  // the row above (for Binary8 the same key, other bytes: the test
+            check(d, 0, true, false, "one pixel above differs");  // compares bytes, so still false)
+        }
+        for (std::int64_t period : {2, 4}) {
+            auto d = u;
+            for (std::int64_t i = 0; i < 2 * w; ++i)
+                if (i % period == 1) d[std::size_t(i)] = 0x10203u;
+            // Binary8: both bytes (0xF1, 0x83) are 1, so the rows are uniform in keys after all.
+            const bool keys_equal = f == PixelFormat::Binary8;
+            check(d, 0, keys_equal, keys_equal, "repeating every 2 or 4 pixels");
+        }
+    }
+}
+
+// seg_uniform_warps end to end: drawing-like pictures (one paper value, short lines and dots of
+// others, some on segment edges), rows aligned so that the word test runs, warps of 4 segments of
+// 32 (128 pixels, so some warps see only paper and some do not), the switch on and off.
+TEST(EmuSegments, UniformRowsAgainstTheCpu) {
+    std::uint32_t seed = 1200;
+    for (std::int64_t w : {128, 200, 256})
+        for (PixelFormat f : {PixelFormat::Binary8, PixelFormat::Gray8, PixelFormat::RGB8, PixelFormat::RGBA8})
+            for (bool on : {true, false}) {
+                std::mt19937 rng(seed);
+                const std::int64_t h = 8;
+                const std::uint64_t paper = f == PixelFormat::Binary8 ? 1u : 0xF0E0D0u;
+                std::vector<std::uint64_t> vals(std::size_t(w * h), paper);
+                for (int k = 0; k < 6; ++k) {
+                    const std::int64_t y = std::int64_t(rng() % h), x = std::int64_t(rng() % w);
+                    const std::int64_t len = 1 + std::int64_t(rng() % 5);
+                    const std::uint64_t ink = rng() % 3;
+                    for (std::int64_t j = 0; j < len; ++j) {
+                        if (k % 2) vals[std::size_t(y * w + std::min(w - 1, x + j))] = ink;
+                        else vals[std::size_t(std::min(h - 1, y + j) * w + x)] = ink;
+                    }
+                }
+                for (std::int64_t x : {31, 32, 63, 64})
+                    if (x < w) vals[std::size_t((1 + seed % 4) * w + x)] = 2;
+                // Below, vertical stripes as wide as a segment, of three values in turn: every segment
+                // uniform but none like its left neighbour (a warp's lanes hold different values).
+                for (std::int64_t y = h / 2; y < h; ++y)
+                    for (std::int64_t x = 0; x < w; ++x) vals[std::size_t(y * w + x)] = x / 32 % 3 == 0 ? paper : x / 32 % 3;
+                const int bpp = bytes_per_pixel(f);
+                const auto img = make_image(w, h, f, vals, (16 - (w * bpp) % 16) % 16);
+                Tuning t;
+                t.shape.warp_w = 4;
+                t.shape.seg_span = 4;
+                t.shape.seg_threads = 8;
+                t.switches.seg_uniform_warps = on;
+                for (int conn : {4, 8})
+                    for (bool bg : {false, true})
+                        expect_emu_matches_cpu(img, conn, bg ? std::optional<std::uint64_t>{paper} : std::nullopt,
+                                               Variant{on ? "uniform warps on" : "uniform warps off", t}, seed + conn,
+                                               std::string(format_name(f)) + " drawing " + std::to_string(w) + "x8");
+                ++seed;
+            }
+}
+
 TEST(Emu, EmptyPictureLaunchesNothing) {
     Options o;
     const auto img = make_image(0, 0, PixelFormat::Gray8, {});

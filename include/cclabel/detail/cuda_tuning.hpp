@@ -40,6 +40,12 @@ struct Switches {
     /// (fc0c651, 800 dpi) 5.39 / 4.39 ms against 5.55 / 4.71 ms off (bench/RESULTS.md). Off: each
     /// thread stores its own pixels.
     bool seg_number_transpose = true;
+    /// Segment pipeline, Start with seg_warp_carry and segments of 32: a warp whose 32 segments are
+    /// each one value over their 32 pixels and the 32 above (paper), told from the raw 16-byte
+    /// words, takes every lane's masks from the three pixels beside its segment, with none of the
+    /// 5 × 32 key comparisons. Decided for the whole warp: a lane-by-lane choice (tried, fc0c651)
+    /// left lanes idle while the others compared and was slower. Off: every segment compares keys.
+    bool seg_uniform_warps = true;
     /// Connect joins the row above (up-left, up, up-right) before the left neighbour, so a pixel
     /// attaches to a row that is mostly joined already instead of chaining along its own row.
     bool up_before_left = true;

@@ -123,6 +123,32 @@ CCL_HD void load_seg_keys(const Params& g, std::uint32_t x0, std::uint32_t y, st
     for (std::uint32_t k = 0; k < kMaxSeg; ++k) keys[k] = k < n ? key_at<F>(g, x0 + k, y) : 0u;
 }
 
+/// seg_uniform_warps: whether the full segment at (x0, y) and the pixels above it all hold one value,
+/// its key then in @p v. Both rows must be 16-byte aligned (else false: the caller compares pixel by
+/// pixel). Compared as raw words, never as keys: a row whose bytes repeat every 4 pixels (B words) and
+/// whose first 4 pixels have one key has one key throughout, and the row above is the same bytes.
+template <PixelFormat F>
+CCL_HD bool seg_uniform_with_above(const Params& g, std::uint32_t x0, std::uint32_t y, std::uint32_t& v) {
+    constexpr std::uint32_t B = std::uint32_t(cclabel::detail::PixelTraits<F>::kBytes);
+    constexpr std::uint32_t kWords = kMaxSeg * B / 4;
+    const std::uint8_t* p = g.img + std::int64_t(y) * g.stride + std::int64_t(x0) * B;
+    const std::uint8_t* q = p - g.stride;
+    if (((reinterpret_cast<std::uintptr_t>(p) | reinterpret_cast<std::uintptr_t>(q)) & 15u) != 0) return false;
+    std::uint32_t c[kWords], a[kWords];
+    CCL_UNROLL
+    for (std::uint32_t j = 0; j < kWords / 4; ++j) {
+        load16(p + 16 * j, c + 4 * j);
+        load16(q + 16 * j, a + 4 * j);
+    }
+    bool same = true;
+    CCL_UNROLL
+    for (std::uint32_t i = 0; i < kWords; ++i) same &= c[i] == a[i] && (i + B >= kWords || c[i] == c[i + B]);
+    v = key_from_words<F>(c, 0);
+    CCL_UNROLL
+    for (std::uint32_t k = 1; k < 4; ++k) same &= key_from_words<F>(c, k) == v;
+    return same;
+}
+
 /// What Start of one segment leaves to its caller: the node mask, whether pixel 0 is carried, and
 /// the segment's first pixel.
 struct SegStarted {
@@ -144,23 +170,53 @@ struct SegStarted {
 /// neighbour then joins both); with 4-conn, when the upper and upper-left pixels both have it.
 /// Segment @p s is row @p r of its strip: @p c holds the keys of the strip's previous row
 /// on entry (unless r is 0) and this row's on return; @p a is scratch for the row above.
+/// With @p uniform (seg_uniform_warps: a full segment of 32 whose pixels and the 32 above hold the
+/// key *uniform, r 0) the masks follow from the three pixels beside it, and @p c is not filled.
 template <PixelFormat F, class Ops>
 CCL_HD SegStarted seg_start_one(Ops& ops, const Params& g, std::uint32_t s, std::uint32_t r, std::uint32_t* c,
-                                std::uint32_t* a) {
+                                std::uint32_t* a, const std::uint32_t* uniform = nullptr) {
     const SegPos p = seg_pos(g, s);
     const std::uint32_t n = p.n, x0 = p.x0, y = p.y, valid = mask_below(n);
     // The row above is the strip's previous row, still in registers (read from the picture
     // only at the strip's top).
     CCL_UNROLL
     for (std::uint32_t k = 0; k < kMaxSeg; ++k) a[k] = c[k];
-    load_seg_keys<F>(g, x0, y, n, c);
-    std::uint32_t E = 0, BG = 0;
-    CCL_UNROLL
-    for (std::uint32_t k = 0; k < kMaxSeg; ++k) {
-        if (k > 0 && k < n && c[k] == c[k - 1]) E |= 1u << k;
-        if (g.has_background && k < n && c[k] == g.background_key) BG |= 1u << k;
+    std::uint32_t E = 0, BG = 0, U = 0, UL = 0, UR = 0;
+    bool e0 = false;
+    if (uniform) {
+        const std::uint32_t v = *uniform;
+        E = ~1u;
+        if (g.has_background && v == g.background_key) BG = ~0u;
+        e0 = x0 > 0 && key_at<F>(g, x0 - 1, y) == v;
+        U = ~0u;
+        UL = ~1u | (x0 > 0 && key_at<F>(g, x0 - 1, y - 1) == v ? 1u : 0u);
+        UR = ~(1u << 31) | (x0 + n < g.width && key_at<F>(g, x0 + n, y - 1) == v ? 1u << 31 : 0u);
+    } else {
+        load_seg_keys<F>(g, x0, y, n, c);
+        CCL_UNROLL
+        for (std::uint32_t k = 0; k < kMaxSeg; ++k) {
+            if (k > 0 && k < n && c[k] == c[k - 1]) E |= 1u << k;
+            if (g.has_background && k < n && c[k] == g.background_key) BG |= 1u << k;
+        }
+        e0 = x0 > 0 && key_at<F>(g, x0 - 1, y) == c[0];
+        if (y > 0 && !image_top(g, y)) {
+            if (r == 0) load_seg_keys<F>(g, x0, y - 1, n, a);
+            const bool has_l = x0 > 0, has_r = x0 + n < g.width;
+            const std::uint32_t al = has_l ? key_at<F>(g, x0 - 1, y - 1) : 0u;
+            const std::uint32_t ar = has_r ? key_at<F>(g, x0 + n, y - 1) : 0u;
+            CCL_UNROLL
+            for (std::uint32_t k = 0; k < kMaxSeg; ++k) {
+                if (k >= n) break;
+                if (a[k] == c[k]) U |= 1u << k;
+                const bool l_ok = k > 0 || has_l;
+                const std::uint32_t l = k > 0 ? a[k > 0 ? k - 1 : 0] : al;
+                if (l_ok && l == c[k]) UL |= 1u << k;
+                const bool r_ok = k + 1 < n || has_r;
+                const std::uint32_t rr = k + 1 < n ? a[k + 1 < kMaxSeg ? k + 1 : k] : ar;
+                if (r_ok && rr == c[k]) UR |= 1u << k;
+            }
+        }
     }
-    const bool e0 = x0 > 0 && key_at<F>(g, x0 - 1, y) == c[0];
     const std::uint32_t RS = (~E | 1u) & valid;  // run starts, background runs included
     const std::uint32_t nonbg = ~BG & valid;
     // A carried pixel 0 is no node and joins nothing itself: the left segment's last pixel, of
@@ -169,24 +225,6 @@ CCL_HD SegStarted seg_start_one(Ops& ops, const Params& g, std::uint32_t s, std:
     const std::uint32_t sx = s - p.y * g.segs_x;
     const bool carried = g.seg_carry && e0 && (BG & 1u) == 0 && g.fd_seg_span.mod(sx) != 0;
     const std::uint32_t S = RS & nonbg & (carried ? ~1u : ~0u);
-    std::uint32_t U = 0, UL = 0, UR = 0;
-    if (y > 0 && !image_top(g, y)) {
-        if (r == 0) load_seg_keys<F>(g, x0, y - 1, n, a);
-        const bool has_l = x0 > 0, has_r = x0 + n < g.width;
-        const std::uint32_t al = has_l ? key_at<F>(g, x0 - 1, y - 1) : 0u;
-        const std::uint32_t ar = has_r ? key_at<F>(g, x0 + n, y - 1) : 0u;
-        CCL_UNROLL
-        for (std::uint32_t k = 0; k < kMaxSeg; ++k) {
-            if (k >= n) break;
-            if (a[k] == c[k]) U |= 1u << k;
-            const bool l_ok = k > 0 || has_l;
-            const std::uint32_t l = k > 0 ? a[k > 0 ? k - 1 : 0] : al;
-            if (l_ok && l == c[k]) UL |= 1u << k;
-            const bool r_ok = k + 1 < n || has_r;
-            const std::uint32_t rr = k + 1 < n ? a[k + 1 < kMaxSeg ? k + 1 : k] : ar;
-            if (r_ok && rr == c[k]) UR |= 1u << k;
-        }
-    }
     // Upper pixels touching a run, one join per stretch: a stretch goes on from k − 1 inside
     // the same run, or (8-conn) from the up-left pixel of the run's first pixel.
     const std::uint32_t same_run_prev = (U << 1) & ~RS;
@@ -227,8 +265,18 @@ CCL_HD void seg_start_span_program(Ops& ops, const Params& g, std::uint64_t t64)
     std::uint32_t c[kMaxSeg] = {}, a[kMaxSeg] = {};
     const bool real = sx < g.segs_x;
     const std::uint32_t s = y * g.segs_x + sx;  // < segs when real
+    // seg_uniform_warps: when every segment of the span is uniform over both rows (paper), the whole
+    // warp takes the short path; a span with anything else on it compares keys in every lane (a
+    // lane-by-lane choice would leave the warp's lanes idle while the others compare).
+    std::uint32_t v = 0;
+    bool uniform = false;
+    if (g.sw.seg_uniform_warps && real && g.seg_w == kMaxSeg) {
+        const std::uint32_t x0 = sx * kMaxSeg;
+        uniform = x0 + kMaxSeg <= g.width && y > 0 && !image_top(g, y) && seg_uniform_with_above<F>(g, x0, y, v);
+    }
+    const bool warp_uniform = g.sw.seg_uniform_warps && (ops.ballot(all, uniform) & all) == all;
     SegStarted st;
-    if (real) st = seg_start_one<F>(ops, g, s, 0, c, a);
+    if (real) st = seg_start_one<F>(ops, g, s, 0, c, a, warp_uniform ? &v : nullptr);
     const std::uint32_t with_node = ops.ballot(all, st.S != 0) & all & mask_below(lane);
     const std::uint32_t src = with_node ? highest_bit(with_node) : lane;
     const std::uint32_t node = ops.shfl(all, st.S ? st.row + highest_bit(st.S) : 0u, src);
