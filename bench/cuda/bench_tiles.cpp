@@ -13,7 +13,10 @@
 // calls of the pipeline's phases (core/tiles_profile.hpp: host-clock marks at the phase
 // boundaries), next to the uploads alone and the downloads alone (the floor's two halves, each
 // timed on its own): phase A can be no shorter than the uploads, phase C no shorter than the
-// downloads.
+// downloads. A further line splits the floor itself into its uploads and downloads by CUDA events
+// inside one call, to tell whether the alone halves (which add up to more than the floor) carry a
+// per-call cost of their own; and the tiles whose first-pixel table the host had to copy back
+// (the device writes the others into mapped host memory: normally 0).
 //
 //   bench_tiles [--reps N] [--tile S] [--devices 0,0] [--no-check] [--no-big] [--no-phases]
 #include <cuda_runtime_api.h>
@@ -74,7 +77,17 @@ enum class Copies { Both, Up, Down };
 /// RESULTS.md has always reported. Here the first downloads may start while the last upload still
 /// runs (the streams alternate), which the pipeline cannot do, so this floor is if anything a
 /// little low.
-double copy_floor(const cclabel::ImageView& v, std::uint32_t* out, std::int64_t tile, Copies what = Copies::Both) {
+/// The floor's own two halves, device-timed (CUDA events) inside one Copies::Both call: from the
+/// first upload's start to the last upload's end, and from there to the last download's end. These
+/// compare like with like against the "alone" halves (host-timed calls of their own): if the alone
+/// halves add up to more than the floor, the difference is per-call overhead or one direction
+/// overlapping the other inside the floor, not the pipeline.
+struct FloorSplit {
+    double up_ms = 0, down_ms = 0;
+};
+
+double copy_floor(const cclabel::ImageView& v, std::uint32_t* out, std::int64_t tile, Copies what = Copies::Both,
+                  FloorSplit* split = nullptr) {
     const int bpp = cclabel::bytes_per_pixel(v.format);
     const std::int64_t W = v.width, H = v.height, tw = std::min(tile, W), th = std::min(tile, H);
     void* dev[2];
@@ -85,7 +98,19 @@ double copy_floor(const cclabel::ImageView& v, std::uint32_t* out, std::int64_t 
     }
     const auto* src = static_cast<const std::uint8_t*>(v.data);
     const std::int64_t stride = v.row_bytes();
+    cudaEvent_t e_start = nullptr, e_up[2] = {}, e_end[2] = {};
+    if (split) {
+        ck(cudaEventCreate(&e_start), "cudaEventCreate");
+        for (int j = 0; j < 2; ++j) {
+            ck(cudaEventCreate(&e_up[j]), "cudaEventCreate");
+            ck(cudaEventCreate(&e_end[j]), "cudaEventCreate");
+        }
+    }
     const double t0 = now_ms();
+    if (split) {
+        ck(cudaEventRecord(e_start, s[0]), "cudaEventRecord");
+        ck(cudaStreamWaitEvent(s[1], e_start, 0), "cudaStreamWaitEvent");
+    }
     int k = 0;
     if (what != Copies::Down)
         for (std::int64_t y0 = 0; y0 < H; y0 += th)
@@ -95,6 +120,8 @@ double copy_floor(const cclabel::ImageView& v, std::uint32_t* out, std::int64_t 
                                      std::size_t(w * bpp), std::size_t(h), cudaMemcpyHostToDevice, s[k]),
                    "cudaMemcpy2DAsync(H2D)");
             }
+    if (split)
+        for (int j = 0; j < 2; ++j) ck(cudaEventRecord(e_up[j], s[j]), "cudaEventRecord");
     if (what != Copies::Up)
         for (std::int64_t y0 = 0; y0 < H; y0 += th)
             for (std::int64_t x0 = 0; x0 < W; x0 += tw, k ^= 1) {
@@ -103,8 +130,24 @@ double copy_floor(const cclabel::ImageView& v, std::uint32_t* out, std::int64_t 
                                      std::size_t(w) * 4, std::size_t(h), cudaMemcpyDeviceToHost, s[k]),
                    "cudaMemcpy2DAsync(D2H)");
             }
+    if (split)
+        for (int j = 0; j < 2; ++j) ck(cudaEventRecord(e_end[j], s[j]), "cudaEventRecord");
     for (int j = 0; j < 2; ++j) ck(cudaStreamSynchronize(s[j]), "cudaStreamSynchronize");
     const double ms = now_ms() - t0;
+    if (split) {
+        float up[2] = {}, end[2] = {};
+        for (int j = 0; j < 2; ++j) {
+            ck(cudaEventElapsedTime(&up[j], e_start, e_up[j]), "cudaEventElapsedTime");
+            ck(cudaEventElapsedTime(&end[j], e_start, e_end[j]), "cudaEventElapsedTime");
+        }
+        split->up_ms = std::max(up[0], up[1]);
+        split->down_ms = std::max(end[0], end[1]) - split->up_ms;
+        cudaEventDestroy(e_start);
+        for (int j = 0; j < 2; ++j) {
+            cudaEventDestroy(e_up[j]);
+            cudaEventDestroy(e_end[j]);
+        }
+    }
     for (int j = 0; j < 2; ++j) {
         cudaFree(dev[j]);
         cudaStreamDestroy(s[j]);
@@ -116,6 +159,7 @@ double copy_floor(const cclabel::ImageView& v, std::uint32_t* out, std::int64_t 
 struct Phases {
     bool present = false;
     double up_ms = 0, down_ms = 0;
+    double floor_up_ms = 0, floor_down_ms = 0, floor_ms = 0;  // one Both call, device-timed halves
     double setup = 0, alloc = 0, enqueue = 0, a = 0, a_wait = 0, a_host = 0, overflow = 0, seams = 0, resolve = 0,
            maps = 0, c = 0, release = 0, total = 0;
     cclabel::detail::TilesProfile last;
@@ -140,6 +184,18 @@ Phases measure_phases(const cclabel::ImageView& v, std::uint32_t* out, std::int6
     }
     p.up_ms = median(up);
     p.down_ms = median(down);
+    {
+        std::vector<double> fu, fd, ft;
+        for (int i = 0; i < reps; ++i) {
+            FloorSplit sp;
+            ft.push_back(copy_floor(v, out, tile, Copies::Both, &sp));
+            fu.push_back(sp.up_ms);
+            fd.push_back(sp.down_ms);
+        }
+        p.floor_up_ms = median(fu);
+        p.floor_down_ms = median(fd);
+        p.floor_ms = median(ft);
+    }
     using P = cclabel::detail::TilesProfile;
     std::vector<P> runs;
     cclabel::Options o;
@@ -182,9 +238,15 @@ void print_phases(const Phases& p) {
                 "%.2f + maps %.2f + C-downloads %.2f + setup+release %.2f\n",
                 beyond, p.alloc, p.a - p.up_ms, p.overflow + p.seams + p.resolve, p.maps, p.c - p.down_ms,
                 p.setup + p.release);
-    std::printf("#   tiles %llu, local labels %llu, seam pairs %llu, overflow tiles %llu, maps %s, regions %llu\n",
+    std::printf("#   floor's own halves (device events, one call): uploads %.2f + downloads %.2f = %.2f (host-timed %.2f); "
+                "alone (host-timed calls of their own): uploads %.2f + downloads %.2f = %.2f\n",
+                p.floor_up_ms, p.floor_down_ms, p.floor_up_ms + p.floor_down_ms, p.floor_ms, p.up_ms, p.down_ms,
+                p.up_ms + p.down_ms);
+    std::printf("#   tiles %llu, local labels %llu, seam pairs %llu, overflow tiles %llu, tables copied back by the host %llu, "
+                "maps %s, regions %llu\n",
                 (unsigned long long)p.last.tiles, (unsigned long long)p.last.local_labels,
                 (unsigned long long)p.last.seam_pairs, (unsigned long long)p.last.overflow_tiles,
+                (unsigned long long)p.last.tables_copied,
                 p.last.maps_at_once ? "at once" : "slot by slot", (unsigned long long)p.last.regions);
     std::fflush(stdout);
 }

@@ -42,6 +42,9 @@ struct TilesProfile {
     std::uint64_t local_labels = 0;    ///< sum of the tiles' label counts
     std::uint64_t seam_pairs = 0;      ///< label pairs over all seams
     std::uint64_t overflow_tiles = 0;  ///< tiles whose first table did not fit the device store
+    std::uint64_t tables_copied = 0;   ///< tiles whose first table did not fit the host's mapped
+                                       ///< buffer (the device writes the others there itself), so
+                                       ///< that the host copied it back after the tile's event
     std::uint64_t regions = 0;
     bool maps_at_once = false;         ///< every map uploaded in one copy (else slot by slot)
 };

@@ -16,18 +16,23 @@
 //   A. per tile, all enqueued at once: upload, label_device, gather the border (keys, labels) next
 //      to the tile's count, reserve the tile's first-pixel table in the context's store (an
 //      atomicAdd of its count on a device cursor), fill it (an atomicMin of each run start's local
-//      index into its label's entry, cleared to ~0 first), copy the count, border and table offset
-//      back (small). Then the host takes the tiles in order as each finishes (an event a tile):
-//      unpacks the border, copies the tile's table back (4 bytes a label) and turns it into global
-//      indices, and computes the seams whose two tiles are both done, while the device uploads and
-//      labels the later tiles. (The first-pixel tables were a separate phase B after every tile,
+//      index into its label's entry, cleared to ~0 first), write the table as global indices
+//      straight into a mapped pinned host buffer (reserved by a second device cursor; 8 bytes a
+//      label, kHostTablesBytes a context), copy the count, border and table offsets back (small).
+//      Then the host takes the tiles in order as each finishes (an event a tile): unpacks the
+//      border, takes the table from the mapped buffer (only a table that did not fit it is copied
+//      back on the side stream with a wait, as every table was before), and computes the seams
+//      whose two tiles are both done, while the device uploads and labels the later tiles: the
+//      host no longer issues a copy and waits for it between one tile's event and the next. (The first-pixel tables were a separate phase B after every tile,
 //      with its own full pass, host sync and pinned allocation; a table that does not fit the store,
 //      only on pictures of very many labels, still gets one after phase A.)
 //   C. resolve_tiles on the host; every map converted to the output type in one pinned buffer and
 //      copied in at once (when the maps fit the memory budgeted for two tiles' maps), then each
 //      tile's labels renumbered on the device (in place for uint32) and copied out into the tile's
-//      place, all enqueued with no host work between tiles, so downloads follow back to back while
-//      the other stream renumbers the next tile.
+//      place, all enqueued with no host work between tiles. With the maps at once, every renumber
+//      runs on one stream and every download on the other, each waiting for its tile's renumber
+//      by an event, so the downloads follow back to back on one stream and never wait behind a
+//      kernel; slot by slot, each slot's stream renumbers then downloads its tiles, as before.
 //
 // Where the time goes: label_tiled_streamed_profiled (core/tiles_profile.hpp) fills a record of
 // host-clock marks at the phase boundaries; bench/cuda/bench_tiles prints it.
@@ -100,12 +105,22 @@ constexpr std::uint32_t kNoOffset = ~std::uint32_t(0);
 
 /// Reserves meta[0] (the tile's count) words of the store: *offset = the first, or kNoOffset when
 /// they would pass @p cap. One thread; the cursor is shared by the context's two streams, hence
-/// the atomic (offsets then depend on the order the tiles finish in; the tables do not).
+/// the atomic (offsets then depend on the order the tiles finish in; the tables do not). When the
+/// store has room, also reserves as many entries of the host's mapped table buffer (cursor[1],
+/// @p host_cap entries): offset[1] = the first, or kNoOffset (then the host copies the table back
+/// itself, as before). offset[1] is kNoOffset too when the store had no room.
 __global__ void first_reserve_kernel(const std::uint32_t* meta, unsigned long long* cursor, unsigned long long cap,
-                                     std::uint32_t* offset) {
+                                     unsigned long long host_cap, std::uint32_t* offset) {
     const unsigned long long n = meta[0];
     const unsigned long long at = atomicAdd(cursor, n);
-    *offset = at + n <= cap ? std::uint32_t(at) : kNoOffset;  // cap < kNoOffset
+    const bool fits = at + n <= cap;  // cap < kNoOffset
+    offset[0] = fits ? std::uint32_t(at) : kNoOffset;
+    std::uint32_t host_at = kNoOffset;
+    if (fits && n > 0 && host_cap > 0) {
+        const unsigned long long h = atomicAdd(cursor + 1, n);
+        if (h + n <= host_cap) host_at = std::uint32_t(h);  // host_cap < kNoOffset
+    }
+    offset[1] = host_at;
 }
 
 /// store[*offset .. *offset + meta[0]) = ~0.
@@ -138,6 +153,27 @@ __global__ void first_kernel(const std::uint32_t* labels, std::uint64_t w, std::
             if (*static_cast<volatile std::uint32_t*>(f) <= i) continue;
             atomicMin(f, i);
         }
+    }
+}
+
+/// The tile's first-pixel table as global pixel indices, written straight into the host's mapped
+/// pinned buffer @p host (at offset[1], when reserved): host[offset[1] + l] = the global index of
+/// first[l], or ~0 for an entry left at ~0 (a label without a pixel: the host reports it). The
+/// writes cross the bus in the download direction while the next tile's upload uses the other, and
+/// the host finds the table there when the tile's event has fired: no copy of its own, no wait.
+__global__ void first_out_kernel(const std::uint32_t* meta, const std::uint32_t* store, const std::uint32_t* offset,
+                                 std::uint64_t* host, std::uint64_t x0, std::uint64_t y0, std::uint64_t w,
+                                 std::uint64_t image_width) {
+    const std::uint32_t off = offset[0], host_at = offset[1];
+    if (off == kNoOffset || host_at == kNoOffset) return;
+    const std::uint64_t n = meta[0];
+    const std::uint32_t* first = store + off;
+    std::uint64_t* dst = host + host_at;
+    for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += std::uint64_t(gridDim.x) * blockDim.x) {
+        const std::uint32_t f = first[i];
+        // As cclabel::detail::global_index.
+        dst[i] = f == ~std::uint32_t(0) ? ~std::uint64_t(0) : (y0 + f / w) * image_width + x0 + f % w;
     }
 }
 
@@ -249,7 +285,9 @@ public:
         std::size_t c = std::size_t(1) << 20;
         while (c < bytes) c *= 2;
         void* p = nullptr;
-        const cudaError_t e = cudaHostAlloc(&p, c, cudaHostAllocPortable);
+        // Mapped too, so that a kernel may write into a block (the first-pixel tables of phase A);
+        // under unified addressing every pinned block is mapped anyway.
+        const cudaError_t e = cudaHostAlloc(&p, c, cudaHostAllocPortable | cudaHostAllocMapped);
         if (e != cudaSuccess) {
             cudaGetLastError();
             throw Error(std::string("cudaHostAlloc of ") + std::to_string(c) + " bytes for " + what +
@@ -272,7 +310,9 @@ public:
     }
 
 private:
-    static constexpr std::size_t kKeep = std::size_t(64) << 20;
+    // 128 MiB: a call on 2.5 Gpx keeps about 64 MiB here (counts and borders 16, maps 16, the
+    // mapped first-pixel tables 32), and a smaller picture's blocks may still be in the pool.
+    static constexpr std::size_t kKeep = std::size_t(128) << 20;
     static bool is_pinned_block(void* p) {
         cudaPointerAttributes a{};
         if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
@@ -430,6 +470,7 @@ struct Stager {
 struct Slot {
     Stream stream;
     Event map_copied;  // the slot's pinned map may be refilled (maps slot by slot only)
+    Event downloaded;  // phase C, maps at once, 64-bit output: the slot's `out` may be overwritten
     bool map_busy = false;
     DeviceBuffer image;  // one tile's pixels, packed
     DeviceBuffer workspace;
@@ -449,7 +490,10 @@ struct Context {
     PooledPinned meta_host;
     DeviceBuffer first_store;                 // the tiles' first-pixel tables, reserved in phase A
     std::uint64_t first_cap = 0;              // its size in words
-    DeviceBuffer cursor;                      // the store's next free word (64-bit)
+    DeviceBuffer cursor;                      // the store's next free word, the host tables' next entry (64-bit)
+    PooledPinned host_tables;                 // first-pixel tables as global indices, written by the device
+    std::uint64_t* host_tables_dev = nullptr; // the same, as the device addresses it (null: not used)
+    std::uint64_t host_cap = 0;               // its size in entries (0: not used)
     std::unique_ptr<Event[]> done;            // a tile's phase A finished
     Stream side;                              // the tables' copies back
     std::vector<std::uint64_t> map_at;        // maps at once: entry offset of each tile's map
@@ -471,8 +515,9 @@ struct Context {
 };
 
 std::uint64_t ring_of(const TileRect& r) { return 2 * std::uint64_t(r.width + r.height); }
-/// Words of a tile's entry in `meta`: count, border keys, border labels, first-table offset.
-std::uint64_t meta_words(const TileRect& r) { return 2 + 2 * ring_of(r); }
+/// Words of a tile's entry in `meta`: count, border keys, border labels, first-table offset in the
+/// device store, first-table offset in the host's mapped buffer.
+std::uint64_t meta_words(const TileRect& r) { return 3 + 2 * ring_of(r); }
 
 // ---------------------------------------------------------------------------------------------
 
@@ -495,6 +540,10 @@ std::uint64_t device_bytes(const Context& c, const TileGrid& g, std::uint64_t im
 /// Maps are converted and uploaded at once when they take at most this much pinned memory (and fit
 /// the two tiles' maps budgeted on the device); else slot by slot, as before.
 constexpr std::size_t kMapsAtOnceBytes = std::size_t(48) << 20;
+
+/// The pinned host buffer into which the device writes the first-pixel tables in phase A (8 bytes
+/// a label: 4M labels a context; the pool keeps it between calls).
+constexpr std::size_t kHostTablesBytes = std::size_t(32) << 20;
 
 using Clock = std::chrono::steady_clock;
 
@@ -608,13 +657,29 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         // The store never needs more words than the context's pixels, and offsets are 32-bit.
         c.first_cap = std::min<std::uint64_t>({2 * grid.max_tile_pixels(), labels, std::uint64_t(kNoOffset) - 1});
         c.first_store.alloc(std::size_t(c.first_cap) * 4, "the first-pixel tables");
-        c.cursor.alloc(sizeof(unsigned long long), "the first-pixel tables' cursor");
+        c.cursor.alloc(2 * sizeof(unsigned long long), "the first-pixel tables' cursors");
+        // The host's mapped table buffer: kHostTablesBytes at most (pooled, so pinned once per
+        // process), no more than the context's pixels. Tables that do not fit it are copied back
+        // by the host after the tile's event, as before.
+        c.host_cap = std::min<std::uint64_t>({kHostTablesBytes / 8, labels, std::uint64_t(kNoOffset) - 1});
+        c.host_tables.reserve(std::size_t(c.host_cap) * 8, "the first-pixel tables");
+        {
+            void* dp = nullptr;
+            if (cudaHostGetDevicePointer(&dp, c.host_tables.p, 0) == cudaSuccess && dp) {
+                c.host_tables_dev = static_cast<std::uint64_t*>(dp);
+            } else {
+                cudaGetLastError();
+                c.host_tables_dev = nullptr;
+                c.host_cap = 0;
+            }
+        }
         c.done.reset(new Event[c.tiles.size()]);
         for (std::size_t i = 0; i < c.tiles.size(); ++i) c.done[i].create();
         c.side.create();
         for (Slot& s : c.slot) {
             s.stream.create();
             s.map_copied.create();
+            s.downloaded.create();
             s.image.alloc(std::size_t(image_tile_bytes), "a tile's pixels");
             s.workspace.alloc(ws_bytes, "the workspace");
             s.workspace_bytes = ws_bytes;
@@ -622,7 +687,7 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         if (!image_pinned || !out_pinned) c.stager.create(stage);
         // The cursor is cleared before either stream uses it (one tiny wait, here rather than an
         // event between the streams).
-        CCL_TILES_CUDA(cudaMemsetAsync(c.cursor.p, 0, sizeof(unsigned long long), c.side.s));
+        CCL_TILES_CUDA(cudaMemsetAsync(c.cursor.p, 0, 2 * sizeof(unsigned long long), c.side.s));
         CCL_TILES_CUDA(cudaStreamSynchronize(c.side.s));
     }
     if (prof)
@@ -665,7 +730,8 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         // all the labels, another wait). Here it rides on the tile's stream while the other stream
         // uploads the next tile, which takes longer than labelling this one.
         const std::uint64_t px = std::uint64_t(r.width) * std::uint64_t(r.height);
-        first_reserve_kernel<<<1, 1, 0, s.stream.s>>>(meta, c.cursor.as<unsigned long long>(), c.first_cap, offset);
+        first_reserve_kernel<<<1, 1, 0, s.stream.s>>>(meta, c.cursor.as<unsigned long long>(), c.first_cap,
+                                                      c.host_cap, offset);
         CCL_TILES_LAUNCHED("first_reserve_kernel");
         first_clear_kernel<<<blocks_for(px, 1024), kThreads, 0, s.stream.s>>>(meta, offset,
                                                                               c.first_store.as<std::uint32_t>());
@@ -674,6 +740,12 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         first_kernel<<<fblocks, kThreads, 0, s.stream.s>>>(labels, std::uint64_t(r.width), std::uint64_t(r.height),
                                                            c.first_store.as<std::uint32_t>(), offset);
         CCL_TILES_LAUNCHED("first_kernel");
+        if (c.host_tables_dev) {
+            first_out_kernel<<<blocks_for(px, 1024), kThreads, 0, s.stream.s>>>(
+                meta, c.first_store.as<std::uint32_t>(), offset, c.host_tables_dev, std::uint64_t(r.x0),
+                std::uint64_t(r.y0), std::uint64_t(r.width), std::uint64_t(W));
+            CCL_TILES_LAUNCHED("first_out_kernel");
+        }
         CCL_TILES_CUDA(cudaMemcpyAsync(c.meta_host.as<std::uint32_t>() + c.meta_at[i], meta,
                                        std::size_t(meta_words(r)) * 4, cudaMemcpyDeviceToHost, s.stream.s));
         CCL_TILES_CUDA(cudaEventRecord(c.done[i].e, s.stream.s));
@@ -736,6 +808,20 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
             fi[l] = cclabel::detail::global_index(r, W, f[l]);
         }
     };
+    // Tile t's table as the device wrote it into the mapped buffer (global indices already).
+    auto take_mapped = [&](Context& c, std::uint64_t t, std::uint32_t host_at) {
+        const std::uint32_t n = n_of[t];
+        if (std::uint64_t(host_at) + n > c.host_cap)
+            throw Error("label_tiled_streamed: internal error: tile " + std::to_string(t) + "'s table passes the buffer");
+        const std::uint64_t* f = c.host_tables.as<std::uint64_t>() + host_at;
+        auto& fi = infos[t].first_index;
+        fi.assign(f, f + n);
+        for (std::uint32_t l = 0; l < n; ++l)
+            if (fi[l] == ~std::uint64_t(0))
+                throw Error("label_tiled_streamed: internal error: label " + std::to_string(l + 1) + " of tile " +
+                            std::to_string(t) + " has no pixel");
+    };
+    std::uint64_t tables_copied = 0;
     double a_wait = 0, a_host = 0;
     for (std::uint64_t t = 0; t < tiles; ++t) {
         Context& c = *ctx[t % C];
@@ -757,10 +843,16 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         info.edge_keys.assign(m + 1, m + 1 + ring);
         info.edge_labels.assign(m + 1 + ring, m + 1 + 2 * ring);
         const std::uint32_t off = m[1 + 2 * ring];
+        const std::uint32_t host_at = m[2 + 2 * ring];
         if (n_of[t] > 0 && off == kNoOffset) {
             overflow.push_back(t);
         } else {
-            if (n_of[t] > 0) take_table(c, t, off);
+            if (n_of[t] > 0 && host_at != kNoOffset && c.host_tables_dev) {
+                take_mapped(c, t, host_at);
+            } else if (n_of[t] > 0) {
+                take_table(c, t, off);
+                ++tables_copied;
+            }
             ready[t] = 1;
             seams_ending_at(t);
         }
@@ -865,7 +957,44 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         }
     mark(&cclabel::detail::TilesProfile::maps_ms);
 
-    for (std::uint64_t t = 0; t < tiles; ++t) {
+    if (at_once) {
+        // Every relabel on one stream (slot 0's, behind the maps' copy), every download on the
+        // other (slot 1's), each download waiting for its tile's relabel by an event (the tile's
+        // phase A event, long fired, recorded again). The relabels run ahead, so the copy engine
+        // finds each download ready when the previous one ends: downloads back to back on one
+        // stream, with no kernel and no other stream's copy between them. (Before, each slot's
+        // stream had relabel then download, so a download could wait for a kernel queued behind
+        // the same slot's previous download.) For 64-bit output the relabel into a slot's `out`
+        // waits until the download of the tile two before has left it.
+        for (std::uint64_t t = 0; t < tiles; ++t) {
+            Context& c = *ctx[t % C];
+            const std::size_t i = std::size_t(t / C);
+            Slot& s = c.slot[i % 2];
+            cudaStream_t ks = c.slot[0].stream.s, ds = c.slot[1].stream.s;
+            set_device(c.ordinal);
+            const TileRect r = grid.rect(t);
+            const std::uint64_t px = std::uint64_t(r.width) * std::uint64_t(r.height);
+            std::uint32_t* labels = c.labels.as<std::uint32_t>() + c.label_at[i];
+            Out* dst_dev = sizeof(Out) == 4 ? reinterpret_cast<Out*>(labels) : s.out.as<Out>();
+            if (sizeof(Out) == 8 && i >= 2) CCL_TILES_CUDA(cudaStreamWaitEvent(ks, s.downloaded.e, 0));
+            relabel_kernel<Out><<<blocks_for(px, 4096), kThreads, 0, ks>>>(labels, px, c.maps.as<Out>() + c.map_at[i],
+                                                                          dst_dev);
+            CCL_TILES_LAUNCHED("relabel_kernel");
+            CCL_TILES_CUDA(cudaEventRecord(c.done[i].e, ks));
+            CCL_TILES_CUDA(cudaStreamWaitEvent(ds, c.done[i].e, 0));
+            const std::size_t row_bytes = std::size_t(r.width) * sizeof(Out);
+            auto* dst =
+                reinterpret_cast<std::uint8_t*>(out + std::uint64_t(r.y0) * std::uint64_t(W) + std::uint64_t(r.x0));
+            if (out_pinned)
+                CCL_TILES_CUDA(cudaMemcpy2DAsync(dst, out_pitch, dst_dev, row_bytes, row_bytes, std::size_t(r.height),
+                                                 cudaMemcpyDeviceToHost, ds));
+            else
+                c.stager.download(dst, out_pitch, reinterpret_cast<const std::uint8_t*>(dst_dev), row_bytes,
+                                  std::size_t(r.height), ds);
+            if (sizeof(Out) == 8) CCL_TILES_CUDA(cudaEventRecord(s.downloaded.e, ds));
+        }
+    }
+    for (std::uint64_t t = 0; t < tiles && !at_once; ++t) {
         Context& c = *ctx[t % C];
         const std::size_t i = std::size_t(t / C);
         Slot& s = c.slot[i % 2];
@@ -914,6 +1043,7 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         prof->seam_pairs = 0;
         for (const Seam& s : seams) prof->seam_pairs += s.pairs.size() / 2;
         prof->overflow_tiles = overflow.size();
+        prof->tables_copied = tables_copied;
         prof->regions = res.count;
         prof->maps_at_once = at_once;
     }
