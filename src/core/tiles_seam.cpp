@@ -47,9 +47,17 @@ std::vector<std::uint32_t> seam_equivalences(const TileInfo& a, const TileInfo& 
     if (overlap_x && overlap_y) throw Error("seam: the tiles overlap");
 
     const int reach = connectivity == 8 ? 1 : 0;  // how far along the seam a neighbour may lie
+    // Along a seam neighbouring pixels mostly repeat the same pair (and with 8-connectivity each
+    // pixel meets up to three, mostly the same): a pair equal to one of the last two pushed is
+    // left out here, which the sort and dedupe below would drop anyway, so that they sort a few
+    // pairs a region rather than up to three a pixel (the streamed GPU pipeline computes the seams
+    // on the host between tiles).
     auto join = [&](std::size_t ia, std::size_t ib) {
         const std::uint32_t la = a.edge_labels[ia], lb = b.edge_labels[ib];
         if (la != 0 && lb != 0 && a.edge_keys[ia] == b.edge_keys[ib]) {
+            const std::size_t n = pairs.size();
+            if (n >= 2 && pairs[n - 2] == la && pairs[n - 1] == lb) return;
+            if (n >= 4 && pairs[n - 4] == la && pairs[n - 3] == lb) return;
             pairs.push_back(la);
             pairs.push_back(lb);
         }
@@ -77,7 +85,7 @@ std::vector<std::uint32_t> seam_equivalences(const TileInfo& a, const TileInfo& 
     horizontal(true);
     horizontal(false);
 
-    // Along a seam neighbouring pixels mostly repeat the same pair: sort as 64-bit words, dedupe.
+    // Sort as 64-bit words, dedupe.
     std::vector<std::uint64_t> packed(pairs.size() / 2);
     for (std::size_t i = 0; i < packed.size(); ++i) packed[i] = std::uint64_t(pairs[2 * i]) << 32 | pairs[2 * i + 1];
     std::sort(packed.begin(), packed.end());
