@@ -8,13 +8,15 @@
 /// The pipeline (per device entry: two streams, two slots of buffers, reused for every tile):
 ///   A. tile k + 1 is copied in (a 2-D copy straight from a pinned host image, else through pinned
 ///      staging buffers filled by the host while the copy engine moves the other) while tile k is
-///      labelled by cuda::label_device(); the tile's border (keys, labels) is gathered on the device
-///      and its count and border copied back (small). The local labels stay on the device.
-///   B. each tile's first-pixel table (the first pixel of each local label) is found on the device
-///      (an atomicMin over the pixels that start a run) and copied back (4 bytes a label).
-///   C. seam_equivalences() and resolve_tiles() on the host; then each tile's map is copied in, its
-///      labels renumbered on the device and copied out into the tile's place in @p out while the
-///      next tile is renumbered.
+///      labelled by cuda::label_device(); the tile's border (keys, labels) and its first-pixel table
+///      (the first pixel of each local label, as a global index) are made on the device, the table
+///      written straight into mapped pinned host memory where it fits (else copied back), and the
+///      host reads each finished tile's border and table and finds its seams with the tiles before
+///      it while later tiles upload. The local labels stay on the device.
+///   B. (only for tables that did not fit in phase A) the first-pixel table found after phase A.
+///   C. resolve_tiles() on the host; then the maps are copied in (at once when they fit), every
+///      tile's labels renumbered on the device on one stream and copied out into the tile's place in
+///      @p out on the other, each download waiting only for its own tile's renumbering.
 /// So the labelled tiles of a device must fit in its memory together (4 bytes a pixel, plus two
 /// tiles' worth of buffers); when they do not, label_tiled_streamed() throws, and
 /// cclabel::label_tiled() with Backend::Cuda falls back to labelling one tile at a time.

@@ -92,8 +92,10 @@ std::vector<std::uint32_t> seam_equivalences(const TileInfo& a, const TileInfo& 
 /// Resolves the seams of many tiles. @p first_index[t] is tile t's TileInfo::first_index; each
 /// Seam names two tiles by their position in @p first_index. Throws Error for a tile index or a
 /// label out of range, an odd pair list, a first_index that is not strictly ascending, or two
-/// labels claiming the same first pixel (tiles that overlap).
-Resolution resolve_tiles(const std::vector<std::vector<std::uint64_t>>& first_index, const std::vector<Seam>& seams);
+/// labels claiming the same first pixel (tiles that overlap). Above 2^18 labels the numbering runs
+/// on @p threads threads (0: all cores, as Options::threads); the result never depends on it.
+Resolution resolve_tiles(const std::vector<std::vector<std::uint64_t>>& first_index, const std::vector<Seam>& seams,
+                         int threads = 0);
 
 /// Writes global labels of a tile: out[y·out_stride + x] = map[local[y·width + x]] for the
 /// tile's width × height local labels. @p out_stride (elements, ≥ width) lets @p out be the tile's

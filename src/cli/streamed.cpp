@@ -132,7 +132,7 @@ StreamedResult label_streamed(const std::function<std::unique_ptr<io::TiffRowRea
     std::vector<std::uint8_t>().swap(pixels);  // (`= {}` would keep the capacity)
     std::vector<std::uint32_t>().swap(local);
 
-    const Resolution res = resolve_tiles(first, seams);
+    const Resolution res = resolve_tiles(first, seams, threads);
     result.count = res.count;
     result.backend = use;
     result.label_bytes = res.count > uint32_limit ? 8 : 4;

@@ -135,7 +135,7 @@ TiledResult label_grid(const ImageView& image, Out* out, const Options& options,
     std::vector<std::vector<std::uint64_t>> first(tiles);
     for (std::uint64_t t = 0; t < tiles; ++t) first[t] = std::move(infos[t].first_index);
     infos = {};
-    const Resolution res = resolve_tiles(first, seams);
+    const Resolution res = resolve_tiles(first, seams, options.threads);
     first = {};
 
     // 4. Relabel every tile in place.

@@ -23,17 +23,18 @@ namespace {
 /// Below this many labels in all, one band on the calling thread.
 constexpr std::uint64_t kBandLabels = std::uint64_t(1) << 18;
 
-int resolve_threads() { return int(std::max(1u, std::thread::hardware_concurrency())); }
+int resolve_threads(int asked) { return asked > 0 ? asked : int(std::max(1u, std::thread::hardware_concurrency())); }
 
 }  // namespace
 
-Resolution resolve_tiles(const std::vector<std::vector<std::uint64_t>>& first_index, const std::vector<Seam>& seams) {
+Resolution resolve_tiles(const std::vector<std::vector<std::uint64_t>>& first_index, const std::vector<Seam>& seams,
+                         int threads_asked) {
     const std::size_t tiles = first_index.size();
     // Slot of (tile t, label l) = start[t] + l − 1.
     std::vector<std::uint64_t> start(tiles + 1, 0);
     for (std::size_t t = 0; t < tiles; ++t) start[t + 1] = start[t] + first_index[t].size();
     const std::uint64_t slots = start[tiles];
-    const int threads = slots >= kBandLabels ? resolve_threads() : 1;
+    const int threads = slots >= kBandLabels ? resolve_threads(threads_asked) : 1;
 
     // Ascending within each tile (in parallel; the first bad tile is reported, as a serial check would).
     {

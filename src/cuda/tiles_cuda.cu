@@ -899,7 +899,7 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
     std::vector<std::vector<std::uint64_t>> first(tiles);
     for (std::uint64_t t = 0; t < tiles; ++t) first[t] = std::move(infos[t].first_index);
     infos = {};
-    Resolution res = resolve_tiles(first, seams);
+    Resolution res = resolve_tiles(first, seams, options.threads);
     first = {};
     if (sizeof(Out) == 4 && res.count > cclabel::detail::tiled_label_limit())
         throw Error("label_tiled_streamed: " + std::to_string(res.count) +

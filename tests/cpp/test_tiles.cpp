@@ -367,6 +367,39 @@ struct LabelLimit {
 // With the limit lowered to 1000, a 64x48 image is "too large for uint32 labels": the uint32 call
 // refuses it, the uint64 call labels it tile by tile (tiles of at most 1000 pixels) and equals
 // label(); with all pixels distinct N = 3072 exceeds the limit and only 64-bit relabelling works.
+// resolve_tiles above 2^18 labels numbers in bands on several threads: the same maps and count on
+// 1, 2, 3 and all cores (threads 0), with seams joining labels across tiles and bands.
+TEST(Tiles, ResolveGivesTheSameOnAnyThreadCount) {
+    std::mt19937_64 rng(77);
+    const std::size_t tiles = 5, per = 70000;  // 350,000 labels: above the one-band limit
+    std::vector<std::vector<std::uint64_t>> first(tiles);
+    std::vector<std::uint64_t> all(tiles * per);
+    std::iota(all.begin(), all.end(), 0);
+    std::shuffle(all.begin(), all.end(), rng);
+    for (std::size_t t = 0; t < tiles; ++t) {
+        first[t].assign(all.begin() + std::ptrdiff_t(t * per), all.begin() + std::ptrdiff_t((t + 1) * per));
+        for (auto& v : first[t]) v = v * 3 + t % 3;  // distinct global indices, spread over the range
+        std::sort(first[t].begin(), first[t].end());
+    }
+    std::vector<Seam> seams;
+    for (std::uint64_t a = 0; a + 1 < tiles; ++a) {
+        Seam s{a, a + 1, {}};
+        for (int k = 0; k < 3000; ++k) {
+            s.pairs.push_back(std::uint32_t(1 + rng() % per));
+            s.pairs.push_back(std::uint32_t(1 + rng() % per));
+        }
+        seams.push_back(std::move(s));
+    }
+    const Resolution one = resolve_tiles(first, seams, 1);
+    EXPECT_LT(one.count, tiles * per);  // the seams joined some labels
+    EXPECT_GT(one.count, tiles * per / 2);
+    for (int threads : {2, 3, 0}) {
+        const Resolution r = resolve_tiles(first, seams, threads);
+        EXPECT_EQ(r.count, one.count) << threads << " threads";
+        EXPECT_TRUE(r.maps == one.maps) << threads << " threads";
+    }
+}
+
 TEST(Tiles, SixtyFourBitPathPastALoweredLimit) {
     const std::int64_t W = 64, H = 48;
     for (std::uint64_t palette : {std::uint64_t(3), std::uint64_t(0)}) {
