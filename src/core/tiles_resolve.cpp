@@ -23,12 +23,16 @@ namespace {
 /// Below this many labels in all, one band on the calling thread.
 constexpr std::uint64_t kBandLabels = std::uint64_t(1) << 18;
 
-int resolve_threads(int asked) { return asked > 0 ? asked : int(std::max(1u, std::thread::hardware_concurrency())); }
+int resolve_threads(int asked) {
+    const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+    return asked > 0 ? std::min(asked, cores) : cores;
+}
 
 }  // namespace
 
 Resolution resolve_tiles(const std::vector<std::vector<std::uint64_t>>& first_index, const std::vector<Seam>& seams,
                          int threads_asked) {
+    if (threads_asked < 0) throw Error("resolve: thread count must not be negative (got " + std::to_string(threads_asked) + ")");
     const std::size_t tiles = first_index.size();
     // Slot of (tile t, label l) = start[t] + l − 1.
     std::vector<std::uint64_t> start(tiles + 1, 0);
@@ -124,7 +128,11 @@ Resolution resolve_tiles(const std::vector<std::vector<std::uint64_t>>& first_in
     std::uint64_t top = 0;
     for (const auto& f : first_index)
         if (!f.empty()) top = std::max(top, f.back());
-    const std::uint64_t bands = threads > 1 ? std::uint64_t(threads) * 4 : 1;
+    // Four bands a thread, but at least 2^16 labels a band, and the per-band tables (one position a
+    // tile and band) at most 2^24 entries: many small tiles get fewer bands, not gigabytes of them.
+    std::uint64_t bands = threads > 1 ? std::uint64_t(threads) * 4 : 1;
+    bands = std::min({bands, slots >> 16, (std::uint64_t(1) << 24) / std::max<std::uint64_t>(tiles, 1)});
+    bands = std::max<std::uint64_t>(bands, 1);
     std::vector<std::uint64_t> split(bands + 1);
     const std::uint64_t width = top / bands + 1;  // bands · width > top
     for (std::uint64_t b = 0; b <= bands; ++b) split[b] = b == bands ? ~std::uint64_t(0) : b * width;
@@ -155,6 +163,14 @@ Resolution resolve_tiles(const std::vector<std::vector<std::uint64_t>>& first_in
     // The tile with the smallest head gives all its roots below the next tile's head at once: tiles
     // of a grid interleave by image rows, so the heap works once per tile and row, not once per
     // root. A root's number goes straight into its own tile's map.
+    // Two tiles claiming one global pixel: each band records its first (lowest) such pixel and stops;
+    // the lowest band's is reported after all have run, so the message never depends on timing.
+    struct Clash {
+        bool found = false;
+        std::uint64_t idx = 0;
+        std::size_t a = 0, b = 0;
+    };
+    std::vector<Clash> clash(bands);
     detail::parallel_for(bands, threads, [&](std::uint64_t b) {
         std::vector<std::uint64_t> cursor(tiles), end(tiles), skip(tiles);  // skip: next lowered slot's position
         using Head = std::pair<std::uint64_t, std::size_t>;                  // (global index, tile)
@@ -181,9 +197,10 @@ Resolution resolve_tiles(const std::vector<std::vector<std::uint64_t>>& first_in
             const std::uint64_t bound = heap.empty() ? ~std::uint64_t(0) : heap.top().first;
             bool more = true;
             do {
-                if (number > base[b] && idx == last)
-                    throw Error("resolve: tiles " + std::to_string(last_tile) + " and " + std::to_string(t) +
-                                " both claim global pixel " + std::to_string(idx) + " (do the tiles overlap?)");
+                if (number > base[b] && idx == last) {
+                    clash[b] = Clash{true, idx, last_tile, t};
+                    return;
+                }
                 res.maps[t][cursor[t] + 1] = ++number;
                 last = idx;
                 last_tile = t;
@@ -194,6 +211,11 @@ Resolution resolve_tiles(const std::vector<std::vector<std::uint64_t>>& first_in
             if (more) heap.push({idx, t});
         }
     });
+
+    for (const Clash& c : clash)
+        if (c.found)
+            throw Error("resolve: tiles " + std::to_string(c.a) + " and " + std::to_string(c.b) + " both claim global pixel " +
+                        std::to_string(c.idx) + " (do the tiles overlap?)");
 
     // Labels joined under another tile's root (or an earlier one of their own) take its number.
     for (std::size_t i = 0; i < lowered.size(); ++i) {

@@ -113,7 +113,7 @@ __global__ void first_reserve_kernel(const std::uint32_t* meta, unsigned long lo
                                      unsigned long long host_cap, std::uint32_t* offset) {
     const unsigned long long n = meta[0];
     const unsigned long long at = atomicAdd(cursor, n);
-    const bool fits = at + n <= cap;  // cap < kNoOffset
+    const bool fits = at + n <= cap;  // cap ≤ kNoOffset, so at < kNoOffset when n > 0
     offset[0] = fits ? std::uint32_t(at) : kNoOffset;
     std::uint32_t host_at = kNoOffset;
     if (fits && n > 0 && host_cap > 0) {
@@ -263,8 +263,9 @@ public:
         static PinnedPool* pool = new PinnedPool;
         return *pool;
     }
-    /// A block of at least @p bytes (rounded up to a power of two, at least 1 MiB, so that the next
-    /// call of about the same picture finds it); @p cap receives its size.
+    /// A block of at least @p bytes (a block the pool may keep rounded up to a power of two, at
+    /// least 1 MiB, so that the next call of about the same picture finds it; a larger one pinned at
+    /// its size, as it is freed when given back); @p cap receives its size.
     void* take(std::size_t bytes, std::size_t& cap, const char* what) {
         {
             const std::lock_guard<std::mutex> lock(mutex_);
@@ -273,17 +274,25 @@ public:
                 if (free_[i].second >= bytes && (best == free_.size() || free_[i].second < free_[best].second)) best = i;
             if (best != free_.size()) {
                 const auto [p, c] = free_[best];
-                free_.erase(free_.begin() + std::ptrdiff_t(best));
-                kept_ -= c;
                 if (is_pinned_block(p)) {
+                    free_.erase(free_.begin() + std::ptrdiff_t(best));
+                    kept_ -= c;
                     cap = c;
                     return p;
                 }
-                // Not pinned any more (the context it was pinned in was reset): forget it.
+                // Not pinned any more: the context it was pinned in was reset, which unpinned every
+                // block kept. Forget them all now, before anything is allocated again: a new block
+                // may come back at a forgotten block's address, which would then pass the check and
+                // be handed out twice.
+                free_.clear();
+                kept_ = 0;
             }
         }
-        std::size_t c = std::size_t(1) << 20;
-        while (c < bytes) c *= 2;
+        std::size_t c = bytes;
+        if (bytes <= kKeep) {
+            c = std::size_t(1) << 20;
+            while (c < bytes) c *= 2;
+        }
         void* p = nullptr;
         // Mapped too, so that a kernel may write into a block (the first-pixel tables of phase A);
         // under unified addressing every pinned block is mapped anyway.
@@ -307,6 +316,7 @@ public:
             }
         }
         cudaFreeHost(p);
+        cudaGetLastError();  // a failure here must not be blamed on a later call's launch
     }
 
 private:
@@ -551,7 +561,11 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-int host_threads() { return int(std::max(1u, std::thread::hardware_concurrency())); }
+/// Host threads for the host-side loops: Options::threads, or all cores when it is 0.
+int host_threads(int asked) {
+    const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+    return asked > 0 ? std::min(asked, cores) : cores;
+}
 
 template <typename Out>
 bool run(const ImageView& image, Out* out, const Options& options, std::int64_t tile_w, std::int64_t tile_h,
@@ -655,7 +669,9 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         c.meta.alloc(std::size_t(meta) * 4, "the tiles' counts and borders");
         c.meta_host.reserve(std::size_t(meta) * 4, "the tiles' counts and borders");
         // The store never needs more words than the context's pixels, and offsets are 32-bit.
-        c.first_cap = std::min<std::uint64_t>({2 * grid.max_tile_pixels(), labels, std::uint64_t(kNoOffset) - 1});
+        // At least a whole tile of the context (the overflow path fills one from the store's
+        // start): a tile has at most 2^32 − 1 pixels, so the cap of kNoOffset never cuts that.
+        c.first_cap = std::min<std::uint64_t>({2 * grid.max_tile_pixels(), labels, std::uint64_t(kNoOffset)});
         c.first_store.alloc(std::size_t(c.first_cap) * 4, "the first-pixel tables");
         c.cursor.alloc(2 * sizeof(unsigned long long), "the first-pixel tables' cursors");
         // The host's mapped table buffer: kHostTablesBytes at most (pooled, so pinned once per
@@ -926,7 +942,7 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
             c.maps_host.reserve(std::size_t(total) * sizeof(Out), "the tiles' maps");
             c.maps.alloc(std::size_t(total) * sizeof(Out), "the tiles' maps");
             Out* mh = c.maps_host.as<Out>();
-            const int workers = total >= (std::uint64_t(1) << 18) ? host_threads() : 1;
+            const int workers = total >= (std::uint64_t(1) << 18) ? host_threads(options.threads) : 1;
             cclabel::detail::parallel_for(c.tiles.size(), workers, [&](std::uint64_t i) {
                 const std::vector<std::uint64_t>& map = res.maps[c.tiles[i]];
                 Out* dst = mh + c.map_at[i];

@@ -398,6 +398,30 @@ TEST(Tiles, ResolveGivesTheSameOnAnyThreadCount) {
         EXPECT_EQ(r.count, one.count) << threads << " threads";
         EXPECT_TRUE(r.maps == one.maps) << threads << " threads";
     }
+    EXPECT_THROW(resolve_tiles(first, seams, -1), Error);
+}
+
+// Overlapping tiles of many labels, claiming two pixels twice (one low, one high in the index range):
+// whatever the thread count and timing, the error names the lowest.
+TEST(Tiles, ResolveReportsTheLowestClashOnAnyThreadCount) {
+    const std::uint64_t n = 200000;
+    std::vector<std::vector<std::uint64_t>> first(2);
+    for (std::uint64_t i = 0; i < n; ++i) first[0].push_back(2 * i);
+    for (std::uint64_t i = 0; i < n; ++i) {
+        if (i == 5) first[1].push_back(10);  // before 11
+        first[1].push_back(2 * i + 1);
+        if (i == n - 2) first[1].push_back(2 * n - 2);  // after 2n − 3
+    }
+    for (int threads : {1, 2, 3, 0})
+        for (int rep = 0; rep < 3; ++rep) {
+            try {
+                resolve_tiles(first, {}, threads);
+                ADD_FAILURE() << "no error on " << threads << " threads";
+            } catch (const Error& e) {
+                EXPECT_NE(std::string(e.what()).find("both claim global pixel 10 "), std::string::npos)
+                    << threads << " threads: " << e.what();
+            }
+        }
 }
 
 TEST(Tiles, SixtyFourBitPathPastALoweredLimit) {
