@@ -499,11 +499,12 @@ std::uint32_t label_runs(const detail::Request& r, const Switches& sw, std::uint
     }
     // 25% above the sampled estimate, so that the arrays rarely grow.
     auto reserve = [&](const runs::Band& b) { return std::size_t(expected * std::uint64_t(b.y1 - b.y0) / std::uint64_t(r.height) * 5 / 4); };
+    const bool stream = sw.stream_stores && w * std::uint64_t(r.height) * 4 >= sw.stream_min_bytes;
     std::uint32_t total = 0;  // one band: no seams, join_bands only counts and work(0) runs here
     over_bands(
         int(r.threads), nb, [&]() noexcept { total = runs::join_bands<Conn>(bands, w); },
         [&](int bi) { runs::scan<F, Conn>(r, sw, bands[std::size_t(bi)], reserve(bands[std::size_t(bi)])); },
-        [&](int bi) { runs::number_and_write(bands[std::size_t(bi)], w, out); });
+        [&](int bi) { runs::number_and_write(bands[std::size_t(bi)], w, out, stream); });
     return total;
 }
 

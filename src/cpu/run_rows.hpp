@@ -180,9 +180,27 @@ inline void expand_row_scalar(const std::uint8_t* bits, const std::uint32_t* num
 #if CCLABEL_X86_SIMD
 /// expand_row_scalar eight pixels a shuffle of the eight numbers they can take. With @p room the
 /// last block may write up to 7 pixels past @p n.
+/// With @p stream (a row that starts on 16 bytes) the blocks are non-temporal stores: the label
+/// image is written once and not read again here, so its lines need not be read in first
+/// (Switches::stream_stores); the caller fences before other threads read it.
 __attribute__((target("avx2,popcnt"))) inline void expand_row_avx2(const std::uint8_t* bits, const std::uint32_t* nums,
-                                                                    std::uint32_t n, std::uint32_t* o, bool room) {
+                                                                    std::uint32_t n, std::uint32_t* o, bool room,
+                                                                    bool stream = false) {
     std::uint32_t x = 0;
+    if (stream && (reinterpret_cast<std::uintptr_t>(o) & 15u) == 0) {
+        // No write past the row: a plain store into the next row could land before these.
+        for (const std::uint32_t stop = n & ~7u; x < stop; x += 8) {
+            const unsigned m = bits[x / 8];
+            const __m256i idx = _mm256_load_si256(reinterpret_cast<const __m256i*>(kTables.expand[m].data()));
+            const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(nums + (m & 1u)));
+            const __m256i l = _mm256_permutevar8x32_epi32(v, idx);
+            _mm_stream_si128(reinterpret_cast<__m128i*>(o + x), _mm256_castsi256_si128(l));
+            _mm_stream_si128(reinterpret_cast<__m128i*>(o + x + 4), _mm256_extracti128_si256(l, 1));
+            nums += unsigned(__builtin_popcount(m));
+        }
+        expand_row_scalar(bits, nums, n, o, x);
+        return;
+    }
     const std::uint32_t stop = room ? n : n & ~7u;
     for (; x < stop; x += 8) {
         const unsigned m = bits[x / 8];
@@ -417,7 +435,7 @@ void scan(const detail::Request& r, const Switches& sw, Band& b, std::size_t exp
 /// Step 3 for band @p b: numbers its runs (roots from first_label + 1, in place of the parents)
 /// and writes the labels, a row at a time.
 template <bool V>
-[[gnu::always_inline]] inline void number_and_write_body(Band& b, std::uint64_t w, std::uint32_t* out) {
+[[gnu::always_inline]] inline void number_and_write_body(Band& b, std::uint64_t w, std::uint32_t* out, bool stream) {
     std::uint32_t* const par = b.parent.data();
     std::uint32_t n = b.first_label;
     par[0] = 0;
@@ -443,25 +461,32 @@ template <bool V>
         std::uint32_t* o = out + std::uint64_t(y) * w;
 #if CCLABEL_X86_SIMD
         if constexpr (V) {
-            expand_row_avx2(bits, par + r0 - 1, std::uint32_t(w), o, y + 1 < b.y1);
+            expand_row_avx2(bits, par + r0 - 1, std::uint32_t(w), o, y + 1 < b.y1, stream);
             continue;
         }
 #endif
         expand_row_scalar(bits, par + r0 - 1, std::uint32_t(w), o);
     }
+#if CCLABEL_X86_SIMD
+    if constexpr (V)
+        if (stream) _mm_sfence();  // the band's non-temporal stores before the thread says it is done
+#endif
+    (void)stream;
 }
 
 #if CCLABEL_X86_SIMD
-__attribute__((target("avx2,popcnt"), flatten)) inline void number_and_write_avx2(Band& b, std::uint64_t w, std::uint32_t* out) {
-    number_and_write_body<true>(b, w, out);
+__attribute__((target("avx2,popcnt"), flatten)) inline void number_and_write_avx2(Band& b, std::uint64_t w, std::uint32_t* out,
+                                                                                  bool stream) {
+    number_and_write_body<true>(b, w, out, stream);
 }
 #endif
 
-inline void number_and_write(Band& b, std::uint64_t w, std::uint32_t* out) {
+/// @p stream: Switches::stream_stores applies to this picture (AVX2 only).
+inline void number_and_write(Band& b, std::uint64_t w, std::uint32_t* out, bool stream) {
 #if CCLABEL_X86_SIMD
-    if (kAvx2) return number_and_write_avx2(b, w, out);
+    if (kAvx2) return number_and_write_avx2(b, w, out, stream);
 #endif
-    number_and_write_body<false>(b, w, out);
+    number_and_write_body<false>(b, w, out, false);
 }
 
 /// The seams and the bands' first numbers (step 2), for bands scanned by scan(); returns N.
