@@ -5,7 +5,7 @@
 //
 // --cpu-off turns one of the CPU labeller's switches off (include/cclabel/detail/cpu_tuning.hpp:
 // number_from_above, predict_stretchy, up_mask_scan,
-// left_runs, run_length, run_blocks, run_masks, shared_bands, stream_stores, or all), calling cclabel::cpu::label.
+// left_runs, run_length, run_blocks, run_masks, shared_bands, stream_stores, binary_runs, or all), calling cclabel::cpu::label.
 //
 // The picture is loaded and a label buffer allocated before anything is timed; one untimed call
 // warms caches and pages. Two figures come out, each the median of R calls:
@@ -141,6 +141,7 @@ int main(int argc, char** argv) {
             off("run_masks", switches.run_masks);
             off("shared_bands", switches.shared_bands);
             off("stream_stores", switches.stream_stores);
+            off("binary_runs", switches.binary_runs);
             if (!any) usage("unknown CPU switch " + sw);
             use_switches = true;
         }

@@ -30,6 +30,7 @@
 #include <atomic>
 #include <vector>
 
+#include "cpu/binary_runs.hpp"
 #include "cpu/neighbour_code.hpp"
 #include "cpu/row_keys.hpp"
 #include "cpu/run_rows.hpp"
@@ -449,8 +450,10 @@ std::uint32_t number_band(const Band& b, const Switches& sw, std::uint64_t w, st
 constexpr std::uint64_t kRunLengthMin = 4;
 
 /// Runs the sampled rows hold, and the runs the whole picture is expected to hold (0: use pixels).
+/// Masks take the runs at any run length with Switches::binary_runs.
 template <PixelFormat F>
-std::uint64_t expected_runs(const detail::Request& r) {
+std::uint64_t expected_runs(const detail::Request& r, const Switches& sw) {
+    const std::uint64_t min_length = F == PixelFormat::Binary8 && sw.binary_runs ? 1 : kRunLengthMin;
     const auto w = std::uint32_t(r.width);
     if (r.pixels() >= 0xFFFFFFFFull - 1 || w < 16) return 0;  // run indices are 32-bit
     const std::int64_t samples = std::min<std::int64_t>(64, r.height);
@@ -461,7 +464,7 @@ std::uint64_t expected_runs(const detail::Request& r) {
         starts += 1;
         for (std::uint32_t x = 1; x < w; ++x) starts += keys[x] != keys[x - 1];
     }
-    if (starts * kRunLengthMin > std::uint64_t(samples) * w) return 0;
+    if (starts * min_length > std::uint64_t(samples) * w) return 0;
     return starts * std::uint64_t(r.height) / std::uint64_t(samples);
 }
 
@@ -503,7 +506,12 @@ std::uint32_t label_runs(const detail::Request& r, const Switches& sw, std::uint
     std::uint32_t total = 0;  // one band: no seams, join_bands only counts and work(0) runs here
     over_bands(
         int(r.threads), nb, [&]() noexcept { total = runs::join_bands<Conn>(bands, w); },
-        [&](int bi) { runs::scan<F, Conn>(r, sw, bands[std::size_t(bi)], reserve(bands[std::size_t(bi)])); },
+        [&](int bi) {
+            runs::Band& b = bands[std::size_t(bi)];
+            if constexpr (F == PixelFormat::Binary8)
+                if (sw.binary_runs) return runs::scan_binary<Conn>(r, b, reserve(b));
+            runs::scan<F, Conn>(r, sw, b, reserve(b));
+        },
         [&](int bi) { runs::number_and_write(bands[std::size_t(bi)], w, out, stream); });
     return total;
 }
@@ -511,7 +519,7 @@ std::uint32_t label_runs(const detail::Request& r, const Switches& sw, std::uint
 template <PixelFormat F, int Conn>
 std::uint32_t label_impl(const detail::Request& r, const Switches& sw, std::uint32_t* out) {
     if (sw.run_length)
-        if (const std::uint64_t expected = expected_runs<F>(r)) return label_runs<F, Conn>(r, sw, expected, out);
+        if (const std::uint64_t expected = expected_runs<F>(r, sw)) return label_runs<F, Conn>(r, sw, expected, out);
     const int nb = band_count(int(r.threads), r.height, sw);
     const auto w = std::uint64_t(r.width);
     std::vector<Band> bands(static_cast<std::size_t>(nb));
@@ -599,7 +607,7 @@ std::uint32_t label(const detail::Request& r, std::uint32_t* out, const Switches
 
 bool uses_run_length(const detail::Request& r, const Switches& switches) {
     if (!switches.run_length || r.pixels() == 0) return false;
-    return detail::dispatch_format(r.format, [&]<PixelFormat F>() { return expected_runs<F>(r) != 0; });
+    return detail::dispatch_format(r.format, [&]<PixelFormat F>() { return expected_runs<F>(r, switches) != 0; });
 }
 
 std::uint32_t label(const ImageView& image, std::uint32_t* out, const Options& options, const Switches& switches) {

@@ -67,6 +67,25 @@ struct Band {
     /// global run index (see join_bands); sorted with their numbers for step 3.
     std::unordered_map<std::uint32_t, std::uint32_t> hung;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> hung_numbers;
+
+    /// Before a scan of a row @p w pixels wide: the arrays, sized for @p expected_runs.
+    void start(std::uint32_t w, std::size_t expected_runs) {
+        const auto rows = std::size_t(y1 - y0);
+        row_first.assign(rows + 1, 0);
+        parent.reserve(expected_runs + w + 16, 0);
+        block_roots.assign((parent.cap >> kBlockShift) + 1, 0);
+        bit_stride = (std::size_t(w) + 7) / 8;
+        bits = std::make_unique_for_overwrite<std::uint8_t[]>(bit_stride * rows + 8);
+        parent.data()[0] = 0;  // run 0: the background, its own root, never counted
+    }
+    /// Row @p yr of the band: its @p nc runs come after the first @p n_runs; makes room for them
+    /// (and the 16 words a scan may write past).
+    void begin_row(std::size_t yr, std::uint32_t n_runs, std::uint32_t nc, std::uint32_t w) {
+        row_first[yr] = n_runs;
+        if (parent.cap >= std::size_t(n_runs) + nc + 16) return;
+        parent.reserve(std::size_t(n_runs) + w + 16, n_runs);
+        block_roots.resize((parent.cap >> kBlockShift) + 1, 0);
+    }
 };
 
 /// kPack[m]: the set bits of m, packed (lane i holds the index of the i-th set bit).
@@ -241,6 +260,21 @@ inline std::uint32_t find(std::uint32_t* p, std::uint32_t x) {
     return x;
 }
 
+/// Unites run @p above (of the row above) with run @p me, whose set is @p lab so far (@p me
+/// itself while no run above has joined it): the larger root goes under the smaller, and @p lab
+/// becomes the smaller.
+inline void join_run(std::uint32_t* par, std::uint32_t* blk, std::uint32_t above, std::uint32_t me, std::uint32_t& lab) {
+    const std::uint32_t root = find(par, above);
+    if (lab == me) {
+        lab = root;
+    } else if (root != lab) {
+        const std::uint32_t lo = std::min(root, lab), hi = std::max(root, lab);
+        par[hi] = lo;
+        --blk[hi >> kBlockShift];
+        lab = lo;
+    }
+}
+
 #if CCLABEL_X86_SIMD
 /// How many runs from cs[0], ck[0] on repeat the runs above from ps[0], pk[0] (same start, end and
 /// key), up to eight (cs[0..8], ps[0..8] are read: starts and ends).
@@ -303,12 +337,7 @@ template <PixelFormat F, int Conn, bool V>
     std::vector<std::uint32_t> keys(std::size_t(w) + 16);
     std::uint32_t* kc = keys.data() + 8;  // kc[-1] is read
     std::vector<std::uint32_t> cs(std::size_t(w) + 24), ck(cs.size()), ps(cs.size()), pk(cs.size());
-    b.row_first.assign(rows + 1, 0);
-    b.parent.reserve(expected_runs + w + 16, 0);
-    b.block_roots.assign((b.parent.cap >> kBlockShift) + 1, 0);
-    b.bit_stride = (std::size_t(w) + 7) / 8;
-    b.bits = std::make_unique_for_overwrite<std::uint8_t[]>(b.bit_stride * rows + 8);
-    b.parent.data()[0] = 0;  // run 0: the background, its own root, never counted
+    b.start(w, expected_runs);
     std::uint32_t n_runs = 1, np = 0;
     const bool has_bg = r.has_background, blocks = sw.run_blocks, masks = sw.run_masks;
     const std::uint32_t bgk = r.background_key;
@@ -328,13 +357,9 @@ template <PixelFormat F, int Conn, bool V>
             nc = run_starts<V>(kc, w, cs.data(), ck.data(), bits);
         }
         cs[nc] = w;
-        if (b.parent.cap < std::size_t(n_runs) + nc + 16) {
-            b.parent.reserve(std::size_t(n_runs) + w + 16, n_runs);
-            b.block_roots.resize((b.parent.cap >> kBlockShift) + 1, 0);
-        }
+        b.begin_row(yr, n_runs, nc, w);
         std::uint32_t* const par = b.parent.data();
         std::uint32_t* const blk = b.block_roots.data();
-        b.row_first[yr] = n_runs;
         const std::uint32_t pbase = n_runs - np;  // index of the row above's first run
         std::uint32_t j = 0;
         for (std::uint32_t i = 0; i < nc;) {
@@ -369,17 +394,7 @@ template <PixelFormat F, int Conn, bool V>
                     }
                     continue;
                 }
-                auto join = [&](std::uint32_t m) {
-                    const std::uint32_t root = find(par, pbase + m);
-                    if (lab == me) {
-                        lab = root;
-                    } else if (root != lab) {
-                        const std::uint32_t lo = std::min(root, lab), hi = std::max(root, lab);
-                        par[hi] = lo;
-                        --blk[hi >> kBlockShift];
-                        lab = lo;
-                    }
-                };
+                auto join = [&](std::uint32_t m) { join_run(par, blk, pbase + m, me, lab); };
                 if (masks && (np - j <= 8 || ps[j + 8] + c4 > e)) {
                     // Switches::run_masks: the (at most eight) runs above that touch, as a bit
                     // mask of those holding the key; one of them (the usual case) gives its

@@ -57,6 +57,7 @@ inline std::uint32_t expect_labels(const TestImage& img, const Options& o, const
         with_off("run_masks", [](cpu::Switches& s) { s.run_masks = false; });
         with_off("shared_bands", [](cpu::Switches& s) { s.shared_bands = false; });
         with_off("stream_stores", [](cpu::Switches& s) { s.stream_stores = false; });
+        with_off("binary_runs", [](cpu::Switches& s) { s.binary_runs = false; });
         // The test pictures are below the size that streams: stream them all (rows on 16 bytes or not).
         with_off("stream_min_bytes (set to 0)", [](cpu::Switches& s) { s.stream_min_bytes = 0; });
         // Shared bands of one row and more (up to 16 a thread): seams on every row.
@@ -66,7 +67,7 @@ inline std::uint32_t expect_labels(const TestImage& img, const Options& o, const
         });
         with_off("every switch", [](cpu::Switches& s) {
             s.number_from_above = s.predict_stretchy = s.up_mask_scan = s.left_runs = s.run_length = s.run_blocks =
-                s.run_masks = s.shared_bands = s.stream_stores = false;
+                s.run_masks = s.shared_bands = s.stream_stores = s.binary_runs = false;
         });
     }
     return res.count;

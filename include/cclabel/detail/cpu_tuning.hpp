@@ -41,6 +41,11 @@ struct Switches {
     /// one pass then numbers the runs and writes every label once. The label image is written once
     /// and never read, instead of written, read and rewritten. Off: the pixel scan above.
     bool run_length = true;
+    /// Binary8 pictures take run_length's path whatever their run length (noise too), with a scan
+    /// of their own (src/cpu/binary_runs.hpp): 32 pixels a compare into foreground bits, run starts
+    /// by bit scans, and runs whose keys are their parity, so the joins compare no keys. Off:
+    /// masks are scanned as any other picture (noise then takes the pixel scan).
+    bool binary_runs = true;
     /// run_length's write pass stores the labels with non-temporal stores (rows that start on 16
     /// bytes, AVX2) when the label image holds at least stream_min_bytes: written once and not read
     /// back by the labeller, its cache lines need not be fetched before they are overwritten, which
