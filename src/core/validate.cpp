@@ -1,4 +1,5 @@
 // Argument checks for every call, in 64-bit arithmetic, before anything is allocated or read.
+#include <algorithm>
 #include <string>
 #include <thread>
 
@@ -32,6 +33,16 @@ std::string_view backend_name(Backend b) noexcept {
 
 namespace detail {
 namespace {
+
+/// Options::threads = 0: every core, but at least kAutoPixelsPerThread pixels a thread. Waking a
+/// thread and merging its band seam cost about as much as labelling tens of thousands of pixels, so
+/// small pictures (a batch of 512 x 512 masks called one by one) are faster on fewer threads.
+constexpr std::uint64_t kAutoPixelsPerThread = std::uint64_t(1) << 17;
+
+int auto_threads(std::uint64_t pixels) {
+    const std::uint64_t cores = std::max(1u, std::thread::hardware_concurrency());
+    return int(std::clamp<std::uint64_t>(pixels / kAutoPixelsPerThread, 1, cores));
+}
 
 std::uint64_t channel_max(PixelFormat f) {
     switch (f) {
@@ -112,7 +123,7 @@ Request make_request(const ImageView& image, const std::uint32_t* out, const Opt
 
     r.data = static_cast<const std::uint8_t*>(image.data);
     r.stride = stride;
-    r.threads = options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+    r.threads = options.threads > 0 ? options.threads : auto_threads(r.pixels());
     return r;
 }
 

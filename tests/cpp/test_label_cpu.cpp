@@ -2,7 +2,9 @@
 // connectivity, background, thread count, size and row padding.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+#include <thread>
 #include <tuple>
 
 #include "cclabel/cclabel.hpp"
@@ -163,6 +165,43 @@ TEST(LabelCpu, RunLengthPathLargeLabelImages) {
             expect_labels(img, make_options(img, conn, std::nullopt, threads), ref, n_ref,
                           "large blocky conn " + std::to_string(conn) + " threads " + std::to_string(threads));
     }
+}
+
+TEST(LabelCpu, LargeBinaryNoise) {
+    // Switches::binary_runs on noise whose labels (18 MB) are written with streaming stores.
+    for (int conn : {4, 8}) {
+        const std::int64_t w = 4100, h = 1100;
+        const auto img = make_image(w, h, PixelFormat::Binary8, random_values(w, h, 2, conn == 8 ? 0.35 : 0.55, 7 + std::uint32_t(conn)));
+        ASSERT_TRUE(takes_run_length_path(img));
+        std::uint32_t n_ref = 0;
+        const auto ref = flood_fill(img.values, img.width, img.height, conn, reference_background(img.format, {}), &n_ref);
+        for (int threads : {1, 3})
+            expect_labels(img, make_options(img, conn, std::nullopt, threads), ref, n_ref,
+                          "large binary noise conn " + std::to_string(conn) + " threads " + std::to_string(threads));
+    }
+}
+
+TEST(LabelCpu, BinaryNoiseTakesTheRunPath) {
+    const auto img = make_image(301, 97, PixelFormat::Binary8, random_values(301, 97, 2, 0.5, 12));
+    EXPECT_TRUE(takes_run_length_path(img));
+    cpu::Switches off;
+    off.binary_runs = false;
+    EXPECT_FALSE(takes_run_length_path(img, off));
+}
+
+TEST(LabelCpu, AutoThreadsFollowPictureSize) {
+    const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+    auto threads = [](std::int64_t w, std::int64_t h, int asked) {
+        std::vector<std::uint8_t> px(std::size_t(w * h), 1);
+        std::uint32_t sink = 0;
+        Options o;
+        o.threads = asked;
+        return detail::make_request(make_view(px.data(), w, h, PixelFormat::Binary8), &sink, o).threads;
+    };
+    EXPECT_EQ(threads(100, 100, 0), 1);
+    EXPECT_EQ(threads(512, 512, 0), std::min(cores, 2));
+    EXPECT_EQ(threads(4096, 4096, 0), std::min(cores, 128));
+    EXPECT_EQ(threads(100, 100, 5), 5) << "an explicit count is kept";
 }
 
 TEST(LabelCpu, NoiseTakesThePixelPath) {
