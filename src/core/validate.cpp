@@ -36,8 +36,9 @@ namespace {
 
 /// Options::threads = 0: every core, but at least kAutoPixelsPerThread pixels a thread. Waking a
 /// thread and merging its band seam cost about as much as labelling tens of thousands of pixels, so
-/// small pictures (a batch of 512 x 512 masks called one by one) are faster on fewer threads.
-constexpr std::uint64_t kAutoPixelsPerThread = std::uint64_t(1) << 17;
+/// small pictures (a batch of 512 x 512 masks called one by one) are faster on fewer threads
+/// (bench/thread_scaling.sh; the figures behind 2^15 are in bench/RESULTS.md).
+constexpr std::uint64_t kAutoPixelsPerThread = std::uint64_t(1) << 15;
 
 int auto_threads(std::uint64_t pixels) {
     const std::uint64_t cores = std::max(1u, std::thread::hardware_concurrency());

@@ -199,8 +199,8 @@ TEST(LabelCpu, AutoThreadsFollowPictureSize) {
         return detail::make_request(make_view(px.data(), w, h, PixelFormat::Binary8), &sink, o).threads;
     };
     EXPECT_EQ(threads(100, 100, 0), 1);
-    EXPECT_EQ(threads(512, 512, 0), std::min(cores, 2));
-    EXPECT_EQ(threads(4096, 4096, 0), std::min(cores, 128));
+    EXPECT_EQ(threads(512, 512, 0), std::min(cores, 8));
+    EXPECT_EQ(threads(4096, 4096, 0), std::min(cores, 512));
     EXPECT_EQ(threads(100, 100, 5), 5) << "an explicit count is kept";
 }
 
