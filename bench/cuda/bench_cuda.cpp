@@ -124,6 +124,7 @@ int main(int argc, char** argv) {
             auto& s = base.switches;
             bool* b = n == "seg_number_transpose" ? &s.seg_number_transpose
                       : n == "seg_uniform_warps"    ? &s.seg_uniform_warps
+                      : n == "seg_start_halves"     ? &s.seg_start_halves
                       : n == "seg_warp_carry"       ? &s.seg_warp_carry
                       : n == "seg_quad_number"      ? &s.seg_quad_number
                       : n == "seg_carry"            ? &s.seg_carry
@@ -182,6 +183,8 @@ int main(int argc, char** argv) {
         seg("segments, seg_carry off", 32, T, R, [](auto& s) { s.seg_carry = false; });
         seg("segments, seg_warp_carry off (the Carry kernel)", 32, T, R, [](auto& s) { s.seg_warp_carry = false; });
         seg("segments, seg_uniform_warps off", 32, T, R, [](auto& s) { s.seg_uniform_warps = false; });
+        seg(cclabel::cuda::Switches{}.seg_start_halves ? "segments, seg_start_halves off" : "segments, seg_start_halves on",
+            32, T, R, [](auto& s) { s.seg_start_halves = !s.seg_start_halves; });
         seg(cclabel::cuda::Switches{}.seg_number_transpose ? "segments, seg_number_transpose off" : "segments, seg_number_transpose on",
             32, T, R, [](auto& s) { s.seg_number_transpose = !s.seg_number_transpose; });
         for (std::uint32_t px : {4u, 16u}) {

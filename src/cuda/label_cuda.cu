@@ -224,9 +224,11 @@ __global__ void __launch_bounds__(1024) number_wide_kernel(Params g) {
 // The segment pipeline (segments.cuh): one thread a segment, no shared memory, no barriers.
 __device__ inline std::uint64_t seg_index() { return std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; }
 
-// One kernel for every stage (at most 512 threads: Start holds ~96 registers).
+// One kernel for every stage (at most 512 threads: Start holds ~104 registers). StartHalves, which
+// holds no row of keys, is built for two blocks of 512 a multiprocessor: at most 64 registers
+// (Binary8's would spill 28 bytes there, so it keeps the compiler's choice).
 template <SegStage S, PixelFormat F>
-__global__ void __launch_bounds__(512) seg_kernel(Params g) {
+__global__ void __launch_bounds__(512, S == SegStage::StartHalves && F != PixelFormat::Binary8 ? 2 : 1) seg_kernel(Params g) {
     DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
     seg_stage_program<S, F>(ops, g, seg_index());
 }
@@ -282,7 +284,10 @@ void enqueue_segments(const cclabel::detail::Request& r, const LaunchPlan& plan,
             seg_kernel<S, F><<<unsigned(grid), threads, 0, stream>>>(g);
             check(cudaGetLastError(), name);
         };
-        launch.template operator()<SegStage::Start>(plan.start_blocks, "launch of seg_kernel (Start)");
+        if (g.sw.seg_start_halves)
+            launch.template operator()<SegStage::StartHalves>(plan.start_blocks, "launch of seg_kernel (Start, halves)");
+        else
+            launch.template operator()<SegStage::Start>(plan.start_blocks, "launch of seg_kernel (Start)");
         // Carry is timed with Start (the benchmark's "start" column).
         if (plan.carry && !plan.warp_carry) launch.template operator()<SegStage::Carry>(blocks, "launch of seg_kernel (Carry)");
         if (events) record(events->after_start, stream, "cudaEventRecord(after_start)");

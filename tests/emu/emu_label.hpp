@@ -63,7 +63,10 @@ inline EmuRun emu_label_segments(const cclabel::detail::Request& r, const cuda::
                 seg_stage_program<S, F>(ops, g, b * threads + tid);
             });
         };
-        launch.template operator()<SegStage::Start>(plan.start_blocks);
+        if (g.sw.seg_start_halves)
+            launch.template operator()<SegStage::StartHalves>(plan.start_blocks);
+        else
+            launch.template operator()<SegStage::Start>(plan.start_blocks);
         if (plan.carry && !plan.warp_carry) launch.template operator()<SegStage::Carry>(blocks);
         launch.template operator()<SegStage::Connect>(blocks);
         launch.template operator()<SegStage::Flatten>(blocks);

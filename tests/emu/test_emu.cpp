@@ -672,6 +672,34 @@ TEST(EmuSegments, UniformRowsAgainstTheCpu) {
             }
 }
 
+// seg_start_halves: random pictures of few values (runs, stretches above, corners on both sides of
+// the half seam at pixel 15/16 and at segment edges), rows on 16 bytes so that the halves run on
+// every full segment below the top row, against the CPU with the switch on and off; the last
+// segment of a row is full or partial (widths 96, 100, 160).
+TEST(EmuSegments, StartHalvesAgainstTheCpu) {
+    std::uint32_t seed = 1700;
+    for (std::int64_t w : {96, 100, 160})
+        for (PixelFormat f : {PixelFormat::Binary8, PixelFormat::Gray8, PixelFormat::Gray16, PixelFormat::U32,
+                              PixelFormat::RGB8, PixelFormat::RGBA8})
+            for (bool on : {true, false}) {
+                const std::int64_t h = 7;
+                const auto vals = random_values(w, h, 3 + seed % 2, (seed % 3) * 0.3, seed);
+                const int bpp = bytes_per_pixel(f);
+                const auto img = make_image(w, h, f, vals, (16 - (w * bpp) % 16) % 16);
+                Tuning t;
+                t.shape.warp_w = 4;
+                t.shape.seg_span = 4;
+                t.shape.seg_threads = 8;
+                t.switches.seg_start_halves = on;
+                for (int conn : {4, 8})
+                    for (bool bg : {false, true})
+                        expect_emu_matches_cpu(img, conn, bg ? std::optional<std::uint64_t>{1} : std::nullopt,
+                                               Variant{on ? "start halves on" : "start halves off", t}, seed + conn,
+                                               std::string(format_name(f)) + " random " + std::to_string(w) + "x7");
+                ++seed;
+            }
+}
+
 TEST(Emu, EmptyPictureLaunchesNothing) {
     Options o;
     const auto img = make_image(0, 0, PixelFormat::Gray8, {});

@@ -46,6 +46,12 @@ struct Switches {
     /// 5 × 32 key comparisons. Decided for the whole warp: a lane-by-lane choice (tried, fc0c651)
     /// left lanes idle while the others compared and was slower. Off: every segment compares keys.
     bool seg_uniform_warps = true;
+    /// Segment pipeline, Start with seg_warp_carry and segments of 32 (rows on 16 bytes, below the
+    /// top row): the masks are compared 16 pixels at a time (segments.cuh, seg_masks_halves), so a
+    /// thread holds 16 keys of each row instead of 32, and the Start kernel is built for at most
+    /// 64 registers (two blocks of 512 threads a multiprocessor, twice the threads in flight).
+    /// Off: the whole segment's keys are loaded at once.
+    bool seg_start_halves = true;
     /// Connect joins the row above (up-left, up, up-right) before the left neighbour, so a pixel
     /// attaches to a row that is mostly joined already instead of chaining along its own row.
     bool up_before_left = true;

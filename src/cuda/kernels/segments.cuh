@@ -149,6 +149,89 @@ CCL_HD bool seg_uniform_with_above(const Params& g, std::uint32_t x0, std::uint3
     return same;
 }
 
+/// The comparison masks of Start (bit k: pixel k of the segment) for one segment.
+struct SegMasks {
+    std::uint32_t E = 0, BG = 0, U = 0, UL = 0, UR = 0, c0 = 0;  // c0: the key of pixel 0
+};
+
+/// Switches::seg_start_halves: the masks of a full segment of 32 whose row and the row above start
+/// on 16 bytes (below the image's top row), compared 16 pixels at a time, so that only 16 keys of
+/// each row are held at once (the whole segment's 64 keys held Start to ~104 registers, a quarter
+/// of the multiprocessor's threads). The key of pixel 15's upper-right neighbour comes from the
+/// second half's first load.
+template <PixelFormat F>
+CCL_HD SegMasks seg_masks_halves(const Params& g, std::uint32_t x0, std::uint32_t y) {
+    constexpr std::uint32_t B = std::uint32_t(cclabel::detail::PixelTraits<F>::kBytes);
+    constexpr std::uint32_t kHalf = kMaxSeg / 2, kWords = kHalf * B / 4;
+    static_assert(kWords % 4 == 0, "a half segment is whole 16-byte loads");
+    const std::uint8_t* p = g.img + std::int64_t(y) * g.stride + std::int64_t(x0) * B;
+    const std::uint8_t* q = p - g.stride;
+    const bool has_l = x0 > 0, has_r = x0 + kMaxSeg < g.width;
+    SegMasks m;
+    std::uint32_t last_c = has_l ? key_at<F>(g, x0 - 1, y) : 0u;
+    std::uint32_t last_a = has_l ? key_at<F>(g, x0 - 1, y - 1) : 0u;
+    std::uint32_t pending = 0;  // the key of pixel 15, whose upper-right pixel is the second half's first
+    CCL_UNROLL
+    for (std::uint32_t h = 0; h < 2; ++h) {
+        std::uint32_t cw[kWords + 1], aw[kWords + 1];
+        CCL_UNROLL
+        for (std::uint32_t j = 0; j < kWords / 4; ++j) {
+            load16(p + h * kHalf * B + 16 * j, cw + 4 * j);
+            load16(q + h * kHalf * B + 16 * j, aw + 4 * j);
+        }
+        cw[kWords] = aw[kWords] = 0;
+        CCL_UNROLL
+        for (std::uint32_t k = 0; k < kHalf; ++k) {
+            const std::uint32_t K = h * kHalf + k, bit = 1u << K;
+            const std::uint32_t ck = key_from_words<F>(cw, k), ak = key_from_words<F>(aw, k);
+            if (K == 0) m.c0 = ck;
+            if (K > 0 && ck == last_c) m.E |= bit;
+            if (g.has_background && ck == g.background_key) m.BG |= bit;
+            if (ak == ck) m.U |= bit;
+            if ((K > 0 || has_l) && last_a == ck) m.UL |= bit;
+            if (h == 1 && k == 0 && ak == pending) m.UR |= 1u << (kHalf - 1);
+            if (k + 1 < kHalf) {
+                if (key_from_words<F>(aw, k + 1 < kHalf ? k + 1 : k) == ck) m.UR |= bit;
+            } else if (h == 0) {
+                pending = ck;
+            } else if (has_r && key_at<F>(g, x0 + kMaxSeg, y - 1) == ck) {
+                m.UR |= bit;
+            }
+            last_c = ck;
+            last_a = ak;
+        }
+    }
+    return m;
+}
+
+/// seg_start_halves, any other segment (partial, rows not on 16 bytes, or the image's top row when
+/// @p above is false): the same masks from one pixel at a time, holding no row of keys.
+template <PixelFormat F>
+CCL_HD SegMasks seg_masks_pixels(const Params& g, std::uint32_t x0, std::uint32_t y, std::uint32_t n, bool above) {
+    const bool has_l = x0 > 0, has_r = x0 + n < g.width;
+    SegMasks m;
+    std::uint32_t last_c = has_l ? key_at<F>(g, x0 - 1, y) : 0u;
+    std::uint32_t last_a = has_l && above ? key_at<F>(g, x0 - 1, y - 1) : 0u;
+    std::uint32_t next_a = above ? key_at<F>(g, x0, y - 1) : 0u;
+    for (std::uint32_t k = 0; k < n; ++k) {
+        const std::uint32_t bit = 1u << k, ck = key_at<F>(g, x0 + k, y);
+        if (k == 0) m.c0 = ck;
+        if (k > 0 && ck == last_c) m.E |= bit;
+        if (g.has_background && ck == g.background_key) m.BG |= bit;
+        if (above) {
+            const std::uint32_t ak = next_a;
+            const bool r_ok = k + 1 < n || has_r;
+            next_a = r_ok ? key_at<F>(g, x0 + k + 1, y - 1) : 0u;
+            if (ak == ck) m.U |= bit;
+            if ((k > 0 || has_l) && last_a == ck) m.UL |= bit;
+            if (r_ok && next_a == ck) m.UR |= bit;
+            last_a = ak;
+        }
+        last_c = ck;
+    }
+    return m;
+}
+
 /// What Start of one segment leaves to its caller: the node mask, whether pixel 0 is carried, and
 /// the segment's first pixel.
 struct SegStarted {
@@ -172,15 +255,19 @@ struct SegStarted {
 /// on entry (unless r is 0) and this row's on return; @p a is scratch for the row above.
 /// With @p uniform (seg_uniform_warps: a full segment of 32 whose pixels and the 32 above hold the
 /// key *uniform, r 0) the masks follow from the three pixels beside it, and @p c is not filled.
-template <PixelFormat F, class Ops>
+/// With @p H (seg_start_halves) no row of keys is held: the masks come from seg_masks_halves or
+/// seg_masks_pixels, @p c and @p a are not used, and a strip reads each row above again.
+template <PixelFormat F, bool H, class Ops>
 CCL_HD SegStarted seg_start_one(Ops& ops, const Params& g, std::uint32_t s, std::uint32_t r, std::uint32_t* c,
                                 std::uint32_t* a, const std::uint32_t* uniform = nullptr) {
     const SegPos p = seg_pos(g, s);
     const std::uint32_t n = p.n, x0 = p.x0, y = p.y, valid = mask_below(n);
     // The row above is the strip's previous row, still in registers (read from the picture
     // only at the strip's top).
-    CCL_UNROLL
-    for (std::uint32_t k = 0; k < kMaxSeg; ++k) a[k] = c[k];
+    if constexpr (!H) {
+        CCL_UNROLL
+        for (std::uint32_t k = 0; k < kMaxSeg; ++k) a[k] = c[k];
+    }
     std::uint32_t E = 0, BG = 0, U = 0, UL = 0, UR = 0;
     bool e0 = false;
     if (uniform) {
@@ -191,6 +278,15 @@ CCL_HD SegStarted seg_start_one(Ops& ops, const Params& g, std::uint32_t s, std:
         U = ~0u;
         UL = ~1u | (x0 > 0 && key_at<F>(g, x0 - 1, y - 1) == v ? 1u : 0u);
         UR = ~(1u << 31) | (x0 + n < g.width && key_at<F>(g, x0 + n, y - 1) == v ? 1u << 31 : 0u);
+    } else if constexpr (H) {
+        const bool above = y > 0 && !image_top(g, y);
+        const std::uint8_t* row = g.img + std::int64_t(y) * g.stride + std::int64_t(x0) * cclabel::detail::PixelTraits<F>::kBytes;
+        const bool aligned = above && n == kMaxSeg &&
+                             ((reinterpret_cast<std::uintptr_t>(row) | reinterpret_cast<std::uintptr_t>(row - g.stride)) & 15u) == 0;
+        const SegMasks m = aligned ? seg_masks_halves<F>(g, x0, y) : seg_masks_pixels<F>(g, x0, y, n, above);
+        E = m.E, BG = m.BG, U = m.U, UL = m.UL, UR = m.UR;
+        e0 = x0 > 0 && key_at<F>(g, x0 - 1, y) == m.c0;
+        (void)r;
     } else {
         load_seg_keys<F>(g, x0, y, n, c);
         CCL_UNROLL
@@ -255,7 +351,7 @@ CCL_HD SegStarted seg_start_one(Ops& ops, const Params& g, std::uint32_t s, std:
 /// (lanes past the row's segments take part in the warp's votes only), so a warp is one span of a
 /// row, whose first segment is never carried. A carried segment's node is the last node of the
 /// nearest segment to its left holding one: the segments between are carried whole (no node).
-template <PixelFormat F, class Ops>
+template <PixelFormat F, bool H, class Ops>
 CCL_HD void seg_start_span_program(Ops& ops, const Params& g, std::uint64_t t64) {
     if (t64 >= g.start_lanes) return;  // whole warps: start_lanes is a multiple of the warp width
     const std::uint32_t t = std::uint32_t(t64);
@@ -276,18 +372,19 @@ CCL_HD void seg_start_span_program(Ops& ops, const Params& g, std::uint64_t t64)
     }
     const bool warp_uniform = g.sw.seg_uniform_warps && (ops.ballot(all, uniform) & all) == all;
     SegStarted st;
-    if (real) st = seg_start_one<F>(ops, g, s, 0, c, a, warp_uniform ? &v : nullptr);
+    if (real) st = seg_start_one<F, H>(ops, g, s, 0, c, a, warp_uniform ? &v : nullptr);
     const std::uint32_t with_node = ops.ballot(all, st.S != 0) & all & mask_below(lane);
     const std::uint32_t src = with_node ? highest_bit(with_node) : lane;
     const std::uint32_t node = ops.shfl(all, st.S ? st.row + highest_bit(st.S) : 0u, src);
     if (st.carried) ops.st(&g.seg_c[s], node);
 }
 
-template <PixelFormat F, class Ops>
+/// Start; @p H: Switches::seg_start_halves (a kernel of its own on the GPU, built for fewer registers).
+template <PixelFormat F, bool H, class Ops>
 CCL_HD void seg_start_program(Ops& ops, const Params& g, std::uint64_t t64) {
-    if (g.seg_warp_carry) return seg_start_span_program<F>(ops, g, t64);
+    if (g.seg_warp_carry) return seg_start_span_program<F, H>(ops, g, t64);
     std::uint32_t c[kMaxSeg] = {}, a[kMaxSeg] = {};
-    for_strip(g, t64, [&](std::uint32_t s, std::uint32_t r) { seg_start_one<F>(ops, g, s, r, c, a); });
+    for_strip(g, t64, [&](std::uint32_t s, std::uint32_t r) { seg_start_one<F, H>(ops, g, s, r, c, a); });
 }
 
 /// Whether segment @p s's pixel 0 is carried (seg_carry), from its S and G words.
@@ -570,13 +667,15 @@ CCL_HD void seg_quad_number_program(Ops& ops, const Params& g, std::uint64_t t64
 }
 
 /// The segment pipeline's kernels, in launch order (the CUB scan runs between Flatten and Resolve).
-enum class SegStage { Start, Carry, Connect, Flatten, Resolve, QuadNumber, Number };
+/// StartHalves is Start with Switches::seg_start_halves.
+enum class SegStage { Start, StartHalves, Carry, Connect, Flatten, Resolve, QuadNumber, Number };
 
 /// One thread of stage @p S: thread @p t is a strip (a pixel quad for QuadNumber). The GPU kernel
 /// and the emulator both call this, so the stage list is written once.
 template <SegStage S, PixelFormat F, class Ops>
 CCL_HD void seg_stage_program(Ops& ops, const Params& g, std::uint64_t t) {
-    if constexpr (S == SegStage::Start) seg_start_program<F>(ops, g, t);
+    if constexpr (S == SegStage::Start) seg_start_program<F, false>(ops, g, t);
+    else if constexpr (S == SegStage::StartHalves) seg_start_program<F, true>(ops, g, t);
     else if constexpr (S == SegStage::Carry) seg_carry_program<F>(ops, g, t);
     else if constexpr (S == SegStage::Connect) seg_connect_program<F>(ops, g, t);
     else if constexpr (S == SegStage::Flatten) seg_flatten_program<F>(ops, g, t);
