@@ -29,7 +29,8 @@ struct SegmentOptions {
     /// Auto: the GPU when cuda_available() and the image has at least kSegmentAutoCudaPixels pixels,
     /// else the CPU. Cuda without a CUDA build or device is an Error. Results never depend on it.
     Backend backend = Backend::Auto;
-    /// CPU threads; 0 means all cores. Results never depend on it.
+    /// CPU threads; 0 means all cores, at most one a 2^15 pixels (as Options::threads). Results
+    /// never depend on it.
     int threads = 0;
 };
 
@@ -79,7 +80,7 @@ struct KMeansOptions {
     int max_iterations = 10;  ///< centre updates at most (0: the initial centres only); ≥ 0
     std::uint64_t seed = 0;   ///< the same seed gives the same result on every backend and thread count
     Backend backend = Backend::Auto;  ///< as SegmentOptions::backend
-    int threads = 0;                  ///< CPU threads; 0 means all cores
+    int threads = 0;                  ///< CPU threads; 0 as SegmentOptions::threads
 };
 
 /// What kmeans() reports besides the cluster image.

@@ -36,7 +36,8 @@ template <bool V>
 inline std::uint32_t binary_run_starts(const std::uint8_t* row, std::uint32_t n, std::uint32_t* cs, std::uint8_t* bits,
                                        bool& fg0) {
     std::uint32_t nc = 0, carry = 0;  // carry: foreground bit of the pixel before the word
-    for (std::uint32_t x = 0; x < n; x += 32) {
+    for (std::uint64_t x64 = 0; x64 < n; x64 += 32) {  // 64-bit: a row of nearly 2^32 pixels must not wrap
+        const auto x = std::uint32_t(x64);
         const std::uint32_t k = std::min<std::uint32_t>(32, n - x);
         std::uint32_t fg;
 #if CCLABEL_X86_SIMD

@@ -115,7 +115,7 @@ inline std::uint32_t run_starts_scalar(const std::uint32_t* kc, std::uint32_t n,
     std::uint32_t nc = 0;
     std::memset(bits, 0, (n + 7) / 8);
     for (std::uint32_t x = 0; x < n; ++x) {
-        const bool st = kc[x] != kc[x - 1];
+        const bool st = kc[x] != kc[std::ptrdiff_t(x) - 1];  // kc[-1] at x = 0, not kc[2^32 - 1]
         cs[nc] = x;
         ck[nc] = kc[x];
         nc += st;
@@ -142,12 +142,12 @@ __attribute__((target("avx2,popcnt"))) inline std::uint32_t run_starts_avx2(cons
                                                                              std::uint32_t* cs, std::uint32_t* ck,
                                                                              std::uint8_t* bits) {
     std::uint32_t nc = 0;
-    for (std::uint32_t x = 0; x < n; x += 8) {
+    for (std::uint64_t x = 0; x < n; x += 8) {  // 64-bit: a row of nearly 2^32 pixels must not wrap
         const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kc + x));
         const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kc + x - 1));
         unsigned m = ~unsigned(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(a, b)))) & 0xFFu;
         if (x + 8 > n) m &= (1u << (n - x)) - 1u;
-        nc = pack_starts_avx2(a, m, x, cs, ck, bits, nc);
+        nc = pack_starts_avx2(a, m, std::uint32_t(x), cs, ck, bits, nc);
     }
     return nc;
 }

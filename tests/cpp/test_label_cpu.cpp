@@ -9,6 +9,7 @@
 
 #include "cclabel/cclabel.hpp"
 #include "core/request.hpp"
+#include "cpu/binary_runs.hpp"
 #include "cpu/label_cpu.hpp"
 #include "label_check.hpp"
 #include "reference/flood_fill.hpp"
@@ -178,6 +179,57 @@ TEST(LabelCpu, LargeBinaryNoise) {
         for (int threads : {1, 3})
             expect_labels(img, make_options(img, conn, std::nullopt, threads), ref, n_ref,
                           "large binary noise conn " + std::to_string(conn) + " threads " + std::to_string(threads));
+    }
+}
+
+// The run path's portable scans (what a CPU without AVX2 runs) against the dispatched ones (AVX2
+// here): the same runs, start bits, parents and seam rows, for the general scan and the mask scan.
+template <PixelFormat F, int Conn>
+void expect_portable_scan_equal(const TestImage& img, bool binary) {
+    std::uint32_t sink = 0;
+    const detail::Request r = detail::make_request(img.view(), &sink, Options{});
+    cpu::runs::Band a, b;
+    a.y0 = b.y0 = 0;
+    a.y1 = b.y1 = r.height;
+    const cpu::Switches sw;
+    if (binary) {
+        cpu::runs::scan_binary<Conn>(r, a, 16);
+        cpu::runs::scan_binary_body<Conn, false>(r, b, 16);
+    } else {
+        cpu::runs::scan<F, Conn>(r, sw, a, 16);
+        cpu::runs::scan_body<F, Conn, false>(r, sw, b, 16);
+    }
+    const std::string what = std::string(format_name(F)) + " " + std::to_string(img.width) + "x" +
+                             std::to_string(img.height) + " conn " + std::to_string(Conn) + (binary ? " mask scan" : "");
+    ASSERT_EQ(a.row_first, b.row_first) << what;
+    const std::uint32_t runs = a.row_first.back();
+    EXPECT_TRUE(std::equal(a.parent.data(), a.parent.data() + runs, b.parent.data())) << what;
+    for (std::int64_t y = 0; y < r.height; ++y)
+        for (std::int64_t x = 0; x < r.width; ++x) {
+            const std::size_t byte = std::size_t(y) * a.bit_stride + std::size_t(x / 8);
+            ASSERT_EQ(a.bits[byte] >> (x % 8) & 1, b.bits[byte] >> (x % 8) & 1) << what << " bit " << x << "," << y;
+        }
+    EXPECT_EQ(a.block_roots, b.block_roots) << what;
+    EXPECT_EQ(a.first_starts, b.first_starts) << what;
+    EXPECT_EQ(a.first_keys, b.first_keys) << what;
+    EXPECT_EQ(a.last_starts, b.last_starts) << what;
+    EXPECT_EQ(a.last_keys, b.last_keys) << what;
+}
+
+TEST(LabelCpu, PortableRunScansEqualTheDispatchedOnes) {
+    std::uint32_t seed = 900;
+    for (auto [w, h] : {std::pair<std::int64_t, std::int64_t>{16, 5}, {33, 20}, {100, 31}, {257, 9}}) {
+        ++seed;
+        const auto blocky = [&](PixelFormat f) { return make_image(w, h, f, blocky_values(w, h, 3, 5, 2, seed)); };
+        expect_portable_scan_equal<PixelFormat::Gray8, 8>(blocky(PixelFormat::Gray8), false);
+        expect_portable_scan_equal<PixelFormat::RGB8, 8>(blocky(PixelFormat::RGB8), false);
+        expect_portable_scan_equal<PixelFormat::U32, 4>(blocky(PixelFormat::U32), false);
+        for (double zeros : {0.1, 0.5, 0.9}) {
+            const auto mask = make_image(w, h, PixelFormat::Binary8, random_values(w, h, 2, zeros, seed));
+            expect_portable_scan_equal<PixelFormat::Binary8, 8>(mask, false);
+            expect_portable_scan_equal<PixelFormat::Binary8, 8>(mask, true);
+            expect_portable_scan_equal<PixelFormat::Binary8, 4>(mask, true);
+        }
     }
 }
 
