@@ -629,6 +629,26 @@ TEST(EmuSegments, UniformSegmentTest) {
     }
 }
 
+// Warps of 4 lanes, each a span of 4 segments, 8 threads a block: a small picture crosses many warps.
+Tuning four_lane_spans() {
+    Tuning t;
+    t.shape.warp_w = 4;
+    t.shape.seg_span = 4;
+    t.shape.seg_threads = 8;
+    return t;
+}
+
+// The picture of @p vals with rows padded to 16 bytes (so Start's 16-byte loads run), both
+// connectivities, without a background and with @p bg, against the CPU.
+void expect_aligned_rows_match(std::int64_t w, std::int64_t h, PixelFormat f, const std::vector<std::uint64_t>& vals,
+                               std::uint64_t bg, const Variant& v, std::uint32_t seed, const std::string& kind) {
+    const auto img = make_image(w, h, f, vals, (16 - (w * bytes_per_pixel(f)) % 16) % 16);
+    for (int conn : {4, 8})
+        for (bool with_bg : {false, true})
+            expect_emu_matches_cpu(img, conn, with_bg ? std::optional<std::uint64_t>{bg} : std::nullopt, v, seed + conn,
+                                   std::string(format_name(f)) + kind + std::to_string(w) + "x" + std::to_string(h));
+}
+
 // seg_uniform_warps end to end: drawing-like pictures (one paper value, short lines and dots of
 // others, some on segment edges), rows aligned so that the word test runs, warps of 4 segments of
 // 32 (128 pixels, so some warps see only paper and some do not), the switch on and off.
@@ -656,18 +676,10 @@ TEST(EmuSegments, UniformRowsAgainstTheCpu) {
                 // uniform but none like its left neighbour (a warp's lanes hold different values).
                 for (std::int64_t y = h / 2; y < h; ++y)
                     for (std::int64_t x = 0; x < w; ++x) vals[std::size_t(y * w + x)] = x / 32 % 3 == 0 ? paper : x / 32 % 3;
-                const int bpp = bytes_per_pixel(f);
-                const auto img = make_image(w, h, f, vals, (16 - (w * bpp) % 16) % 16);
-                Tuning t;
-                t.shape.warp_w = 4;
-                t.shape.seg_span = 4;
-                t.shape.seg_threads = 8;
+                Tuning t = four_lane_spans();
                 t.switches.seg_uniform_warps = on;
-                for (int conn : {4, 8})
-                    for (bool bg : {false, true})
-                        expect_emu_matches_cpu(img, conn, bg ? std::optional<std::uint64_t>{paper} : std::nullopt,
-                                               Variant{on ? "uniform warps on" : "uniform warps off", t}, seed + conn,
-                                               std::string(format_name(f)) + " drawing " + std::to_string(w) + "x8");
+                expect_aligned_rows_match(w, h, f, vals, paper, Variant{on ? "uniform warps on" : "uniform warps off", t},
+                                          seed, " drawing ");
                 ++seed;
             }
 }
@@ -684,18 +696,10 @@ TEST(EmuSegments, StartHalvesAgainstTheCpu) {
             for (bool on : {true, false}) {
                 const std::int64_t h = 7;
                 const auto vals = random_values(w, h, 3 + seed % 2, (seed % 3) * 0.3, seed);
-                const int bpp = bytes_per_pixel(f);
-                const auto img = make_image(w, h, f, vals, (16 - (w * bpp) % 16) % 16);
-                Tuning t;
-                t.shape.warp_w = 4;
-                t.shape.seg_span = 4;
-                t.shape.seg_threads = 8;
+                Tuning t = four_lane_spans();
                 t.switches.seg_start_halves = on;
-                for (int conn : {4, 8})
-                    for (bool bg : {false, true})
-                        expect_emu_matches_cpu(img, conn, bg ? std::optional<std::uint64_t>{1} : std::nullopt,
-                                               Variant{on ? "start halves on" : "start halves off", t}, seed + conn,
-                                               std::string(format_name(f)) + " random " + std::to_string(w) + "x7");
+                expect_aligned_rows_match(w, h, f, vals, 1, Variant{on ? "start halves on" : "start halves off", t}, seed,
+                                          " random ");
                 ++seed;
             }
 }
