@@ -7,7 +7,7 @@
 #     package's GPU tests (CuPy, PyTorch) and, if time is left, the CCLABEL_GPU_HUGE=1 pictures.
 # Knobs: PEERS=0 builds the peers' tools and the package but runs no peers.py, GTESTS=0 skips the GPU tests, CUDA_BENCH=0 bench_batch and bench_cuda (CUDA_BENCH_ARGS,
 # CUDA_BENCH_S its arguments and time limit), SAN=1 runs compute-sanitizer, NCU=1 profiles, BENCHES=0 the
-# segment/stats/tiles benchmarks (BENCH_LIST: some of them), PYTESTS=0 the package's GPU tests, HUGE=0 the huge pictures;
+# segment/stats/tiles benchmarks (BENCH_LIST: some of them; TILES_S, TILES_ARGS bench_tiles's time and arguments), PYTESTS=0 the package's GPU tests, HUGE=0 the huge pictures;
 # DASK_ARGS (unset: skipped) runs bench/dask_bench.py with those arguments after the peers.
 # Logs in round.tar.gz (check/, peers/); summary.txt says what ran and how long it took.
 # Needs .device/googletest and .device/whl (bench/fetch_wheels.sh) carried.
@@ -101,7 +101,7 @@ fi
 if [ "${BENCHES:-1}" = 1 ]; then  # BENCH_LIST picks some of them
   for b in ${BENCH_LIST:-bench_segment bench_stats bench_tiles}; do
     case $b in
-      bench_tiles) bench bench_tiles 50 --reps 3 ;;
+      bench_tiles) bench bench_tiles ${TILES_S:-50} ${TILES_ARGS:---reps 3} ;;
       *) bench "$b" 25 ;;
     esac
   done

@@ -4,7 +4,11 @@
 // each stage, extra device memory; every switch off in turn and several launch shapes; and the host
 // API with copies included. Labels are checked against the CPU backend at every size.
 //
-//   bench_cuda [--dpi 50,100,...] [--reps N] [--variants DPI] [--no-check] [--no-host] [--few]
+// With --mask, each dpi also times the sheet's ink mask (Binary8: 1 where a pixel is not white),
+// with the defaults and with seg_start_halves flipped (Binary8's Start is the one kernel built
+// without the 64-register cap), checked against the CPU backend.
+//
+//   bench_cuda [--dpi 50,100,...] [--reps N] [--variants DPI] [--no-check] [--no-host] [--few] [--mask]
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -108,7 +112,7 @@ std::vector<int> parse_list(const char* s) {
 int main(int argc, char** argv) {
     std::vector<int> dpis = {50, 100, 200, 300, 400, 600, 800};
     int reps = 10, variants_dpi = 800;
-    bool check = true, host = true, few = false;
+    bool check = true, host = true, few = false, mask = false;
     cclabel::cuda::Tuning base;  // the main table's tuning: the defaults, or with --flip NAME switches flipped
     std::string flipped;
     for (int i = 1; i < argc; ++i) {
@@ -138,9 +142,10 @@ int main(int argc, char** argv) {
             }
             *b = !*b;
             flipped += " " + n + (*b ? " on" : " off");
-        } else if (a == "--few") few = true;  // variants: the segment pipeline's and the pixel pipeline's defaults only
+        } else if (a == "--mask") mask = true;
+        else if (a == "--few") few = true;  // variants: the segment pipeline's and the pixel pipeline's defaults only
         else {
-            std::fprintf(stderr, "usage: bench_cuda [--dpi 50,100] [--reps N] [--variants DPI|0] [--no-check] [--no-host] [--few] [--flip SWITCH]...\n");
+            std::fprintf(stderr, "usage: bench_cuda [--dpi 50,100] [--reps N] [--variants DPI|0] [--no-check] [--no-host] [--few] [--mask] [--flip SWITCH]...\n");
             return 2;
         }
     }
@@ -310,6 +315,40 @@ int main(int argc, char** argv) {
             std::fflush(stdout);
         }
         std::printf("#   (generated in %.1f s; floor %.3f ms)\n", gen_s, floor_ms);
+        if (mask) {
+            std::vector<std::uint8_t> m(n);
+            for (std::size_t i = 0; i < n; ++i) {
+                const std::uint8_t* p = d.rgb.data() + 3 * i;
+                m[i] = std::uint8_t(!(p[0] == 255 && p[1] == 255 && p[2] == 255));
+            }
+            Gpu gm = g;
+            ck(cudaMalloc(&gm.img, n), "cudaMalloc(mask)");
+            ck(cudaMemcpy(gm.img, m.data(), n, cudaMemcpyHostToDevice), "cudaMemcpy(mask)");
+            gm.view = cclabel::make_view(gm.img, d.width, d.height, cclabel::PixelFormat::Binary8);
+            const double mfloor = double(n) * 5.0 / kBandwidth * 1e3;
+            for (int flip = 0; flip < 2; ++flip) {
+                cclabel::cuda::Tuning t = base;
+                if (flip) t.switches.seg_start_halves = !t.switches.seg_start_halves;
+                const Timing r = time_device(gm, cclabel::Options{}, t, reps);
+                bool ok = true;
+                if (check) {
+                    std::vector<std::uint32_t> got(n), want(n);
+                    ck(cudaMemcpy(got.data(), gm.labels, n * 4, cudaMemcpyDeviceToHost), "cudaMemcpy(labels)");
+                    cclabel::Options o;
+                    o.backend = cclabel::Backend::Cpu;
+                    const auto cpu = cclabel::label(
+                        cclabel::make_view(m.data(), d.width, d.height, cclabel::PixelFormat::Binary8), want.data(), o);
+                    ok = cpu.count == r.count && got == want;
+                }
+                std::printf("%-5d ink mask, seg_start_halves %-3s %9u %8.3f %7.2f %9.2f | start %7.3f connect %7.3f "
+                            "number %7.3f | %s\n",
+                            dpi, (t.switches.seg_start_halves ? "on" : "off"), r.count, r.total_ms, r.total_ms / mfloor,
+                            double(n) / (r.total_ms * 1e-3) / 1e9, r.start_ms, r.connect_ms, r.number_ms,
+                            check ? (ok ? "ok" : "MISMATCH") : "-");
+                std::fflush(stdout);
+            }
+            cudaFree(gm.img);
+        }
         if (dpi == variants_dpi) run_variants(d, g);
         cudaFree(g.img);
         cudaFree(g.labels);

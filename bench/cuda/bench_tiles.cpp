@@ -6,8 +6,12 @@
 //      streams, as the pipeline does them), so ratio = streamed / floor (goal: ≤ 1.2);
 //   2. a 2.5-gigapixel picture (50000 x 50000, Gray8 and Binary8, the sheet's red channel repeated)
 //      host to host, as pixels per second and against its copy floor.
-// Medians of --reps runs. The sheet's labels are checked against the CPU labeller once (--no-check
-// skips it). Prints one compact table; about a minute on an H200.
+//   3. the sheet again in full-width strips of --strips rows (default 1024; 0 leaves them out): with
+//      early downloads (StreamTuning::early_downloads: each strip downloaded while later strips
+//      upload, its map taken --lag rows below it), without, and with the paper as background; the
+//      floor of each row is the same strips' copies; the 2.5-gigapixel pictures in strips too.
+// Medians of --reps runs. The sheet's labels are checked against the CPU labeller after each row
+// (--no-check skips it). Prints one compact table; about a minute on an H200.
 //
 // Under each row, where the time goes (--no-phases leaves it out): the medians over --reps more
 // calls of the pipeline's phases (core/tiles_profile.hpp: host-clock marks at the phase
@@ -86,10 +90,18 @@ struct FloorSplit {
     double up_ms = 0, down_ms = 0;
 };
 
-double copy_floor(const cclabel::ImageView& v, std::uint32_t* out, std::int64_t tile, Copies what = Copies::Both,
+/// How a row cuts and labels its picture: tiles of tw x th (full-width strips when tw is the
+/// width), the pipeline's switches and the labelling options.
+struct Tiling {
+    std::int64_t tw = 8192, th = 8192;
+    cclabel::detail::StreamTuning tuning;
+    cclabel::Options options;
+};
+
+double copy_floor(const cclabel::ImageView& v, std::uint32_t* out, const Tiling& tiling, Copies what = Copies::Both,
                   FloorSplit* split = nullptr) {
     const int bpp = cclabel::bytes_per_pixel(v.format);
-    const std::int64_t W = v.width, H = v.height, tw = std::min(tile, W), th = std::min(tile, H);
+    const std::int64_t W = v.width, H = v.height, tw = std::min(tiling.tw, W), th = std::min(tiling.th, H);
     void* dev[2];
     cudaStream_t s[2];
     for (int k = 0; k < 2; ++k) {
@@ -173,7 +185,7 @@ struct Row {
     Phases phases;
 };
 
-Phases measure_phases(const cclabel::ImageView& v, std::uint32_t* out, std::int64_t tile,
+Phases measure_phases(const cclabel::ImageView& v, std::uint32_t* out, const Tiling& tile,
                       const std::vector<int>& devices, int reps) {
     Phases p;
     p.present = true;
@@ -198,10 +210,10 @@ Phases measure_phases(const cclabel::ImageView& v, std::uint32_t* out, std::int6
     }
     using P = cclabel::detail::TilesProfile;
     std::vector<P> runs;
-    cclabel::Options o;
     for (int i = 0; i < reps; ++i) {
         P prof;
-        (void)cclabel::cuda::detail::label_tiled_streamed_profiled(v, out, o, tile, tile, devices, &prof);
+        (void)cclabel::cuda::detail::label_tiled_streamed_profiled(v, out, tile.options, tile.tw, tile.th, devices,
+                                                                   &prof, tile.tuning);
         runs.push_back(prof);
     }
     auto med = [&](auto&& f) {
@@ -248,21 +260,26 @@ void print_phases(const Phases& p) {
                 (unsigned long long)p.last.seam_pairs, (unsigned long long)p.last.overflow_tiles,
                 (unsigned long long)p.last.tables_copied,
                 p.last.maps_at_once ? "at once" : "slot by slot", (unsigned long long)p.last.regions);
+    if (p.last.early_tiles || p.last.early_broken)
+        std::printf("#   early downloads: %llu strips during phase A, %llu of them downloaded again (map changed)%s\n",
+                    (unsigned long long)p.last.early_tiles, (unsigned long long)p.last.early_redone,
+                    p.last.early_broken ? "; the early numbering stopped (a late join or too many ids)" : "");
     std::fflush(stdout);
 }
 
-Row measure(const std::string& name, const cclabel::ImageView& v, std::uint32_t* out, std::int64_t tile,
+Row measure(const std::string& name, const cclabel::ImageView& v, std::uint32_t* out, const Tiling& tile,
             const std::vector<int>& devices, int reps) {
     Row r;
     r.name = name;
     r.pixels = v.pixels();
-    cclabel::Options o;
     std::vector<double> fl, st;
     (void)copy_floor(v, out, tile);  // warm-up (first touch of the mappings)
     for (int i = 0; i < reps; ++i) fl.push_back(copy_floor(v, out, tile));
     for (int i = 0; i <= reps; ++i) {
         const double t0 = now_ms();
-        r.count = cclabel::cuda::label_tiled_streamed(v, out, o, tile, tile, devices).count;
+        r.count = cclabel::cuda::detail::label_tiled_streamed_profiled(v, out, tile.options, tile.tw, tile.th, devices,
+                                                                       nullptr, tile.tuning)
+                      .count;
         if (i > 0) st.push_back(now_ms() - t0);  // the first run is a warm-up
     }
     r.floor_ms = median(fl);
@@ -274,13 +291,15 @@ Row measure(const std::string& name, const cclabel::ImageView& v, std::uint32_t*
 
 int main(int argc, char** argv) {
     int reps = 3;
-    std::int64_t tile = 8192;
+    std::int64_t tile = 8192, strips = 1024, lag = cclabel::detail::StreamTuning{}.lag_rows;
     std::vector<int> devices{0};
     bool check = true, big = true, phases = true;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--reps" && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
         else if (a == "--tile" && i + 1 < argc) tile = std::max<std::int64_t>(1, std::atoll(argv[++i]));
+        else if (a == "--strips" && i + 1 < argc) strips = std::max<std::int64_t>(0, std::atoll(argv[++i]));
+        else if (a == "--lag" && i + 1 < argc) lag = std::max<std::int64_t>(0, std::atoll(argv[++i]));
         else if (a == "--devices" && i + 1 < argc) {
             devices.clear();
             for (const char* p = argv[++i]; *p;) {
@@ -293,7 +312,8 @@ int main(int argc, char** argv) {
         else if (a == "--no-phases") phases = false;
         else {
             std::fprintf(stderr,
-                         "usage: bench_tiles [--reps N] [--tile S] [--devices 0,0] [--no-check] [--no-big] [--no-phases]\n");
+                         "usage: bench_tiles [--reps N] [--tile S] [--strips H] [--lag R] [--devices 0,0] [--no-check] [--no-big] "
+                         "[--no-phases]\n");
             return 1;
         }
     }
@@ -303,13 +323,14 @@ int main(int argc, char** argv) {
     }
     cudaDeviceProp prop{};
     ck(cudaGetDeviceProperties(&prop, devices.empty() ? 0 : devices[0]), "cudaGetDeviceProperties");
-    std::printf("# GPU: %s; tiles %lldx%lld; devices", prop.name, (long long)tile, (long long)tile);
+    std::printf("# GPU: %s; tiles %lldx%lld, strips of %lld rows (lag %lld rows); devices", prop.name, (long long)tile,
+                (long long)tile, (long long)strips, (long long)lag);
     for (int d : devices) std::printf(" %d", d);
     std::printf("; reps %d (median); floor = tiles' H2D then labels' D2H (2-D copies, 2 streams)\n", reps);
-    std::printf("%-28s %9s %9s %10s %6s %8s %10s %s\n", "image", "Mpx", "floor_ms", "stream_ms", "ratio", "Gpx/s",
+    std::printf("%-32s %9s %9s %10s %6s %8s %10s %s\n", "image", "Mpx", "floor_ms", "stream_ms", "ratio", "Gpx/s",
                 "N", "check");
     auto print = [](const Row& r) {
-        std::printf("%-28s %9.1f %9.1f %10.1f %6.2f %8.2f %10llu %s\n", r.name.c_str(), double(r.pixels) / 1e6,
+        std::printf("%-32s %9.1f %9.1f %10.1f %6.2f %8.2f %10llu %s\n", r.name.c_str(), double(r.pixels) / 1e6,
                     r.floor_ms, r.ms, r.ms / r.floor_ms, double(r.pixels) / (r.ms * 1e-3) / 1e9,
                     (unsigned long long)r.count, r.check.c_str());
         print_phases(r.phases);
@@ -326,21 +347,48 @@ int main(int argc, char** argv) {
     d.rgb = {};
     auto* out = pinned<std::uint32_t>(px, "cudaHostAlloc(labels)");
     const cclabel::ImageView sheet = cclabel::make_view(img, d.width, d.height, cclabel::PixelFormat::RGB8);
-    Row r = measure("sheet " + std::to_string(d.width) + "x" + std::to_string(d.height) + " rgb8", sheet, out, tile,
-                    devices, reps);
-    // The profiled calls write the labels last (after the halves of the floor), so the check below
-    // covers them too.
-    if (phases) r.phases = measure_phases(sheet, out, tile, devices, reps);
-    if (check) {
-        std::vector<std::uint32_t> want(px);
-        cclabel::Options o;
-        o.backend = cclabel::Backend::Cpu;
-        const std::uint32_t n = cclabel::label(sheet, want.data(), o).count;
-        r.check = n == r.count && std::equal(want.begin(), want.end(), out) ? "ok" : "MISMATCH";
-    } else {
-        r.check = "-";
+    // Square tiles; then full-width strips with early downloads, without, and with the paper as
+    // background (early downloads on).
+    struct SheetRow {
+        std::string name;
+        Tiling tiling;
+    };
+    std::vector<SheetRow> rows;
+    rows.push_back({"tiles " + std::to_string(tile), Tiling{tile, tile, {}, {}}});
+    if (strips > 0) {
+        Tiling t{d.width, strips, {}, {}};
+        t.tuning.lag_rows = lag;
+        rows.push_back({"strips " + std::to_string(strips) + " early", t});
+        Tiling off = t;
+        off.tuning.early_downloads = false;
+        rows.push_back({"strips " + std::to_string(strips) + " no early", off});
+        Tiling bg = t;
+        bg.options.background = std::vector<std::uint64_t>{255, 255, 255};
+        rows.push_back({"strips " + std::to_string(strips) + " early, bg", bg});
     }
-    print(r);
+    std::vector<std::uint32_t> want_labelled, want_bg;
+    std::uint32_t n_labelled = 0, n_bg = 0;
+    for (const SheetRow& sr : rows) {
+        Row r = measure("sheet " + sr.name, sheet, out, sr.tiling, devices, reps);
+        // The profiled calls write the labels last (after the halves of the floor), so the check
+        // below covers them too.
+        if (phases) r.phases = measure_phases(sheet, out, sr.tiling, devices, reps);
+        if (check) {
+            const bool bg = sr.tiling.options.background.has_value();
+            std::vector<std::uint32_t>& want = bg ? want_bg : want_labelled;
+            std::uint32_t& n = bg ? n_bg : n_labelled;
+            if (want.empty()) {
+                want.resize(px);
+                cclabel::Options o = sr.tiling.options;
+                o.backend = cclabel::Backend::Cpu;
+                n = cclabel::label(sheet, want.data(), o).count;
+            }
+            r.check = n == r.count && std::equal(want.begin(), want.end(), out) ? "ok" : "MISMATCH";
+        } else {
+            r.check = "-";
+        }
+        print(r);
+    }
     cudaFreeHost(out);
 
     // 2. 2.5 gigapixels, Gray8 and Binary8, from the sheet's red channel repeated.
@@ -359,10 +407,18 @@ int main(int argc, char** argv) {
                 }
             });
             const cclabel::ImageView v = cclabel::make_view(g, W, H, f);
-            Row b = measure("50000x50000 " + std::string(cclabel::format_name(f)), v, lab, tile, devices, reps);
-            if (phases) b.phases = measure_phases(v, lab, tile, devices, reps);
-            b.check = "-";
-            print(b);
+            std::vector<std::pair<std::string, Tiling>> cuts{{"tiles " + std::to_string(tile), Tiling{tile, tile, {}, {}}}};
+            if (strips > 0) {
+                Tiling t{W, strips, {}, {}};
+                t.tuning.lag_rows = lag;
+                cuts.push_back({"strips " + std::to_string(strips) + " early", t});
+            }
+            for (const auto& [cut, tl] : cuts) {
+                Row b = measure("50000^2 " + std::string(cclabel::format_name(f)) + " " + cut, v, lab, tl, devices, reps);
+                if (phases) b.phases = measure_phases(v, lab, tl, devices, reps);
+                b.check = "-";
+                print(b);
+            }
         }
         cudaFreeHost(lab);
         cudaFreeHost(g);

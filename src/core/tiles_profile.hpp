@@ -47,6 +47,26 @@ struct TilesProfile {
                                        ///< that the host copied it back after the tile's event
     std::uint64_t regions = 0;
     bool maps_at_once = false;         ///< every map uploaded in one copy (else slot by slot)
+    std::uint64_t early_tiles = 0;     ///< strips renumbered and downloaded during phase A
+    std::uint64_t early_redone = 0;    ///< of those, strips whose early map was not the final one
+                                       ///< (renumbered and downloaded again in phase C)
+    bool early_broken = false;         ///< the early numbering stopped guessing (StripNumbering)
+};
+
+/// The streamed pipeline's switches: the public call takes the defaults, the benchmark and the
+/// tests turn them.
+struct StreamTuning {
+    /// With full-width strips on one device, from a pinned picture into pinned labels: each strip
+    /// is renumbered with core/strip_numbering.hpp's map and downloaded while later strips still
+    /// upload, once the strips up to lag_rows below it are labelled and united, so that the
+    /// downloads overlap the uploads. After the last strip, each early map is compared with
+    /// resolve_tiles()'s and a strip whose map changed is renumbered and downloaded again. Off:
+    /// every download waits for the last upload (as for any other tiling).
+    bool early_downloads = true;
+    /// How far below a strip's last row the strips must be united before its map is taken (0: as
+    /// soon as the strip itself is): regions meeting further down than this make the strip's map
+    /// wrong, and it is downloaded twice.
+    std::int64_t lag_rows = 4096;
 };
 
 }  // namespace cclabel::detail
@@ -54,12 +74,15 @@ struct TilesProfile {
 namespace cclabel::cuda::detail {
 
 /// cuda::label_tiled_streamed with a phase record filled in when @p profile is not null (the only
-/// extra synchronisation is at the end of the allocations). Same checks and errors.
+/// extra synchronisation is at the end of the allocations) and the switches of @p tuning. Same
+/// checks and errors.
 TiledResult label_tiled_streamed_profiled(const ImageView& image, std::uint32_t* out, const Options& options,
                                           std::int64_t tile_w, std::int64_t tile_h, const std::vector<int>& devices,
-                                          cclabel::detail::TilesProfile* profile);
+                                          cclabel::detail::TilesProfile* profile,
+                                          const cclabel::detail::StreamTuning& tuning = {});
 TiledResult label_tiled_streamed_profiled(const ImageView& image, std::uint64_t* out, const Options& options,
                                           std::int64_t tile_w, std::int64_t tile_h, const std::vector<int>& devices,
-                                          cclabel::detail::TilesProfile* profile);
+                                          cclabel::detail::TilesProfile* profile,
+                                          const cclabel::detail::StreamTuning& tuning = {});
 
 }  // namespace cclabel::cuda::detail

@@ -55,6 +55,7 @@
 #include "core/backends.hpp"
 #include "core/parallel_for.hpp"
 #include "core/request.hpp"
+#include "core/strip_numbering.hpp"
 #include "core/tile_grid.hpp"
 #include "core/tiles_backends.hpp"
 #include "core/tiles_limit.hpp"
@@ -175,6 +176,15 @@ __global__ void first_out_kernel(const std::uint32_t* meta, const std::uint32_t*
         // As cclabel::detail::global_index.
         dst[i] = f == ~std::uint32_t(0) ? ~std::uint64_t(0) : (y0 + f / w) * image_width + x0 + f % w;
     }
+}
+
+/// dst[0 .. n) = src[0 .. n): a map the host wrote into mapped pinned memory, brought to the device
+/// by a kernel rather than a copy, which could queue on the copy engine behind the uploads.
+template <typename Out>
+__global__ void fetch_kernel(const Out* src, Out* dst, std::uint64_t n) {
+    for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += std::uint64_t(gridDim.x) * blockDim.x)
+        dst[i] = src[i];
 }
 
 template <typename Out>
@@ -322,7 +332,8 @@ public:
 private:
     // 128 MiB: a call on 2.5 Gpx keeps about 64 MiB here (counts and borders 16, maps 16, the
     // mapped first-pixel tables 32), and a smaller picture's blocks may still be in the pool.
-    static constexpr std::size_t kKeep = std::size_t(128) << 20;
+    // The early maps of full-width strips take 32 more.
+    static constexpr std::size_t kKeep = std::size_t(192) << 20;
     static bool is_pinned_block(void* p) {
         cudaPointerAttributes a{};
         if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
@@ -524,6 +535,35 @@ struct Context {
     }
 };
 
+/// Early downloads (StreamTuning::early_downloads): strips renumbered and downloaded during phase
+/// A on streams of their own, from two ring buffers, with maps the host writes into mapped pinned
+/// memory. Released (after its streams finish) before the context.
+struct Early {
+    int ordinal = 0;
+    Stream ks, ds;         // renumbering kernels; downloads
+    DeviceBuffer ring[2];  // a strip's global labels, until downloaded
+    Event ring_free[2];    // the download out of ring[k] finished
+    Event renumbered[2];   // the renumbering into ring[k] finished
+    Event finished;        // every early download issued so far finished
+    DeviceBuffer maps;     // the maps, as the device reads them
+    PooledPinned maps_host;
+    const void* maps_host_dev = nullptr;
+    std::uint64_t cap = 0, used = 0;  // entries of the maps' buffers
+    std::vector<std::uint64_t> at;    // by tile: its map's first entry; kNone when not early
+    static constexpr std::uint64_t kNone = ~std::uint64_t(0);
+    ~Early() {
+        cudaSetDevice(ordinal);
+        if (ks.s) cudaStreamSynchronize(ks.s);
+        if (ds.s) cudaStreamSynchronize(ds.s);
+        cudaGetLastError();
+    }
+};
+
+/// Pinned host memory for the early maps (entries of the output type; the pool keeps it).
+constexpr std::size_t kEarlyMapsBytes = std::size_t(32) << 20;
+/// Ids the early numbering may hold (12 bytes each on the host).
+constexpr std::uint64_t kEarlyMaxIds = std::uint64_t(1) << 25;
+
 std::uint64_t ring_of(const TileRect& r) { return 2 * std::uint64_t(r.width + r.height); }
 /// Words of a tile's entry in `meta`: count, border keys, border labels, first-table offset in the
 /// device store, first-table offset in the host's mapped buffer.
@@ -570,7 +610,7 @@ int host_threads(int asked) {
 template <typename Out>
 bool run(const ImageView& image, Out* out, const Options& options, std::int64_t tile_w, std::int64_t tile_h,
          std::vector<int> devices, bool throw_if_no_fit, std::uint64_t& count,
-         cclabel::detail::TilesProfile* prof = nullptr) {
+         cclabel::detail::TilesProfile* prof = nullptr, const cclabel::detail::StreamTuning& tuning = {}) {
     const Clock::time_point t_enter = Clock::now();
     auto mark = [&](double cclabel::detail::TilesProfile::*field) {
         if (prof) prof->*field = ms_between(t_enter, Clock::now());
@@ -607,6 +647,13 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
     }
     for (std::uint64_t t = 0; t < tiles; ++t) ctx[t % C]->tiles.push_back(t);
 
+    // Early downloads: full-width strips on one device, pinned both ways, and strips enough below
+    // the lag for one to be downloaded before the last upload.
+    const std::uint64_t lag = tuning.lag_rows <= 0 ? 0 : std::uint64_t((tuning.lag_rows + grid.th - 1) / grid.th);
+    bool early_wanted = tuning.early_downloads && C == 1 && grid.nx == 1 && image_pinned && out_pinned &&
+                        tiles > lag + 1;
+    const std::uint64_t early_bytes = 2 * grid.max_tile_pixels() * sizeof(Out) + kEarlyMapsBytes;
+
     // Workspace size: the largest over the (at most four) tile shapes; then the memory check.
     static const std::uint8_t dummy_pixel[8] = {};
     std::size_t ws_bytes = 0;
@@ -637,6 +684,7 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
             std::size_t free_b = 0, total_b = 0;
             CCL_TILES_CUDA(cudaMemGetInfo(&free_b, &total_b));
             const std::uint64_t margin = std::max<std::uint64_t>(std::uint64_t(256) << 20, total_b / 50);
+            if (early_wanted && b + early_bytes + margin > free_b) early_wanted = false;  // not worth failing for
             if (b + margin > free_b) {
                 if (!throw_if_no_fit) return false;
                 throw Error("label_tiled_streamed: the labelled tiles need " + std::to_string(b) +
@@ -705,6 +753,32 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         // event between the streams).
         CCL_TILES_CUDA(cudaMemsetAsync(c.cursor.p, 0, 2 * sizeof(unsigned long long), c.side.s));
         CCL_TILES_CUDA(cudaStreamSynchronize(c.side.s));
+    }
+    std::unique_ptr<Early> early;
+    if (early_wanted) {
+        early = std::make_unique<Early>();
+        Early& e = *early;
+        e.ordinal = ctx[0]->ordinal;
+        set_device(e.ordinal);
+        e.ks.create();
+        e.ds.create();
+        for (int k = 0; k < 2; ++k) {
+            e.ring[k].alloc(std::size_t(grid.max_tile_pixels()) * sizeof(Out), "a strip's early labels");
+            e.ring_free[k].create();
+            e.renumbered[k].create();
+        }
+        e.finished.create();
+        e.cap = kEarlyMapsBytes / sizeof(Out);
+        e.maps.alloc(std::size_t(e.cap) * sizeof(Out), "the early maps");
+        e.maps_host.reserve(std::size_t(e.cap) * sizeof(Out), "the early maps");
+        void* dp = nullptr;
+        if (cudaHostGetDevicePointer(&dp, e.maps_host.p, 0) == cudaSuccess && dp) {
+            e.maps_host_dev = dp;
+        } else {
+            cudaGetLastError();
+            early.reset();
+        }
+        if (early) e.at.assign(std::size_t(tiles), Early::kNone);
     }
     if (prof)
         for (auto& c : ctx) {
@@ -837,6 +911,57 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
                 throw Error("label_tiled_streamed: internal error: label " + std::to_string(l + 1) + " of tile " +
                             std::to_string(t) + " has no pixel");
     };
+    // Early downloads: strip j's map from the numbering of the strips so far, written into mapped
+    // pinned memory, fetched and applied into a ring buffer on the early kernel stream, downloaded
+    // on the early copy stream; the ring buffer is reused once the download of strip j − 2 is out.
+    cclabel::detail::StripNumbering numbering(kEarlyMaxIds);
+    std::uint64_t early_count = 0;
+    auto issue_early = [&](std::uint64_t j) -> bool {
+        Early& e = *early;
+        Context& c = *ctx[0];
+        const std::uint64_t n = n_of[j];
+        if (e.used + n + 1 > e.cap) {
+            numbering.give_up();
+            return false;
+        }
+        Out* mh = e.maps_host.as<Out>() + e.used;
+        if (!numbering.next_map(mh)) return false;
+        const std::uint64_t at = e.used;
+        e.used += n + 1;
+        e.at[std::size_t(j)] = at;
+        const TileRect r = grid.rect(j);
+        const std::uint64_t px = std::uint64_t(r.width) * std::uint64_t(r.height);
+        const int k = int(j % 2);
+        if (j >= 2) CCL_TILES_CUDA(cudaStreamWaitEvent(e.ks.s, e.ring_free[k].e, 0));
+        fetch_kernel<Out><<<blocks_for(n + 1, 1024), kThreads, 0, e.ks.s>>>(
+            static_cast<const Out*>(e.maps_host_dev) + at, e.maps.as<Out>() + at, n + 1);
+        CCL_TILES_LAUNCHED("fetch_kernel");
+        relabel_kernel<Out><<<blocks_for(px, 4096), kThreads, 0, e.ks.s>>>(
+            c.labels.as<std::uint32_t>() + c.label_at[std::size_t(j)], px, e.maps.as<Out>() + at, e.ring[k].as<Out>());
+        CCL_TILES_LAUNCHED("relabel_kernel");
+        CCL_TILES_CUDA(cudaEventRecord(e.renumbered[k].e, e.ks.s));
+        CCL_TILES_CUDA(cudaStreamWaitEvent(e.ds.s, e.renumbered[k].e, 0));
+        // A full-width strip is one contiguous block of the packed output.
+        CCL_TILES_CUDA(cudaMemcpyAsync(out + std::uint64_t(r.y0) * std::uint64_t(W), e.ring[k].p,
+                                       std::size_t(px) * sizeof(Out), cudaMemcpyDeviceToHost, e.ds.s));
+        CCL_TILES_CUDA(cudaEventRecord(e.ring_free[k].e, e.ds.s));
+        ++early_count;
+        return true;
+    };
+    auto early_step = [&](std::uint64_t t) {
+        if (!early || numbering.broken()) return;
+        numbering.add_strip(n_of[t]);
+        if (t > 0) {
+            const std::size_t at = std::size_t(4 * (t - 1) + 1);  // the seam below strip t − 1
+            if (!seam_done[at]) {
+                numbering.give_up();  // a first-pixel table overflowed: its seams come later
+                return;
+            }
+            numbering.unite(t, seam_at[at].pairs.data(), seam_at[at].pairs.size());
+        }
+        while (!numbering.broken() && numbering.mapped() + lag <= t && issue_early(numbering.mapped())) {
+        }
+    };
     std::uint64_t tables_copied = 0;
     double a_wait = 0, a_host = 0;
     for (std::uint64_t t = 0; t < tiles; ++t) {
@@ -872,6 +997,7 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
             ready[t] = 1;
             seams_ending_at(t);
         }
+        early_step(t);
         a_wait += ms_between(w0, w1);
         a_host += ms_between(w1, Clock::now());
     }
@@ -920,6 +1046,29 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
     if (sizeof(Out) == 4 && res.count > cclabel::detail::tiled_label_limit())
         throw Error("label_tiled_streamed: " + std::to_string(res.count) +
                     " regions do not fit uint32 labels (use 64-bit labels)");
+    // The strips downloaded early whose map is the final one are done; the others are renumbered
+    // and downloaded again below, after every early download (same rows of `out`).
+    std::vector<char> done_early(std::size_t(tiles), 0);
+    std::uint64_t early_redone = 0;
+    if (early) {
+        Early& e = *early;
+        std::vector<std::uint64_t> firsts;
+        for (std::uint64_t t = 0; t < tiles; ++t)
+            if (e.at[std::size_t(t)] != Early::kNone) firsts.push_back(t);
+        const int workers = e.used >= (std::uint64_t(1) << 18) ? host_threads(options.threads) : 1;
+        cclabel::detail::parallel_for(firsts.size(), workers, [&](std::uint64_t i) {
+            const std::uint64_t t = firsts[std::size_t(i)];
+            const std::vector<std::uint64_t>& map = res.maps[std::size_t(t)];
+            const Out* got = e.maps_host.as<Out>() + e.at[std::size_t(t)];
+            bool same = map.size() == std::size_t(n_of[t]) + 1;
+            for (std::size_t k = 0; same && k < map.size(); ++k) same = std::uint64_t(got[k]) == map[k];
+            done_early[std::size_t(t)] = same;
+        });
+        for (std::uint64_t t : firsts) early_redone += done_early[std::size_t(t)] ? 0 : 1;
+        set_device(e.ordinal);
+        CCL_TILES_CUDA(cudaEventRecord(e.finished.e, e.ds.s));
+        for (Slot& s : ctx[0]->slot) CCL_TILES_CUDA(cudaStreamWaitEvent(s.stream.s, e.finished.e, 0));
+    }
     mark(&cclabel::detail::TilesProfile::resolve_ms);
 
     // The maps: at once when they are small (the usual case: a few bytes a region), so that the
@@ -983,6 +1132,7 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         // the same slot's previous download.) For 64-bit output the relabel into a slot's `out`
         // waits until the download of the tile two before has left it.
         for (std::uint64_t t = 0; t < tiles; ++t) {
+            if (done_early[std::size_t(t)]) continue;
             Context& c = *ctx[t % C];
             const std::size_t i = std::size_t(t / C);
             Slot& s = c.slot[i % 2];
@@ -1011,6 +1161,7 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         }
     }
     for (std::uint64_t t = 0; t < tiles && !at_once; ++t) {
+        if (done_early[std::size_t(t)]) continue;
         Context& c = *ctx[t % C];
         const std::size_t i = std::size_t(t / C);
         Slot& s = c.slot[i % 2];
@@ -1062,8 +1213,12 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         prof->tables_copied = tables_copied;
         prof->regions = res.count;
         prof->maps_at_once = at_once;
+        prof->early_tiles = early_count;
+        prof->early_redone = early_redone;
+        prof->early_broken = early && numbering.broken();
     }
     res = {};
+    early.reset();
     ctx.clear();  // device buffers, streams and events released inside the timed call
     mark(&cclabel::detail::TilesProfile::release_ms);
     return true;
@@ -1112,12 +1267,13 @@ void validate(const ImageView& image, const Out* out, const Options& options, st
 template <typename Out>
 TiledResult streamed(const ImageView& image, Out* out, const Options& options, std::int64_t tile_w,
                      std::int64_t tile_h, const std::vector<int>& devices,
-                     cclabel::detail::TilesProfile* profile = nullptr) {
+                     cclabel::detail::TilesProfile* profile = nullptr,
+                     const cclabel::detail::StreamTuning& tuning = {}) {
     validate(image, out, options, tile_w, tile_h);
     if (!cclabel::detail::cuda_device_present()) throw Error("backend cuda: no CUDA device is present");
     if (image.pixels() == 0) return TiledResult{0, Backend::Cuda};
     std::uint64_t n = 0;
-    run(image, out, options, tile_w, tile_h, devices, true, n, profile);
+    run(image, out, options, tile_w, tile_h, devices, true, n, profile, tuning);
     return TiledResult{n, Backend::Cuda};
 }
 
@@ -1137,14 +1293,16 @@ namespace detail {
 
 TiledResult label_tiled_streamed_profiled(const ImageView& image, std::uint32_t* out, const Options& options,
                                           std::int64_t tile_w, std::int64_t tile_h, const std::vector<int>& devices,
-                                          cclabel::detail::TilesProfile* profile) {
-    return streamed(image, out, options, tile_w, tile_h, devices, profile);
+                                          cclabel::detail::TilesProfile* profile,
+                                          const cclabel::detail::StreamTuning& tuning) {
+    return streamed(image, out, options, tile_w, tile_h, devices, profile, tuning);
 }
 
 TiledResult label_tiled_streamed_profiled(const ImageView& image, std::uint64_t* out, const Options& options,
                                           std::int64_t tile_w, std::int64_t tile_h, const std::vector<int>& devices,
-                                          cclabel::detail::TilesProfile* profile) {
-    return streamed(image, out, options, tile_w, tile_h, devices, profile);
+                                          cclabel::detail::TilesProfile* profile,
+                                          const cclabel::detail::StreamTuning& tuning) {
+    return streamed(image, out, options, tile_w, tile_h, devices, profile, tuning);
 }
 
 }  // namespace detail

@@ -3,8 +3,9 @@
 // TESTING.md's adversarial pictures, seams that cut every region, corner-only contacts, tiles of
 // 1 row, 1 column, 1x1, larger than the image and ragged; 4- and 8-connectivity, background on and
 // off; devices {0} and {0, 0, 0} (one GPU treated as three devices); pageable and pinned host
-// memory; uint32 and uint64 labels. With CCLABEL_GPU_HUGE=1 also an 806 Mpx RGB8 sheet-sized
-// picture in tiles of 8192². Skipped without a device.
+// memory; uint32 and uint64 labels; full-width strips downloaded early (and stale ones again).
+// With CCLABEL_GPU_HUGE=1 also an 806 Mpx RGB8 sheet-sized picture in tiles of 8192². Skipped
+// without a device.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -337,6 +338,86 @@ TEST(TilesCuda, FirstTableStoreOverflowMapsSlotBySlotAndProfile) {
             for (std::size_t k = 1; k < std::size(marks); ++k) EXPECT_LE(marks[k - 1], marks[k]) << what << " mark " << k;
         }
     }
+}
+
+// Full-width strips from a pinned picture into pinned labels: strips are downloaded during phase A
+// with the early numbering's maps, and those whose map turns out stale are downloaded again. A U
+// closing in the last strip, a comb joined by its bottom row (every tooth a separate region until
+// then), a spiral and random pictures, at lags from 0 (every early map at risk) to past the
+// picture: the labels equal the CPU's every time, uint32 and uint64, and the profile shows both
+// paths taken (early maps that held, early maps redone).
+TEST(TilesCuda, EarlyDownloadsOfStripsEqualCpu) {
+    REQUIRE_GPU();
+    std::vector<Case> cases{late_merge(), comb(120, 90, 0), spiral(301, 203)};
+    {
+        Case c;
+        c.name = "random";
+        c.width = 211;
+        c.height = 150;
+        c.v = random_values(c.width, c.height, 2, 0.0, 99);
+        cases.push_back(std::move(c));
+    }
+    std::uint64_t held = 0, redone = 0, off_early = 0;
+    for (const Case& c : cases) {
+        const PixelFormat f = c.name == "random" ? PixelFormat::Gray8 : PixelFormat::RGB8;
+        const TestImage img = make_image(c.width, c.height, f, c.v, 0, 0);
+        const std::size_t px = std::size_t(c.width * c.height);
+        void* pin_img = nullptr;
+        void* pin_out = nullptr;
+        ASSERT_EQ(cudaMallocHost(&pin_img, img.storage.size()), cudaSuccess);
+        ASSERT_EQ(cudaMallocHost(&pin_out, (px + 1) * 8), cudaSuccess);
+        std::memcpy(pin_img, img.storage.data(), img.storage.size());
+        ImageView pv = img.view();
+        pv.data = static_cast<const std::uint8_t*>(pin_img) + img.offset;
+        for (int conn : {4, 8})
+            for (bool bg : {false, true}) {
+                const Options o = options_for(f, conn, bg ? std::optional<std::uint64_t>{0} : std::nullopt);
+                std::uint32_t n = 0;
+                const auto want = cpu_labels(pv, o, n);
+                for (std::int64_t sh : {std::int64_t(4), std::int64_t(16)})
+                    for (std::int64_t lag : {std::int64_t(0), std::int64_t(20), std::int64_t(100000)})
+                        for (bool on : {true, false}) {
+                            if (!on && lag != 0) continue;
+                            cclabel::detail::StreamTuning tu;
+                            tu.early_downloads = on;
+                            tu.lag_rows = lag;
+                            const std::string what = c.name + " conn " + std::to_string(conn) + (bg ? " bg" : "") +
+                                                     " strips " + std::to_string(sh) + " lag " + std::to_string(lag) +
+                                                     (on ? "" : " early off");
+                            cclabel::detail::TilesProfile p;
+                            auto* o32 = static_cast<std::uint32_t*>(pin_out);
+                            std::memset(o32, 0xEE, (px + 1) * 4);
+                            TiledResult r;
+                            try {
+                                r = cuda::detail::label_tiled_streamed_profiled(pv, o32, o, c.width, sh, kOne, &p, tu);
+                            } catch (const std::exception& e) {
+                                FAIL() << what << ": " << e.what();
+                            }
+                            EXPECT_EQ(r.count, n) << what;
+                            EXPECT_TRUE(std::equal(want.begin(), want.end(), o32)) << what;
+                            EXPECT_EQ(o32[px], 0xEEEEEEEEu) << what << ": wrote past the output";
+                            if (!on) off_early += p.early_tiles;
+                            if (on && p.early_tiles > p.early_redone) ++held;
+                            redone += p.early_redone;
+                            auto* o64 = static_cast<std::uint64_t*>(pin_out);
+                            std::memset(o64, 0xEE, (px + 1) * 8);
+                            try {
+                                r = cuda::detail::label_tiled_streamed_profiled(pv, o64, o, c.width, sh, kOne, nullptr,
+                                                                                tu);
+                            } catch (const std::exception& e) {
+                                FAIL() << what << " (uint64): " << e.what();
+                            }
+                            EXPECT_EQ(r.count, n) << what << " (uint64)";
+                            EXPECT_TRUE(std::equal(want.begin(), want.end(), o64)) << what << " (uint64)";
+                            EXPECT_EQ(o64[px], 0xEEEEEEEEEEEEEEEEull) << what << " (uint64): wrote past the output";
+                        }
+            }
+        cudaFreeHost(pin_img);
+        cudaFreeHost(pin_out);
+    }
+    EXPECT_EQ(off_early, 0u);
+    EXPECT_GT(held, 10u);
+    EXPECT_GT(redone, 0u);
 }
 
 TEST(TilesCuda, EmptyImagesAndErrors) {
