@@ -292,6 +292,7 @@ Row measure(const std::string& name, const cclabel::ImageView& v, std::uint32_t*
 int main(int argc, char** argv) {
     int reps = 3;
     std::int64_t tile = 8192, strips = 1024, lag = cclabel::detail::StreamTuning{}.lag_rows;
+    std::vector<std::int64_t> more_lags;  // --lag A,B,...: the first is the lag of every strip row, the others add rows
     std::vector<int> devices{0};
     bool check = true, big = true, phases = true;
     for (int i = 1; i < argc; ++i) {
@@ -299,7 +300,15 @@ int main(int argc, char** argv) {
         if (a == "--reps" && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
         else if (a == "--tile" && i + 1 < argc) tile = std::max<std::int64_t>(1, std::atoll(argv[++i]));
         else if (a == "--strips" && i + 1 < argc) strips = std::max<std::int64_t>(0, std::atoll(argv[++i]));
-        else if (a == "--lag" && i + 1 < argc) lag = std::max<std::int64_t>(0, std::atoll(argv[++i]));
+        else if (a == "--lag" && i + 1 < argc) {
+            bool first = true;
+            for (const char* p = argv[++i]; *p;) {
+                (first ? lag : more_lags.emplace_back()) = std::max<std::int64_t>(0, std::atoll(p));
+                first = false;
+                while (*p && *p != ',') ++p;
+                if (*p == ',') ++p;
+            }
+        }
         else if (a == "--devices" && i + 1 < argc) {
             devices.clear();
             for (const char* p = argv[++i]; *p;) {
@@ -312,7 +321,7 @@ int main(int argc, char** argv) {
         else if (a == "--no-phases") phases = false;
         else {
             std::fprintf(stderr,
-                         "usage: bench_tiles [--reps N] [--tile S] [--strips H] [--lag R] [--devices 0,0] [--no-check] [--no-big] "
+                         "usage: bench_tiles [--reps N] [--tile S] [--strips H] [--lag R[,R2...]] [--devices 0,0] [--no-check] [--no-big] "
                          "[--no-phases]\n");
             return 1;
         }
@@ -359,6 +368,11 @@ int main(int argc, char** argv) {
         Tiling t{d.width, strips, {}, {}};
         t.tuning.lag_rows = lag;
         rows.push_back({"strips " + std::to_string(strips) + " early", t});
+        for (std::int64_t l : more_lags) {
+            Tiling tl = t;
+            tl.tuning.lag_rows = l;
+            rows.push_back({"strips " + std::to_string(strips) + " early, lag " + std::to_string(l), tl});
+        }
         Tiling off = t;
         off.tuning.early_downloads = false;
         rows.push_back({"strips " + std::to_string(strips) + " no early", off});
