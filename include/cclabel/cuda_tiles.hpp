@@ -17,6 +17,11 @@
 ///   C. resolve_tiles() on the host; then the maps are copied in (at once when they fit), every
 ///      tile's labels renumbered on the device on one stream and copied out into the tile's place in
 ///      @p out on the other, each download waiting only for its own tile's renumbering.
+/// With full-width strips (tile_w ≥ the width) on one device, from a pinned picture into pinned
+/// labels, a strip's labels are numbered and downloaded during phase A, once the strips a few
+/// thousand rows below it are labelled, so that the downloads overlap the uploads; a strip whose
+/// numbering a later strip changes (regions meeting further down) is downloaded again in phase C.
+/// The labels are the same either way: this is the fastest way to stream a large picture.
 /// So the labelled tiles of a device must fit in its memory together (4 bytes a pixel, plus two
 /// tiles' worth of buffers); when they do not, label_tiled_streamed() throws, and
 /// cclabel::label_tiled() with Backend::Cuda falls back to labelling one tile at a time.

@@ -34,6 +34,17 @@
 //      by an event, so the downloads follow back to back on one stream and never wait behind a
 //      kernel; slot by slot, each slot's stream renumbers then downloads its tiles, as before.
 //
+// Early downloads (StreamTuning::early_downloads; full-width strips on one device, pinned both
+// ways): in phase A, once the strips down to lag_rows below strip j are labelled and their seams
+// united by core/strip_numbering.hpp, strip j's map is written into mapped pinned memory, fetched
+// and applied by kernels on a stream of their own into one of two ring buffers, and downloaded on
+// another, so the downloads overlap the later uploads instead of waiting for the last one. After
+// the last strip the remaining maps go out at once (they are final unless the numbering broke),
+// and resolve_tiles() runs while they download; every early map is then compared with its final
+// map, and a strip whose map differs is renumbered and downloaded again in phase C (after every
+// early download, since it writes the same rows). A picture whose regions keep meeting far below
+// (noise) breaks the numbering early, and the rest of its strips take phase C as before.
+//
 // Where the time goes: label_tiled_streamed_profiled (core/tiles_profile.hpp) fills a record of
 // host-clock marks at the phase boundaries; bench/cuda/bench_tiles prints it.
 #include <cuda_runtime.h>
@@ -1035,6 +1046,14 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
     for (Seam& s : seam_at)
         if (!s.pairs.empty()) seams.push_back(std::move(s));
     seam_at = {};
+    // Every strip is united now: unless the early numbering broke, its maps of the last strips are
+    // final, so they go out at once, and resolve_tiles() and the check below run on the host while
+    // they download.
+    if (early && !numbering.broken()) {
+        set_device(early->ordinal);
+        while (numbering.mapped() < tiles && issue_early(numbering.mapped())) {
+        }
+    }
     mark(&cclabel::detail::TilesProfile::seams_ms);
 
     // C. Resolve on the host; renumber on the device and copy out.
@@ -1073,6 +1092,8 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
 
     // The maps: at once when they are small (the usual case: a few bytes a region), so that the
     // loop below has no host work between one tile's download and the next; else slot by slot.
+    // None when every strip went out early with its final map.
+    const bool any_left = std::find(done_early.begin(), done_early.end(), char(0)) != done_early.end();
     bool at_once = true;
     for (auto& cp : ctx) {
         Context& c = *cp;
@@ -1083,7 +1104,7 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         }
         if (total * sizeof(Out) > kMapsAtOnceBytes || total > 2 * (grid.max_tile_pixels() + 1)) at_once = false;
     }
-    if (at_once) {
+    if (at_once && any_left) {
         for (auto& cp : ctx) {
             Context& c = *cp;
             set_device(c.ordinal);
@@ -1103,7 +1124,7 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
             CCL_TILES_CUDA(cudaEventRecord(c.maps_in.e, c.slot[0].stream.s));
             CCL_TILES_CUDA(cudaStreamWaitEvent(c.slot[1].stream.s, c.maps_in.e, 0));
         }
-    } else {
+    } else if (!at_once) {
         for (auto& cp : ctx) {
             Context& c = *cp;
             set_device(c.ordinal);
@@ -1116,7 +1137,7 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         }
     }
     for (auto& cp : ctx)
-        if (sizeof(Out) == 8) {
+        if (sizeof(Out) == 8 && any_left) {
             set_device(cp->ordinal);
             for (Slot& s : cp->slot) s.out.alloc(std::size_t(grid.max_tile_pixels()) * 8, "a tile's global labels");
         }
@@ -1198,6 +1219,10 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         set_device(c->ordinal);
         if (c->stager.bytes) c->stager.drain_all();
         for (Slot& s : c->slot) CCL_TILES_CUDA(cudaStreamSynchronize(s.stream.s));
+    }
+    if (early) {
+        set_device(early->ordinal);
+        CCL_TILES_CUDA(cudaStreamSynchronize(early->ds.s));
     }
     mark(&cclabel::detail::TilesProfile::phase_c_ms);
     count = res.count;
