@@ -64,9 +64,12 @@ struct StreamTuning {
     /// every download waits for the last upload (as for any other tiling).
     bool early_downloads = true;
     /// How far below a strip's last row the strips must be united before its map is taken (0: as
-    /// soon as the strip itself is): regions meeting further down than this make the strip's map
-    /// wrong, and it is downloaded twice.
-    std::int64_t lag_rows = 4096;
+    /// soon as the strip itself is). Regions meeting further down than this make the strip's map
+    /// wrong: the strip is downloaded again, and the numbering stops guessing, so every later strip
+    /// waits for the last upload as without early downloads. 3072: on the H200 (bench/RESULTS.md,
+    /// 2026-12-04) the 800 dpi sheet in strips of 1024 rows held at 3072 and 4096 and broke at
+    /// 1024 and 2048 (then taking the time of early downloads off).
+    std::int64_t lag_rows = 3072;
 };
 
 }  // namespace cclabel::detail
