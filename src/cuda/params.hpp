@@ -48,6 +48,8 @@ inline Params make_params(const cclabel::detail::Request& r, const LaunchPlan& p
     g.fd_segs_x = FastDiv(g.segs_x ? g.segs_x : 1);
     g.seg_carry = plan.carry;
     g.seg_warp_carry = plan.warp_carry;
+    // Start writes every C only in its span form, and only Resolve's path reads labels from nodes.
+    g.carry_labels = tuning.switches.seg_carry_labels && plan.warp_carry && plan.quad;
     g.start_lanes_x = std::uint32_t(plan.start_lanes_x);
     g.start_lanes = plan.start_lanes_x * plan.height;
     g.fd_start_lanes_x = FastDiv(g.start_lanes_x ? g.start_lanes_x : 1);

@@ -79,6 +79,7 @@ inline EmuRun emu_label_segments(const cclabel::detail::Request& r, const cuda::
         ex.set_phase(Phase::Final);
         if (plan.quad) {
             launch.template operator()<SegStage::Resolve>(blocks);
+            if (g.carry_labels) launch.template operator()<SegStage::CarryLabels>(blocks);
             launch.template operator()<SegStage::QuadNumber>(plan.quad_blocks);
         } else {
             launch.template operator()<SegStage::Number>(blocks);

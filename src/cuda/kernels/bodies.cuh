@@ -84,6 +84,7 @@ struct Params {
     bool seg_carry = false;          ///< LaunchPlan::carry
     FastDiv fd_seg_span;             ///< LaunchShape::seg_span
     bool seg_warp_carry = false;     ///< LaunchPlan::warp_carry: Start's warps are spans and find C
+    bool carry_labels = false;       ///< Switches::seg_carry_labels in effect (see params.hpp)
     std::uint32_t start_lanes_x = 0; ///< warp_carry: Start threads a row
     std::uint64_t start_lanes = 0;   ///< warp_carry: Start threads in all
     FastDiv fd_start_lanes_x;

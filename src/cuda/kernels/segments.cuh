@@ -41,6 +41,8 @@
 namespace cclabel::cuda::detail {
 
 inline constexpr std::uint32_t kMaxSeg = 32;
+/// carry_labels: C of a segment that is not carried (no pixel index: indices stay below 2^32 − 1).
+inline constexpr std::uint32_t kNotCarried = 0xFFFFFFFFu;
 
 /// Where segment @p s lies: its row, first column, pixel count and first pixel's index.
 struct SegPos {
@@ -377,6 +379,7 @@ CCL_HD void seg_start_span_program(Ops& ops, const Params& g, std::uint64_t t64)
     const std::uint32_t src = with_node ? highest_bit(with_node) : lane;
     const std::uint32_t node = ops.shfl(all, st.S ? st.row + highest_bit(st.S) : 0u, src);
     if (st.carried) ops.st(&g.seg_c[s], node);
+    else if (real && g.carry_labels) ops.st(&g.seg_c[s], kNotCarried);  // Number loads every C
 }
 
 /// Start; @p H: Switches::seg_start_halves (a kernel of its own on the GPU, built for fewer registers).
@@ -560,6 +563,16 @@ CCL_HD void seg_resolve_program(Ops& ops, const Params& g, std::uint64_t t64) {
     });
 }
 
+/// CarryLabels (carry_labels), after Resolve: a carried segment's C becomes its node's label, which
+/// Resolve has written into the node's word; other segments' C stays kNotCarried.
+template <PixelFormat F, class Ops>
+CCL_HD void seg_carry_labels_program(Ops& ops, const Params& g, std::uint64_t t64) {
+    for_strip(g, t64, [&](std::uint32_t s, std::uint32_t) {
+        const std::uint32_t c = ops.ld(&g.seg_c[s]);
+        if (c != kNotCarried) ops.st(&g.seg_c[s], seg_ld(ops, g, &g.labels[c]));
+    });
+}
+
 /// The labels of the @p P pixels of row @p y from @p x0 (row's first pixel @p row), a group that lies
 /// in one segment: the masks shifted to the group's first pixel k0, one label load a run start
 /// (predicated, all in flight at once) and one select a pixel. S, G and C are read-only since
@@ -570,11 +583,16 @@ CCL_HD void seg_number_in_segment(Ops& ops, const Params& g, std::uint32_t y, st
     const std::uint32_t sx = g.fd_seg_w.div(x0), k0 = x0 - sx * g.seg_w;
     const std::uint32_t s = y * g.segs_x + sx, first = row + sx * g.seg_w;
     const std::uint32_t S = ops.ld_weak(&g.seg_s[s]), G = ops.ld_weak(&g.seg_g[s]);
+    // carry_labels: C is already the carried run's label (or kNotCarried), loaded with S and G.
+    const std::uint32_t cl = g.carry_labels ? ops.ld_weak(&g.seg_c[s]) : 0u;
     const std::uint32_t bg = seg_background(S, G) >> k0, starts = S >> k0;
     std::uint32_t label = 0;
     if (((starts | bg) & 1u) == 0) {  // pixel k0 goes on with a run begun left of it
         const std::uint32_t before = S & mask_below(k0);
-        label = seg_ld(ops, g, &g.labels[before ? first + highest_bit(before) : ops.ld_weak(&g.seg_c[s])]);
+        if (before)
+            label = seg_ld(ops, g, &g.labels[first + highest_bit(before)]);
+        else
+            label = g.carry_labels ? cl : seg_ld(ops, g, &g.labels[ops.ld_weak(&g.seg_c[s])]);
     }
     CCL_UNROLL
     for (std::uint32_t j = 0; j < kMaxNumberPx; ++j) {
@@ -656,6 +674,11 @@ CCL_HD void seg_quad_number_program(Ops& ops, const Params& g, std::uint64_t t64
         const std::uint32_t kk = k++;
         if (bg >> kk & 1u) continue;
         const std::uint32_t before = S & mask_upto(kk);
+        if (!before && g.carry_labels) {  // carried: C is the label
+            out[j] = label = carry;
+            last_node = 0xFFFFFFFFu;
+            continue;
+        }
         const std::uint32_t node = before ? row + sx * g.seg_w + highest_bit(before) : carry;
         if (node != last_node) {
             label = seg_ld(ops, g, &g.labels[node]);
@@ -668,7 +691,7 @@ CCL_HD void seg_quad_number_program(Ops& ops, const Params& g, std::uint64_t t64
 
 /// The segment pipeline's kernels, in launch order (the CUB scan runs between Flatten and Resolve).
 /// StartHalves is Start with Switches::seg_start_halves.
-enum class SegStage { Start, StartHalves, Carry, Connect, Flatten, Resolve, QuadNumber, Number };
+enum class SegStage { Start, StartHalves, Carry, Connect, Flatten, Resolve, CarryLabels, QuadNumber, Number };
 
 /// One thread of stage @p S: thread @p t is a strip (a pixel quad for QuadNumber). The GPU kernel
 /// and the emulator both call this, so the stage list is written once.
@@ -680,6 +703,7 @@ CCL_HD void seg_stage_program(Ops& ops, const Params& g, std::uint64_t t) {
     else if constexpr (S == SegStage::Connect) seg_connect_program<F>(ops, g, t);
     else if constexpr (S == SegStage::Flatten) seg_flatten_program<F>(ops, g, t);
     else if constexpr (S == SegStage::Resolve) seg_resolve_program<F>(ops, g, t);
+    else if constexpr (S == SegStage::CarryLabels) seg_carry_labels_program<F>(ops, g, t);
     else if constexpr (S == SegStage::QuadNumber) seg_quad_number_program<F>(ops, g, t);
     else seg_number_program<F>(ops, g, t);
 }
