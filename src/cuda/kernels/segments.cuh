@@ -583,16 +583,16 @@ CCL_HD void seg_number_in_segment(Ops& ops, const Params& g, std::uint32_t y, st
     const std::uint32_t sx = g.fd_seg_w.div(x0), k0 = x0 - sx * g.seg_w;
     const std::uint32_t s = y * g.segs_x + sx, first = row + sx * g.seg_w;
     const std::uint32_t S = ops.ld_weak(&g.seg_s[s]), G = ops.ld_weak(&g.seg_g[s]);
-    // carry_labels: C is already the carried run's label (or kNotCarried), loaded with S and G.
-    const std::uint32_t cl = g.carry_labels ? ops.ld_weak(&g.seg_c[s]) : 0u;
     const std::uint32_t bg = seg_background(S, G) >> k0, starts = S >> k0;
     std::uint32_t label = 0;
     if (((starts | bg) & 1u) == 0) {  // pixel k0 goes on with a run begun left of it
         const std::uint32_t before = S & mask_below(k0);
         if (before)
             label = seg_ld(ops, g, &g.labels[first + highest_bit(before)]);
+        else if (g.carry_labels)  // C is already the carried run's label
+            label = ops.ld_weak(&g.seg_c[s]);
         else
-            label = g.carry_labels ? cl : seg_ld(ops, g, &g.labels[ops.ld_weak(&g.seg_c[s])]);
+            label = seg_ld(ops, g, &g.labels[ops.ld_weak(&g.seg_c[s])]);
     }
     CCL_UNROLL
     for (std::uint32_t j = 0; j < kMaxNumberPx; ++j) {
