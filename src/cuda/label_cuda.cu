@@ -301,7 +301,9 @@ void enqueue_segments(const cclabel::detail::Request& r, const LaunchPlan& plan,
         if (events) record(events->after_scan, stream, "cudaEventRecord(after_scan)");
         if (plan.quad) {
             launch.template operator()<SegStage::Resolve>(blocks, "launch of seg_kernel (Resolve)");
-            if (g.carry_labels) launch.template operator()<SegStage::CarryLabels>(blocks, "launch of seg_kernel (CarryLabels)");
+            if (g.carry_labels)
+                launch.template operator()<SegStage::CarryLabels>(carry_labels_blocks(plan.segs, g.warp_w, threads),
+                                                                  "launch of seg_kernel (CarryLabels)");
             launch.template operator()<SegStage::QuadNumber>(plan.quad_blocks, "launch of seg_kernel (Number, number_px pixels a thread)");
         } else {
             launch.template operator()<SegStage::Number>(blocks, "launch of seg_kernel (Number)");

@@ -79,7 +79,7 @@ inline EmuRun emu_label_segments(const cclabel::detail::Request& r, const cuda::
         ex.set_phase(Phase::Final);
         if (plan.quad) {
             launch.template operator()<SegStage::Resolve>(blocks);
-            if (g.carry_labels) launch.template operator()<SegStage::CarryLabels>(blocks);
+            if (g.carry_labels) launch.template operator()<SegStage::CarryLabels>(carry_labels_blocks(plan.segs, ww, threads));
             launch.template operator()<SegStage::QuadNumber>(plan.quad_blocks);
         } else {
             launch.template operator()<SegStage::Number>(blocks);

@@ -54,10 +54,10 @@ struct Switches {
     bool seg_start_halves = true;
     /// Segment pipeline, with seg_warp_carry and seg_quad_number: Start writes every segment's C
     /// (~0 when not carried) and a CarryLabels kernel after Resolve turns each carried segment's C
-    /// from its node into that node's label, so Number reads a carried segment's label right after
-    /// its masks (two round trips to memory) instead of masks, then C, then the label (three): on
-    /// a sheet with the paper labelled, most of Number's pixel groups lie in carried paper
-    /// segments. Off: Number follows C to the node's label itself.
+    /// from its node into that node's label, so Number loads a group's C together with its masks
+    /// (one round trip to memory) instead of masks, then C, then the label (three): on a sheet
+    /// with the paper labelled, most of Number's pixel groups lie in carried paper segments.
+    /// CarryLabels takes 8 segments a thread. Off: Number follows C to the node's label itself.
     bool seg_carry_labels = true;
     /// Connect joins the row above (up-left, up, up-right) before the left neighbour, so a pixel
     /// attaches to a row that is mostly joined already instead of chaining along its own row.
