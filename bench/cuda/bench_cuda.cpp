@@ -130,7 +130,6 @@ int main(int argc, char** argv) {
                       : n == "seg_uniform_warps"    ? &s.seg_uniform_warps
                       : n == "seg_start_halves"     ? &s.seg_start_halves
                       : n == "seg_carry_labels"     ? &s.seg_carry_labels
-                      : n == "seg_wide_threads"     ? &s.seg_wide_threads
                       : n == "seg_warp_carry"       ? &s.seg_warp_carry
                       : n == "seg_quad_number"      ? &s.seg_quad_number
                       : n == "seg_carry"            ? &s.seg_carry
@@ -192,8 +191,6 @@ int main(int argc, char** argv) {
         seg("segments, seg_uniform_warps off", 32, T, R, [](auto& s) { s.seg_uniform_warps = false; });
         seg(cclabel::cuda::Switches{}.seg_start_halves ? "segments, seg_start_halves off" : "segments, seg_start_halves on",
             32, T, R, [](auto& s) { s.seg_start_halves = !s.seg_start_halves; });
-        seg(cclabel::cuda::Switches{}.seg_wide_threads ? "segments, seg_wide_threads off" : "segments, seg_wide_threads on",
-            32, T, R, [](auto& s) { s.seg_wide_threads = !s.seg_wide_threads; });
         seg(cclabel::cuda::Switches{}.seg_carry_labels ? "segments, seg_carry_labels off" : "segments, seg_carry_labels on",
             32, T, R, [](auto& s) { s.seg_carry_labels = !s.seg_carry_labels; });
         seg(cclabel::cuda::Switches{}.seg_number_transpose ? "segments, seg_number_transpose off" : "segments, seg_number_transpose on",

@@ -293,17 +293,17 @@ void enqueue_segments(const cclabel::detail::Request& r, const LaunchPlan& plan,
         if (events) record(events->after_start, stream, "cudaEventRecord(after_start)");
         launch.template operator()<SegStage::Connect>(blocks, "launch of seg_kernel (Connect)");
         if (events) record(events->after_connect, stream, "cudaEventRecord(after_connect)");
-        const std::uint64_t wide = seg_wide_blocks(plan.segs, g.warp_w, threads);
-        launch.template operator()<SegStage::Flatten>(g.sw.seg_wide_threads ? wide : blocks, "launch of seg_kernel (Flatten)");
+        launch.template operator()<SegStage::Flatten>(blocks, "launch of seg_kernel (Flatten)");
         if (events) record(events->after_count, stream, "cudaEventRecord(after_count)");
         std::size_t temp = plan.scan_temp_bytes;
         CCL_CUDA(cub::DeviceScan::ExclusiveSum(ws + plan.off_scan_temp, temp, g.seg_zl, g.seg_zl, plan.scan_items,
                                                stream));
         if (events) record(events->after_scan, stream, "cudaEventRecord(after_scan)");
         if (plan.quad) {
-            launch.template operator()<SegStage::Resolve>(g.sw.seg_wide_threads ? wide : blocks,
-                                                          "launch of seg_kernel (Resolve)");
-            if (g.carry_labels) launch.template operator()<SegStage::CarryLabels>(wide, "launch of seg_kernel (CarryLabels)");
+            launch.template operator()<SegStage::Resolve>(blocks, "launch of seg_kernel (Resolve)");
+            if (g.carry_labels)
+                launch.template operator()<SegStage::CarryLabels>(carry_labels_blocks(plan.segs, g.warp_w, threads),
+                                                                  "launch of seg_kernel (CarryLabels)");
             launch.template operator()<SegStage::QuadNumber>(plan.quad_blocks, "launch of seg_kernel (Number, number_px pixels a thread)");
         } else {
             launch.template operator()<SegStage::Number>(blocks, "launch of seg_kernel (Number)");

@@ -69,8 +69,7 @@ inline EmuRun emu_label_segments(const cclabel::detail::Request& r, const cuda::
             launch.template operator()<SegStage::Start>(plan.start_blocks);
         if (plan.carry && !plan.warp_carry) launch.template operator()<SegStage::Carry>(blocks);
         launch.template operator()<SegStage::Connect>(blocks);
-        const std::uint64_t wide = seg_wide_blocks(plan.segs, ww, threads);
-        launch.template operator()<SegStage::Flatten>(g.sw.seg_wide_threads ? wide : blocks);
+        launch.template operator()<SegStage::Flatten>(blocks);
         std::uint32_t sum = 0;  // CUB's in-place exclusive sum on the GPU
         for (std::uint64_t k = 0; k < plan.scan_items; ++k) {
             const std::uint32_t v = g.seg_zl[k];
@@ -79,8 +78,8 @@ inline EmuRun emu_label_segments(const cclabel::detail::Request& r, const cuda::
         }
         ex.set_phase(Phase::Final);
         if (plan.quad) {
-            launch.template operator()<SegStage::Resolve>(g.sw.seg_wide_threads ? wide : blocks);
-            if (g.carry_labels) launch.template operator()<SegStage::CarryLabels>(wide);
+            launch.template operator()<SegStage::Resolve>(blocks);
+            if (g.carry_labels) launch.template operator()<SegStage::CarryLabels>(carry_labels_blocks(plan.segs, ww, threads));
             launch.template operator()<SegStage::QuadNumber>(plan.quad_blocks);
         } else {
             launch.template operator()<SegStage::Number>(blocks);

@@ -254,14 +254,6 @@ std::vector<Variant> variants() {
     spans_of_4("segments of 32, spans of 4 (warp carry), number 16 px", 32, 4, 16, true);
     spans_of_4("segments of 2, spans of 4 (warp carry), 12 a block, number 1 px", 2, 12, 1, true);
     spans_of_4("segments of 5, spans of 4, seg_warp_carry off (Carry kernel)", 5, 8, 8, false);
-    // seg_wide_threads off: Flatten and Resolve a thread a segment.
-    {
-        Tuning off = seg(32, 4, 1);
-        off.shape.seg_span = 4;
-        off.shape.number_px = 16;
-        off.switches.seg_wide_threads = false;
-        v.push_back({"segments of 32, spans of 4, number 16 px, seg_wide_threads off", off});
-    }
     // seg_carry_labels off: Number follows C to the node's label itself (in a segment, and straddling).
     for (std::uint32_t px : {16u, 3u}) {
         Tuning off = seg(px == 16 ? 32 : 4, px == 16 ? 4 : 8, 1);

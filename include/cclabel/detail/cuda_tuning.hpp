@@ -59,11 +59,6 @@ struct Switches {
     /// with the paper labelled, most of Number's pixel groups lie in carried paper segments.
     /// CarryLabels takes 8 segments a thread. Off: Number follows C to the node's label itself.
     bool seg_carry_labels = true;
-    /// Segment pipeline: Flatten and Resolve take 8 segments a thread, a warp width apart (the
-    /// masks of all 8 loaded at once, then each segment's nodes), as CarryLabels does: on a sheet
-    /// most segments have no node to walk, and a thread a segment pays its launch and index
-    /// arithmetic 25 million times at 800 dpi. Off: a thread a segment (or a strip of seg_rows).
-    bool seg_wide_threads = true;
     /// Connect joins the row above (up-left, up, up-right) before the left neighbour, so a pixel
     /// attaches to a row that is mostly joined already instead of chaining along its own row.
     bool up_before_left = true;

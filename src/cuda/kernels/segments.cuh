@@ -72,42 +72,10 @@ CCL_HD void for_strip(const Params& g, std::uint64_t t64, Fn&& fn) {
         fn(std::uint32_t((y0 + r) * g.segs_x + sx), r);
 }
 
-/// Kernels that take kSegsPerThread segments a thread (CarryLabels; Flatten and Resolve with
-/// Switches::seg_wide_threads): thread t of a warp of W takes segments W·kSegsPerThread·w + W·j + l
-/// (warp w, lane l, j < kSegsPerThread), so a warp's loads stay contiguous; a thread loads one word
-/// of each of its segments first (all in flight at once), then does each segment's work.
-inline constexpr std::uint32_t kSegsPerThread = 8;
-
-/// Blocks of @p threads for those kernels: whole warps of @p warp_w, kSegsPerThread segments a thread.
-inline std::uint64_t seg_wide_blocks(std::uint64_t segs, std::uint32_t warp_w, std::uint32_t threads) {
-    const std::uint64_t per_warp = std::uint64_t(warp_w) * kSegsPerThread;
-    const std::uint64_t lanes = (segs + per_warp - 1) / per_warp * warp_w;
-    return (lanes + threads - 1) / threads;
-}
-
-/// Calls work(s, load(s)) for thread @p t64's segments, every load first.
-template <class Load, class Work>
-CCL_HD void for_thread_segs(const Params& g, std::uint64_t t64, Load&& load, Work&& work) {
-    const std::uint64_t W = g.warp_w, lane = t64 % W, first = (t64 - lane) * kSegsPerThread + lane;
-    std::uint32_t v[kSegsPerThread];
-    CCL_UNROLL
-    for (std::uint32_t j = 0; j < kSegsPerThread; ++j) {
-        const std::uint64_t s = first + j * W;
-        v[j] = s < g.segs ? load(std::uint32_t(s)) : 0u;
-    }
-    CCL_UNROLL
-    for (std::uint32_t j = 0; j < kSegsPerThread; ++j) {
-        const std::uint64_t s = first + j * W;
-        if (s < g.segs) work(std::uint32_t(s), v[j]);
-    }
-}
-
 template <PixelFormat F, class Ops>
 CCL_HD void seg_connect_one(Ops& ops, const Params& g, std::uint32_t s);
 template <PixelFormat F, class Ops>
 CCL_HD void seg_flatten_one(Ops& ops, const Params& g, std::uint32_t s);
-template <PixelFormat F, class Ops>
-CCL_HD void seg_flatten_segment(Ops& ops, const Params& g, std::uint32_t s, std::uint32_t S);
 template <PixelFormat F, class Ops>
 CCL_HD void seg_number_one(Ops& ops, const Params& g, std::uint32_t s);
 
@@ -508,20 +476,12 @@ CCL_HD void seg_connect_one(Ops& ops, const Params& g, std::uint32_t s) {
 /// holds nothing from before this kernel.
 template <PixelFormat F, class Ops>
 CCL_HD void seg_flatten_program(Ops& ops, const Params& g, std::uint64_t t64) {
-    if (g.sw.seg_wide_threads)
-        for_thread_segs(g, t64, [&](std::uint32_t s) { return ops.ld(&g.seg_s[s]); },
-                        [&](std::uint32_t s, std::uint32_t S) { seg_flatten_segment<F>(ops, g, s, S); });
-    else
-        for_strip(g, t64, [&](std::uint32_t s, std::uint32_t) { seg_flatten_one<F>(ops, g, s); });
+    for_strip(g, t64, [&](std::uint32_t s, std::uint32_t) { seg_flatten_one<F>(ops, g, s); });
 }
 
 template <PixelFormat F, class Ops>
 CCL_HD void seg_flatten_one(Ops& ops, const Params& g, std::uint32_t s) {
-    seg_flatten_segment<F>(ops, g, s, ops.ld(&g.seg_s[s]));
-}
-
-template <PixelFormat F, class Ops>
-CCL_HD void seg_flatten_segment(Ops& ops, const Params& g, std::uint32_t s, std::uint32_t S) {
+    const std::uint32_t S = ops.ld(&g.seg_s[s]);
     const SegPos p = seg_pos(g, s);
     std::uint32_t roots = 0;
     for (std::uint32_t m = S; m; m &= m - 1) {
@@ -591,7 +551,8 @@ CCL_HD void seg_number_one(Ops& ops, const Params& g, std::uint32_t s) {
 /// can then read labels instead of walking to roots while other threads overwrite words.
 template <PixelFormat F, class Ops>
 CCL_HD void seg_resolve_program(Ops& ops, const Params& g, std::uint64_t t64) {
-    auto segment = [&](std::uint32_t s, std::uint32_t S) {
+    for_strip(g, t64, [&](std::uint32_t s, std::uint32_t) {
+        const std::uint32_t S = seg_ld(ops, g, &g.seg_s[s]);
         if (S == 0) return;
         const SegPos p = seg_pos(g, s);
         const std::uint32_t base = seg_image_base(ops, g, p.y);
@@ -599,23 +560,35 @@ CCL_HD void seg_resolve_program(Ops& ops, const Params& g, std::uint64_t t64) {
             const std::uint32_t i = p.row + ffs32(m) - 1;
             ops.st(&g.labels[i], seg_root_number(ops, g, seg_ld(ops, g, &g.labels[i])) - base);
         }
-    };
-    if (g.sw.seg_wide_threads)
-        for_thread_segs(g, t64, [&](std::uint32_t s) { return seg_ld(ops, g, &g.seg_s[s]); }, segment);
-    else
-        for_strip(g, t64, [&](std::uint32_t s, std::uint32_t) { segment(s, seg_ld(ops, g, &g.seg_s[s])); });
+    });
 }
 
 /// CarryLabels (carry_labels), after Resolve: a carried segment's C becomes its node's label, which
-/// Resolve has written into the node's word; other segments' C stays kNotCarried. Several segments
-/// a thread (for_thread_segs): a thread a segment spent 0.1 ms of launch and index arithmetic on
-/// the 800 dpi sheet's 25 million segments.
+/// Resolve has written into the node's word; other segments' C stays kNotCarried. A thread takes
+/// kCarryLabelsPerThread segments a warp width apart (a warp's loads stay contiguous, and a thread
+/// has that many in flight): a thread a segment spent 0.1 ms of launch and index arithmetic on the
+/// 800 dpi sheet's 25 million segments.
+inline constexpr std::uint32_t kCarryLabelsPerThread = 8;
+
+/// CarryLabels' blocks of @p threads: whole warps of @p warp_w, kCarryLabelsPerThread segments a thread.
+inline std::uint64_t carry_labels_blocks(std::uint64_t segs, std::uint32_t warp_w, std::uint32_t threads) {
+    const std::uint64_t per_warp = std::uint64_t(warp_w) * kCarryLabelsPerThread;
+    const std::uint64_t lanes = (segs + per_warp - 1) / per_warp * warp_w;
+    return (lanes + threads - 1) / threads;
+}
+
 template <PixelFormat F, class Ops>
 CCL_HD void seg_carry_labels_program(Ops& ops, const Params& g, std::uint64_t t64) {
-    for_thread_segs(g, t64, [&](std::uint32_t s) { return ops.ld(&g.seg_c[s]); },
-                    [&](std::uint32_t s, std::uint32_t c) {
-                        if (c != kNotCarried) ops.st(&g.seg_c[s], seg_ld(ops, g, &g.labels[c]));
-                    });
+    const std::uint64_t W = g.warp_w, lane = t64 % W, first = (t64 - lane) * kCarryLabelsPerThread + lane;
+    std::uint32_t c[kCarryLabelsPerThread];
+    CCL_UNROLL
+    for (std::uint32_t j = 0; j < kCarryLabelsPerThread; ++j) {
+        const std::uint64_t s = first + j * W;
+        c[j] = s < g.segs ? ops.ld(&g.seg_c[s]) : kNotCarried;
+    }
+    CCL_UNROLL
+    for (std::uint32_t j = 0; j < kCarryLabelsPerThread; ++j)
+        if (c[j] != kNotCarried) ops.st(&g.seg_c[first + j * W], seg_ld(ops, g, &g.labels[c[j]]));
 }
 
 /// The labels of the @p P pixels of row @p y from @p x0 (row's first pixel @p row), a group that lies
