@@ -86,15 +86,19 @@ Timing time_device(const Gpu& g, const cclabel::Options& o, const cclabel::cuda:
     return r;
 }
 
-bool check_labels(const Gpu& g, const cclabel::bench::Drawing& d, const cclabel::Options& o0, std::uint32_t gpu_count) {
-    const std::size_t n = std::size_t(d.width * d.height);
+/// The GPU's labels of @p g against the CPU backend's of the same picture in host memory (@p host).
+bool check_labels(const Gpu& g, const cclabel::ImageView& host, const cclabel::Options& o0, std::uint32_t gpu_count) {
+    const std::size_t n = std::size_t(host.width * host.height);
     std::vector<std::uint32_t> got(n), want(n);
     ck(cudaMemcpy(got.data(), g.labels, n * 4, cudaMemcpyDeviceToHost), "cudaMemcpy(labels)");
     cclabel::Options o = o0;
     o.backend = cclabel::Backend::Cpu;
-    const auto cpu = cclabel::label(cclabel::make_view(d.rgb.data(), d.width, d.height, cclabel::PixelFormat::RGB8),
-                                    want.data(), o);
+    const auto cpu = cclabel::label(host, want.data(), o);
     return cpu.count == gpu_count && std::memcmp(got.data(), want.data(), n * 4) == 0;
+}
+
+cclabel::ImageView host_view(const cclabel::bench::Drawing& d) {
+    return cclabel::make_view(d.rgb.data(), d.width, d.height, cclabel::PixelFormat::RGB8);
 }
 
 std::vector<int> parse_list(const char* s) {
@@ -272,7 +276,7 @@ int main(int argc, char** argv) {
                 if (bg) o.background = std::vector<std::uint64_t>{255, 255, 255};
                 const Timing r = time_device(g, o, v.t, std::max(3, reps / 2));
                 ms[bg] = r.total_ms;
-                if (check && bg == 1) ok = check_labels(g, d, o, r.count);
+                if (check && bg == 1) ok = check_labels(g, host_view(d), o, r.count);
             }
             std::printf("%-34s %8.3f %8.3f  %s\n", v.name, ms[0], ms[1], check ? (ok ? "ok" : "MISMATCH") : "-");
             std::fflush(stdout);
@@ -295,7 +299,7 @@ int main(int argc, char** argv) {
             if (bg) o.background = std::vector<std::uint64_t>{255, 255, 255};
             const Timing r = time_device(g, o, base, reps);
             bool ok = true;
-            if (check) ok = check_labels(g, d, o, r.count);
+            if (check) ok = check_labels(g, host_view(d), o, r.count);
             // Host API: picture in pageable host memory, labels back to host memory, all included.
             std::vector<std::uint32_t> out(host ? n : 0);
             std::vector<double> host_ms;
@@ -303,8 +307,7 @@ int main(int argc, char** argv) {
             oh.backend = cclabel::Backend::Cuda;
             for (int k = 0; k < (host ? 3 : 0); ++k) {
                 const auto h0 = std::chrono::steady_clock::now();
-                cclabel::label(cclabel::make_view(d.rgb.data(), d.width, d.height, cclabel::PixelFormat::RGB8),
-                               out.data(), oh);
+                cclabel::label(host_view(d), out.data(), oh);
                 host_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - h0).count());
             }
             char size[32];
@@ -333,16 +336,9 @@ int main(int argc, char** argv) {
                 cclabel::cuda::Tuning t = base;
                 if (flip) t.switches.seg_start_halves = !t.switches.seg_start_halves;
                 const Timing r = time_device(gm, cclabel::Options{}, t, reps);
-                bool ok = true;
-                if (check) {
-                    std::vector<std::uint32_t> got(n), want(n);
-                    ck(cudaMemcpy(got.data(), gm.labels, n * 4, cudaMemcpyDeviceToHost), "cudaMemcpy(labels)");
-                    cclabel::Options o;
-                    o.backend = cclabel::Backend::Cpu;
-                    const auto cpu = cclabel::label(
-                        cclabel::make_view(m.data(), d.width, d.height, cclabel::PixelFormat::Binary8), want.data(), o);
-                    ok = cpu.count == r.count && got == want;
-                }
+                const bool ok = !check || check_labels(gm, cclabel::make_view(m.data(), d.width, d.height,
+                                                                              cclabel::PixelFormat::Binary8),
+                                                       cclabel::Options{}, r.count);
                 std::printf("%-5d ink mask, seg_start_halves %-3s %9u %8.3f %7.2f %9.2f | start %7.3f connect %7.3f "
                             "number %7.3f | %s\n",
                             dpi, (t.switches.seg_start_halves ? "on" : "off"), r.count, r.total_ms, r.total_ms / mfloor,

@@ -131,12 +131,15 @@ TEST(StripNumbering, LateJoinBreaksAndIsSeen) {
     EXPECT_EQ(late.early, 0u);
 }
 
-// The id cap: more ids than allowed stops the guesses before any map is wrong.
+// The id cap: a checkerboard at 4-connectivity (32 regions a strip of 2 rows, none joined), lag
+// 0, room for 100 ids: three strips are mapped (and right), the fourth passes the cap and stops
+// the guesses.
 TEST(StripNumbering, IdCapStops) {
     const Case c = checkerboard(16, 16);
     const TestImage img = make_image(c.width, c.height, PixelFormat::Gray8, c.v, 0, 0);
-    const Outcome o = run_strips<std::uint32_t>(img.view(), opts(PixelFormat::Gray8, 4, false), 2, 1, 40);
+    const Outcome o = run_strips<std::uint32_t>(img.view(), opts(PixelFormat::Gray8, 4, false), 2, 0, 100);
     EXPECT_TRUE(o.broken);
+    EXPECT_EQ(o.early, 3u);
     EXPECT_EQ(o.early_wrong, 0u);
     // Malformed seams give up rather than read out of range.
     cclabel::detail::StripNumbering n(100);
