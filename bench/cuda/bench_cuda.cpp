@@ -134,6 +134,7 @@ int main(int argc, char** argv) {
                       : n == "seg_uniform_warps"    ? &s.seg_uniform_warps
                       : n == "seg_start_halves"     ? &s.seg_start_halves
                       : n == "seg_carry_labels"     ? &s.seg_carry_labels
+                      : n == "seg_start_zeroes"     ? &s.seg_start_zeroes
                       : n == "seg_warp_carry"       ? &s.seg_warp_carry
                       : n == "seg_quad_number"      ? &s.seg_quad_number
                       : n == "seg_carry"            ? &s.seg_carry
@@ -197,6 +198,8 @@ int main(int argc, char** argv) {
             32, T, R, [](auto& s) { s.seg_start_halves = !s.seg_start_halves; });
         seg(cclabel::cuda::Switches{}.seg_carry_labels ? "segments, seg_carry_labels off" : "segments, seg_carry_labels on",
             32, T, R, [](auto& s) { s.seg_carry_labels = !s.seg_carry_labels; });
+        seg(cclabel::cuda::Switches{}.seg_start_zeroes ? "segments, seg_start_zeroes off" : "segments, seg_start_zeroes on",
+            32, T, R, [](auto& s) { s.seg_start_zeroes = !s.seg_start_zeroes; });
         seg(cclabel::cuda::Switches{}.seg_number_transpose ? "segments, seg_number_transpose off" : "segments, seg_number_transpose on",
             32, T, R, [](auto& s) { s.seg_number_transpose = !s.seg_number_transpose; });
         for (std::uint32_t px : {4u, 16u}) {

@@ -5,6 +5,7 @@
 #include "cclabel/detail/cuda_tuning.hpp"
 #include "core/request.hpp"
 #include "cuda/kernels/bodies.cuh"
+#include "cuda/kernels/segments.cuh"
 #include "cuda/launch.hpp"
 
 namespace cclabel::cuda::detail {
@@ -60,6 +61,10 @@ inline Params make_params(const cclabel::detail::Request& r, const LaunchPlan& p
                          g.width % 8 == 0 && g.warp_w >= 2 && (g.warp_w & (g.warp_w - 1)) == 0 &&
                          tuning.shape.seg_threads % g.warp_w == 0;
     g.fd_seg_span = FastDiv(tuning.shape.seg_span ? tuning.shape.seg_span : 1);
+    // Start zeroes whole background segments in its span warps (segments of 32, so a span's quads are
+    // 8 a segment), and only the transposed Number knows to skip them.
+    g.start_zeroes = tuning.switches.seg_start_zeroes && plan.warp_carry && plan.quad && g.number_transpose &&
+                     g.seg_w == kMaxSeg;
     return g;
 }
 

@@ -54,7 +54,8 @@ std::vector<std::pair<std::string, cuda::Tuning>> segment_tunings() {
                             std::pair{"seg_number_transpose", &cuda::Switches::seg_number_transpose},
                             std::pair{"seg_uniform_warps", &cuda::Switches::seg_uniform_warps},
                             std::pair{"seg_start_halves", &cuda::Switches::seg_start_halves},
-                            std::pair{"seg_carry_labels", &cuda::Switches::seg_carry_labels}}) {
+                            std::pair{"seg_carry_labels", &cuda::Switches::seg_carry_labels},
+                            std::pair{"seg_start_zeroes", &cuda::Switches::seg_start_zeroes}}) {
         t = {};
         t.switches.*sw = !(t.switches.*sw);
         v.push_back({std::string("segments, ") + name + (t.switches.*sw ? " on" : " off"), t});

@@ -714,6 +714,52 @@ TEST(EmuSegments, StartHalvesAgainstTheCpu) {
             }
 }
 
+// seg_start_zeroes: drawing-like pictures (paper, lines of a few values, whole paper segments and
+// segments with one ink pixel) and random ones, with the paper as background and without, widths
+// that are multiples of 8 with the last segment of a row full or partial (64, 88, 136), warps of 4
+// spans of 4 segments of 32 whose groups of 8 Number transposes; the switch on and off. The output
+// starts as poison, so a segment that Number skips and Start did not zero is caught (a Start that
+// zeroes nothing fails 38 checks here, a Number that takes the skip from the wrong lane fails too).
+TEST(EmuSegments, StartZeroesAgainstTheCpu) {
+    std::uint32_t seed = 2100;
+    for (std::int64_t w : {64, 88, 136})
+        for (PixelFormat f : {PixelFormat::Binary8, PixelFormat::Gray8, PixelFormat::RGB8, PixelFormat::U32})
+            for (bool on : {true, false})
+                for (bool drawing : {true, false}) {
+                    std::mt19937 rng(seed);
+                    const std::int64_t h = 9;
+                    const std::uint64_t paper = f == PixelFormat::Binary8 ? 0u : 0xD0u;
+                    std::vector<std::uint64_t> vals;
+                    if (drawing) {
+                        vals.assign(std::size_t(w * h), paper);
+                        for (int k = 0; k < 5; ++k) {
+                            const std::int64_t y = std::int64_t(rng() % h), x = std::int64_t(rng() % w);
+                            const std::int64_t len = 1 + std::int64_t(rng() % 12);
+                            const std::uint64_t ink = 1 + rng() % 3;
+                            for (std::int64_t j = 0; j < len; ++j) {
+                                if (k % 2) vals[std::size_t(y * w + std::min(w - 1, x + j))] = ink;
+                                else vals[std::size_t(std::min(h - 1, y + j) * w + x)] = ink;
+                            }
+                        }
+                        vals[std::size_t((h - 1) * w + w - 1)] = 2;  // the last, perhaps partial, segment
+                    } else {
+                        vals.resize(std::size_t(w * h));
+                        for (auto& v : vals) v = rng() % 4 == 0 ? 1 + rng() % 2 : paper;
+                    }
+                    const auto img = make_image(w, h, f, vals, (16 - (w * bytes_per_pixel(f)) % 16) % 16);
+                    Tuning t = four_lane_spans();
+                    ASSERT_EQ(t.shape.number_px, 8u);
+                    t.switches.seg_start_zeroes = on;
+                    for (int conn : {4, 8})
+                        for (bool with_bg : {true, false})
+                            expect_emu_matches_cpu(img, conn, with_bg ? std::optional<std::uint64_t>{paper} : std::nullopt,
+                                                   Variant{on ? "start zeroes on" : "start zeroes off", t}, seed + conn,
+                                                   std::string(format_name(f)) + (drawing ? " drawing " : " random ") +
+                                                       std::to_string(w) + "x" + std::to_string(h));
+                    ++seed;
+                }
+}
+
 TEST(Emu, EmptyPictureLaunchesNothing) {
     Options o;
     const auto img = make_image(0, 0, PixelFormat::Gray8, {});

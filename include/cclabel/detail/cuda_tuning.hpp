@@ -6,7 +6,7 @@
 
 namespace cclabel::cuda {
 
-/// Each idea of the CUDA labeller as a switch. All default on; turning one off never changes the
+/// Each idea of the CUDA labeller as a switch. Most default on (those off say why); flipping one never changes the
 /// labels, only the time (the benchmark measures each one off in turn).
 struct Switches {
     /// The segment pipeline (src/cuda/kernels/segments.cuh): a thread takes seg_w pixels of a row,
@@ -59,6 +59,15 @@ struct Switches {
     /// with the paper labelled, most of Number's pixel groups lie in carried paper segments.
     /// CarryLabels takes 8 segments a thread. Off: Number follows C to the node's label itself.
     bool seg_carry_labels = true;
+    /// Segment pipeline, with seg_warp_carry, segments of 32 and the transposed Number: Start's warp
+    /// writes the labels (0) of every segment that is background throughout, with stores of 512
+    /// contiguous bytes, and Number skips those segments' stores. With the paper as background
+    /// about 95 % of the labels are such zeros: they are written while Start waits on the picture
+    /// (Start reads 2.4 GB at about half the bandwidth at 800 dpi), instead of by Number, which
+    /// then writes only the ink's segments. Off by default until measured on the GPU: the
+    /// emulator and the GPU tests check its labels, bench_cuda's --flip measures it. Off: Number
+    /// writes every label.
+    bool seg_start_zeroes = false;
     /// Connect joins the row above (up-left, up, up-right) before the left neighbour, so a pixel
     /// attaches to a row that is mostly joined already instead of chaining along its own row.
     bool up_before_left = true;

@@ -91,6 +91,7 @@ struct Params {
     std::uint32_t number_px = 4;     ///< LaunchShape::number_px
     bool number_in_segment = false;  ///< number_px divides seg_w: a Number group never crosses a segment
     bool number_transpose = false;   ///< Switches::seg_number_transpose in effect (see params.hpp)
+    bool start_zeroes = false;       ///< Switches::seg_start_zeroes in effect (see params.hpp)
 };
 
 /// Whether row @p y is the first row of an image of a batch: nothing joins the row above it.

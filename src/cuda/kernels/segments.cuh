@@ -234,11 +234,25 @@ CCL_HD SegMasks seg_masks_pixels(const Params& g, std::uint32_t x0, std::uint32_
     return m;
 }
 
+/// Background pixels of a segment from its S and G words (G's bit 0 is a flag, see Start).
+CCL_HD std::uint32_t seg_background(std::uint32_t S, std::uint32_t G) {
+    return (G & ~1u) | ((S & 1u) || (G & 1u) ? 0u : 1u);
+}
+
+/// seg_start_zeroes: whether all @p n pixels of a segment are background, from its S and G words.
+/// Start decides which segments it zeroes, and Number which it skips, by this one test on the same
+/// words, so the two cannot disagree.
+CCL_HD bool seg_all_background(std::uint32_t S, std::uint32_t G, std::uint32_t n) {
+    const std::uint32_t valid = mask_below(n);
+    return n > 0 && (seg_background(S, G) & valid) == valid;
+}
+
 /// What Start of one segment leaves to its caller: the node mask, whether pixel 0 is carried, and
 /// the segment's first pixel.
 struct SegStarted {
-    std::uint32_t S = 0, row = 0;
+    std::uint32_t S = 0, row = 0, n = 0;  // n: the segment's pixels (0: no segment, a lane past the row)
     bool carried = false;
+    bool all_background = false;  ///< every pixel of the segment is background (seg_all_background)
 };
 
 /// Start of segment @p s (see the file comment). The masks, bit k for the segment's pixel k:
@@ -341,12 +355,33 @@ CCL_HD SegStarted seg_start_one(Ops& ops, const Params& g, std::uint32_t s, std:
         const std::uint32_t i = p.row + ffs32(m) - 1;
         ops.st(&g.labels[i], i);
     }
+    const std::uint32_t G = (BG & ~1u) | (join_left || carried ? 1u : 0u);
     ops.st(&g.seg_s[s], S);
-    ops.st(&g.seg_g[s], (BG & ~1u) | (join_left || carried ? 1u : 0u));
+    ops.st(&g.seg_g[s], G);
     ops.st(&g.seg_zin[s], Zin);
     ops.st(&g.seg_zl[s], Zl);
     ops.st(&g.seg_zr[s], Zr);
-    return SegStarted{S, p.row, carried};
+    return SegStarted{S, p.row, n, carried, seg_all_background(S, G, n)};
+}
+
+/// seg_start_zeroes: the labels (0) of the segments of bit set in @p zero among a span (segments of
+/// 32, the first pixel @p first_px; segment @p last the span's last in its row, of @p last_n pixels),
+/// written by the span's warp together: in pass i lane l stores the 4 pixels of quad i · W + l of the
+/// span (8 quads a segment), so each store instruction covers 16 · W contiguous bytes. A lane storing
+/// its own segment's 32 labels would leave 112 bytes between lanes, each 32-byte sector written by
+/// two instructions (Number's transposed stores exist for that reason). The width is a multiple of 8
+/// (the transposed Number), so quads are whole. Everything is derived from the span's first pixel,
+/// not from the row and column: Start's halves kernel has no register to spare across its loads.
+template <class Ops>
+CCL_HD void seg_zero_span(Ops& ops, const Params& g, std::uint32_t first_px, std::uint32_t lane, std::uint32_t zero,
+                          std::uint32_t last, std::uint32_t last_n) {
+    constexpr std::uint32_t kQuadsPerSeg = kMaxSeg / 4;
+    const std::uint32_t none[4] = {0u, 0u, 0u, 0u};
+    for (std::uint32_t i = 0; i < kQuadsPerSeg; ++i) {
+        const std::uint32_t q = i * g.warp_w + lane, j = q / kQuadsPerSeg;
+        if ((zero >> j & 1u) && (j < last || 4 * (q % kQuadsPerSeg) < last_n))
+            ops.st_own(&g.labels[first_px + 4 * q], 4, none);
+    }
 }
 
 /// Start with seg_warp_carry: thread t is segment column t mod start_lanes_x of row t / start_lanes_x
@@ -380,6 +415,16 @@ CCL_HD void seg_start_span_program(Ops& ops, const Params& g, std::uint64_t t64)
     const std::uint32_t node = ops.shfl(all, st.S ? st.row + highest_bit(st.S) : 0u, src);
     if (st.carried) ops.st(&g.seg_c[s], node);
     else if (real && g.carry_labels) ops.st(&g.seg_c[s], kNotCarried);  // Number loads every C
+    if (g.start_zeroes) {
+        const std::uint32_t zero = ops.ballot(all, st.all_background) & all;  // warp-uniform
+        if (zero) {
+            // Lane 0 is always in the row (rows are whole spans rounded up); the last lane in it may
+            // hold a short segment.
+            const std::uint32_t last = highest_bit(ops.ballot(all, st.n != 0) & all);
+            const std::uint32_t first_px = ops.shfl(all, st.row, 0), last_n = ops.shfl(all, st.n, last);
+            seg_zero_span(ops, g, first_px, lane, zero, last, last_n);
+        }
+    }
 }
 
 /// Start; @p H: Switches::seg_start_halves (a kernel of its own on the GPU, built for fewer registers).
@@ -392,11 +437,6 @@ CCL_HD void seg_start_program(Ops& ops, const Params& g, std::uint64_t t64) {
 
 /// Whether segment @p s's pixel 0 is carried (seg_carry), from its S and G words.
 CCL_HD bool seg_carried(std::uint32_t S, std::uint32_t G) { return (S & 1u) == 0 && (G & 1u) != 0; }
-
-/// Background pixels of a segment from its S and G words (G's bit 0 is a flag, see Start).
-CCL_HD std::uint32_t seg_background(std::uint32_t S, std::uint32_t G) {
-    return (G & ~1u) | ((S & 1u) || (G & 1u) ? 0u : 1u);
-}
 
 /// Carry (seg_carry) of a strip: each carried segment's C, the node of the left segment's last
 /// pixel. The segments passed on the way are carried whole (no node); the walk ends at most at the
@@ -594,13 +634,16 @@ CCL_HD void seg_carry_labels_program(Ops& ops, const Params& g, std::uint64_t t6
 /// The labels of the @p P pixels of row @p y from @p x0 (row's first pixel @p row), a group that lies
 /// in one segment: the masks shifted to the group's first pixel k0, one label load a run start
 /// (predicated, all in flight at once) and one select a pixel. S, G and C are read-only since
-/// Flatten, so they may come from L1.
+/// Flatten, so they may come from L1. Returns whether Start has written the group's labels already
+/// (seg_start_zeroes: its segment is background throughout); @p out is filled either way.
 template <class Ops>
-CCL_HD void seg_number_in_segment(Ops& ops, const Params& g, std::uint32_t y, std::uint32_t x0, std::uint32_t row,
+CCL_HD bool seg_number_in_segment(Ops& ops, const Params& g, std::uint32_t y, std::uint32_t x0, std::uint32_t row,
                                   std::uint32_t P, std::uint32_t* out) {
     const std::uint32_t sx = g.fd_seg_w.div(x0), k0 = x0 - sx * g.seg_w;
     const std::uint32_t s = y * g.segs_x + sx, first = row + sx * g.seg_w;
     const std::uint32_t S = ops.ld_weak(&g.seg_s[s]), G = ops.ld_weak(&g.seg_g[s]);
+    const std::uint32_t left = g.width - sx * g.seg_w, seg_n = left < g.seg_w ? left : g.seg_w;
+    const bool zeroed = g.start_zeroes && seg_all_background(S, G, seg_n);
     // carry_labels: C is already the carried run's label (or kNotCarried), loaded with S and G.
     const std::uint32_t cl = g.carry_labels ? ops.ld_weak(&g.seg_c[s]) : 0u;
     const std::uint32_t bg = seg_background(S, G) >> k0, starts = S >> k0;
@@ -618,6 +661,7 @@ CCL_HD void seg_number_in_segment(Ops& ops, const Params& g, std::uint32_t y, st
         if (starts >> j & 1u) label = seg_ld(ops, g, &g.labels[first + k0 + j]);
         out[j] = (bg >> j & 1u) ? 0u : label;
     }
+    return zeroed;
 }
 
 /// Number with seg_number_transpose (8 pixels a thread, width a multiple of 8, so a warp's W groups
@@ -631,12 +675,19 @@ CCL_HD void seg_number_transposed_program(Ops& ops, const Params& g, std::uint64
     const std::uint64_t warp_first = t64 - lane;
     if (warp_first >= g.quads) return;  // the whole warp is past the picture
     std::uint32_t v[kMaxNumberPx] = {};
+    bool zeroed = true;  // seg_start_zeroes: Start wrote this lane's group (a lane past the picture writes nothing)
     if (t64 < g.quads) {
         const std::uint32_t t = std::uint32_t(t64);
         const std::uint32_t y = g.fd_quads_x.div(t), x0 = (t - y * g.quads_x) * 8;
-        seg_number_in_segment(ops, g, y, x0, std::uint32_t(std::uint64_t(y) * g.width), 8, v);
+        zeroed = seg_number_in_segment(ops, g, y, x0, std::uint32_t(std::uint64_t(y) * g.width), 8, v);
     }
     const std::uint32_t all = mask_below(W);
+    // A warp whose groups Start wrote (paper as background) has nothing to exchange or store.
+    std::uint32_t zeroed_lanes = 0;
+    if (g.start_zeroes) {
+        zeroed_lanes = ops.ballot(all, zeroed) & all;
+        if (zeroed_lanes == all) return;
+    }
     CCL_UNROLL
     for (std::uint32_t q = 0; q < 2; ++q) {
         const std::uint32_t src = q * (W / 2) + lane / 2;
@@ -646,8 +697,10 @@ CCL_HD void seg_number_transposed_program(Ops& ops, const Params& g, std::uint64
             const std::uint32_t lo = ops.shfl(all, v[i], src), hi = ops.shfl(all, v[4 + i], src);
             w[i] = (lane & 1u) ? hi : lo;
         }
+        // Lane src's group holds these 4 pixels, so its segment is theirs.
+        const bool written = zeroed_lanes >> src & 1u;
         const std::uint64_t px = 8 * warp_first + 4 * (std::uint64_t(W) * q + lane);
-        if (px < g.pixels) ops.st_own(&g.labels[px], 4, w);  // groups are whole: 4 pixels inside
+        if (px < g.pixels && !written) ops.st_own(&g.labels[px], 4, w);  // groups are whole: 4 pixels inside
     }
 }
 
