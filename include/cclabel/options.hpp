@@ -29,8 +29,10 @@ struct Options {
     /// {0} is accepted here.
     std::optional<std::vector<std::uint64_t>> background;
     Backend backend = Backend::Auto;
-    /// CPU threads; 0 means all cores, at most one a 2^15 pixels (32,768: a 512 x 512 picture
-    /// takes 8). Labels never depend on it.
+    /// CPU threads; 0 means every core this process may use (its CPU affinity mask, as set by
+    /// taskset or a Slurm or Kubernetes cpuset, and its container's CPU quota; not the machine's
+    /// count), at most one a 2^15 pixels (32,768: a 512 x 512 picture takes 8). Labels never
+    /// depend on it.
     int threads = 0;
 };
 

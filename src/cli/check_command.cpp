@@ -99,7 +99,7 @@ Command add_check_command(CLI::App& app) {
     cmd->add_option("-c,--connectivity", a->connectivity, "4 or 8")->check(CLI::IsMember({4, 8}))->capture_default_str();
     cmd->add_option("-b,--background", a->background,
                     "Background value of IMAGE (as for 'label'): its pixels must be 0 in LABELS");
-    cmd->add_option("-j,--threads", a->threads, "CPU threads (default: all cores, one per 32,768 pixels at most)")->check(CLI::PositiveNumber);
+    cmd->add_option("-j,--threads", a->threads, "CPU threads (default: every core this process may use, one per 32,768 pixels at most)")->check(CLI::PositiveNumber);
     cmd->footer(
         "Example:\n"
         "  cclabel check other-tool.npy plan.png -b '#ffffff'\n"

@@ -22,7 +22,7 @@ void add_label_options(CLI::App& cmd, LabelOptions& o) {
     cmd.add_option("--backend", o.backend, "auto (the GPU when present and worth it), cpu or cuda")
         ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
         ->capture_default_str();
-    cmd.add_option("-j,--threads", o.threads, "CPU threads (default: all cores, one per 32,768 pixels at most)")->check(CLI::PositiveNumber);
+    cmd.add_option("-j,--threads", o.threads, "CPU threads (default: every core this process may use, one per 32,768 pixels at most)")->check(CLI::PositiveNumber);
     cmd.add_option("--min-size", o.min_size,
                    "Remove regions of fewer pixels (label 0), renumbering the rest 1..M in raster order");
     cmd.add_option("--largest", o.largest, "Keep only the K largest regions (ties: the earlier one), renumbered");

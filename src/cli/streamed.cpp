@@ -1,8 +1,9 @@
 #include "cli/streamed.hpp"
 
+#include "core/cores.hpp"
+
 #include <algorithm>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cclabel/error.hpp"
@@ -85,7 +86,7 @@ StreamedResult label_streamed(const std::function<std::unique_ptr<io::TiffRowRea
     // Auto is resolved once for the largest tile and passed on, so that every tile (a short last
     // band too) runs on the backend the report names.
     const Backend use = detail::resolve_auto(options.backend, grid.max_tile_pixels());
-    const int threads = options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = options.threads > 0 ? options.threads : cclabel::detail::usable_cores();
     const int workers = use == Backend::Cuda ? 1 : int(std::min<std::uint64_t>(grid.nx, std::uint64_t(threads)));
     Options tile_options = options;
     tile_options.backend = use;

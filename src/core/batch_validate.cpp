@@ -1,8 +1,8 @@
 // Batch arguments checked before anything is read: the batch's own shape (count, strides, offset
 // table), then each image as label() checks one, with the image named in the message.
 #include <string>
-#include <thread>
 
+#include "core/cores.hpp"
 #include "cclabel/error.hpp"
 #include "cclabel/label.hpp"
 #include "core/batch_request.hpp"
@@ -25,7 +25,7 @@ constexpr std::uint64_t kMaxBytes = ~std::uint64_t(0) >> 1;
 Options resolved(PixelFormat format, const Options& options) {
     (void)make_request(ImageView{nullptr, 0, 0, 0, format}, nullptr, options);
     Options o = options;
-    if (o.threads == 0) o.threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    if (o.threads == 0) o.threads = usable_cores();
     return o;
 }
 

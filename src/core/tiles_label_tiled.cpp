@@ -3,8 +3,8 @@
 // in place, so the only memory beyond the output is one tile per worker plus the per-tile tables.
 #include <algorithm>
 #include <string>
-#include <thread>
 
+#include "core/cores.hpp"
 #include "cclabel/error.hpp"
 #include "cclabel/label.hpp"
 #include "cclabel/tiles.hpp"
@@ -89,7 +89,7 @@ TiledResult label_grid(const ImageView& image, Out* out, const Options& options,
         const std::int64_t x0 = std::int64_t(t % nx) * tw, y0 = std::int64_t(t / nx) * th;
         return TileRect{x0, y0, std::min(tw, W - x0), std::min(th, H - y0)};
     };
-    const int threads = options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = options.threads > 0 ? options.threads : detail::usable_cores();
     // The CPU spreads tiles over its threads (and a thread's share of the rest over each tile when
     // there are fewer tiles than threads). One GPU takes the tiles one after another: the place
     // where the streamed GPU tile pipeline replaces this loop.

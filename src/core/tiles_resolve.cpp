@@ -10,9 +10,9 @@
 #include <algorithm>
 #include <queue>
 #include <string>
-#include <thread>
 #include <utility>
 
+#include "core/cores.hpp"
 #include "cclabel/error.hpp"
 #include "cclabel/tiles.hpp"
 #include "core/parallel_for.hpp"
@@ -24,7 +24,7 @@ namespace {
 constexpr std::uint64_t kBandLabels = std::uint64_t(1) << 18;
 
 int resolve_threads(int asked) {
-    const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+    const int cores = detail::usable_cores();
     return asked > 0 ? std::min(asked, cores) : cores;
 }
 

@@ -1,8 +1,8 @@
 // Argument checks for every call, in 64-bit arithmetic, before anything is allocated or read.
 #include <algorithm>
 #include <string>
-#include <thread>
 
+#include "core/cores.hpp"
 #include "cclabel/error.hpp"
 #include "cclabel/label.hpp"
 #include "core/request.hpp"
@@ -41,7 +41,7 @@ namespace {
 constexpr std::uint64_t kAutoPixelsPerThread = std::uint64_t(1) << 15;
 
 int auto_threads(std::uint64_t pixels) {
-    const std::uint64_t cores = std::max(1u, std::thread::hardware_concurrency());
+    const std::uint64_t cores = std::uint64_t(usable_cores());
     return int(std::clamp<std::uint64_t>(pixels / kAutoPixelsPerThread, 1, cores));
 }
 

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <thread>
 
+#include "core/cores.hpp"
+
 namespace cclabel::cpu {
 
 /// How long a waiter spins before it blocks: about one band's work on a small picture.
@@ -29,7 +31,7 @@ inline constinit std::atomic<int> threads_in_parallel_calls{0};
 /// spinning thread take no core from one that still has work (a thread woken on a machine whose
 /// cores all spin waits for a time slice, about as long as the spin).
 inline bool spinning_pays() noexcept {
-    static const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+    const int cores = cclabel::detail::usable_cores();
     return threads_in_parallel_calls.load(std::memory_order_relaxed) <= cores;
 }
 

@@ -55,9 +55,9 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "core/cores.hpp"
 #include "cclabel/cuda.hpp"
 #include "cclabel/cuda_tiles.hpp"
 #include "cclabel/detail/pixel_traits.hpp"
@@ -614,7 +614,7 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
 
 /// Host threads for the host-side loops: Options::threads, or all cores when it is 0.
 int host_threads(int asked) {
-    const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+    const int cores = cclabel::detail::usable_cores();
     return asked > 0 ? std::min(asked, cores) : cores;
 }
 

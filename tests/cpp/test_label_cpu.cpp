@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "cclabel/cclabel.hpp"
+#include "core/cores.hpp"
 #include "core/request.hpp"
 #include "cpu/binary_runs.hpp"
 #include "cpu/label_cpu.hpp"
@@ -242,7 +243,7 @@ TEST(LabelCpu, BinaryNoiseTakesTheRunPath) {
 }
 
 TEST(LabelCpu, AutoThreadsFollowPictureSize) {
-    const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+    const int cores = detail::usable_cores();
     auto threads = [](std::int64_t w, std::int64_t h, int asked) {
         std::vector<std::uint8_t> px(std::size_t(w * h), 1);
         std::uint32_t sink = 0;
