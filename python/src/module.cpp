@@ -4,9 +4,12 @@
 // allocates with it; everything about the arguments is decided here, in C++:
 //   - the image is imported through DLPack or the buffer protocol (nanobind's ndarray), never
 //     copied: its dtype and shape give the pixel format and whether it is a batch, its strides the
-//     row stride (any positive value) and the pixel stride (which must be the natural one);
-//   - connectivity (4/8, or scikit-image's 1/2), background (int, tuple, "#rrggbb[aa]") and backend
-//     are checked with messages naming the argument;
+//     row stride (any positive value) and the pixel stride (which must be the natural one; other
+//     layouts are reported to the Python layer, which copies them once to C order). Signed
+//     8/16/32-bit integers are read as the unsigned keys of the same width (cc3d's view); the
+//     Python layer turns floats and 64-bit integers into such keys before they get here;
+//   - connectivity (4/8, or scikit-image's 1/2), background (int, integral float, tuple,
+//     "#rrggbb[aa]"), backend and threads are checked with messages naming the argument;
 //   - host arrays go through cclabel::label, CUDA arrays through cclabel::cuda::label_device on the
 //     caller's stream, with the GIL released and no host synchronisation;
 //   - region statistics and filters (cclabel.regions, remove_small, keep_largest) take a uint32
@@ -33,6 +36,7 @@
 #include "cclabel/stats.hpp"
 #include "cclabel/batch.hpp"
 #include "cclabel/tiles.hpp"
+#include "cclabel/version.hpp"
 #if CCLABEL_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
@@ -72,6 +76,7 @@ std::string dtype_str(nb::dlpack::dtype d) {
         case C::Bfloat: kind = "bfloat"; break;
         case C::Complex: kind = "complex"; break;
         case C::Bool: return "bool";
+        default: kind = "dtype code " + std::to_string(int(d.code)) + " of "; break;  // newer DLPack kinds
     }
     return kind + std::to_string(d.bits) + (d.lanes != 1 ? "x" + std::to_string(d.lanes) : "");
 }
@@ -87,15 +92,16 @@ std::string shape_str(const std::vector<std::int64_t>& s) {
     return r + (s.size() == 1 ? ",)" : ")");
 }
 
+// What the Python package accepts (floats and 64-bit integers become keys there, python/cclabel).
 constexpr const char* kSupported =
-    "supported: bool, uint8, uint16, uint32, int32 of shape (H, W) or (B, H, W); "
+    "supported: bool, int8/16/32/64, uint8/16/32/64, float16/32/64 of shape (H, W) or (B, H, W); "
     "uint8 of shape (H, W, 3) RGB or (H, W, 4) RGBA, or (B, H, W, 3|4)";
 
 // What an image argument is: format, batch, sizes and byte strides.
 struct Layout {
     cclabel::PixelFormat format = cclabel::PixelFormat::Gray8;
     bool batch = false;
-    bool int32 = false;  // int32 read as U32 (same bits)
+    bool is_signed = false;  // int8/16/32 read as the unsigned key of the same bits
     bool boolean = false;
     std::int64_t B = 1, H = 0, W = 0;
     std::int64_t batch_stride = 0, row_stride = 0;  // bytes
@@ -118,6 +124,8 @@ InArray import_image(nb::handle h) {
 // (Fortran order, rows upside down) set *needs_copy instead of raising.
 // With @p as_unsigned, int16/int32 arrays are the bits of uint16/uint32 ones (PyTorch tensors are
 // passed as such views, so that no DLPack export of its unsigned dtypes is needed).
+// Every layout that is not readable in place (gaps between pixels or channels, rows that overlap
+// or run backwards) sets *needs_copy when @p needs_copy is given, and raises otherwise.
 Layout inspect(const InArray& a, bool* needs_copy, bool as_unsigned) {
     Layout L;
     auto d = a.dtype();
@@ -132,8 +140,8 @@ Layout inspect(const InArray& a, bool* needs_copy, bool as_unsigned) {
         throw nb::value_error(("image: arrays on " + device_str(L.device_type, L.device_id) +
                                " are not supported (CPU or CUDA only)").c_str());
 
-    const bool one_channel = is<bool>(d) || is<std::uint8_t>(d) || is<std::uint16_t>(d) ||
-                             is<std::uint32_t>(d) || is<std::int32_t>(d);
+    const bool one_channel = is<bool>(d) || is<std::uint8_t>(d) || is<std::int8_t>(d) || is<std::uint16_t>(d) ||
+                             is<std::int16_t>(d) || is<std::uint32_t>(d) || is<std::int32_t>(d);
     if (!one_channel)
         throw nb::type_error(("image: dtype " + L.dtype + " is not supported (" + kSupported +
                               "); convert it with .astype() if its values fit")
@@ -169,11 +177,15 @@ Layout inspect(const InArray& a, bool* needs_copy, bool as_unsigned) {
         L.format = channels == 3   ? cclabel::PixelFormat::RGB8
                    : channels == 4 ? cclabel::PixelFormat::RGBA8
                                    : cclabel::PixelFormat::Gray8;
-    } else if (is<std::uint16_t>(d)) {
+    } else if (is<std::int8_t>(d)) {
+        L.format = cclabel::PixelFormat::Gray8;
+        L.is_signed = true;
+    } else if (is<std::uint16_t>(d) || is<std::int16_t>(d)) {
         L.format = cclabel::PixelFormat::Gray16;
+        L.is_signed = is<std::int16_t>(d);
     } else {
         L.format = cclabel::PixelFormat::U32;
-        L.int32 = is<std::int32_t>(d);
+        L.is_signed = is<std::int32_t>(d);
     }
 
     const std::int64_t item = std::int64_t(a.itemsize());
@@ -202,27 +214,14 @@ Layout inspect(const InArray& a, bool* needs_copy, bool as_unsigned) {
     const bool channel_ok = channels == 1 || st[nd - 1] == 1;
     const bool pixel_ok = L.W == 1 || st[std::size_t(pixel_axis)] == channels;
     const std::int64_t rs = L.H == 1 ? row_bytes : st[std::size_t(row_axis)];
-    bool f_order = false;
-    {
-        std::int64_t c = 1;
-        f_order = true;
-        for (std::size_t i = 0; i < nd; ++i) {
-            if (L.shape[i] != 1 && st[i] != c) f_order = false;
-            c *= L.shape[i];
-        }
-    }
     if (channel_ok && pixel_ok && rs >= row_bytes) {
         L.row_stride = rs * item;
         L.batch_stride = L.batch ? st[0] * item : 0;
         return L;
     }
-    // Layouts that one contiguous copy fixes: Fortran order, rows upside down, and transposed
-    // images (rows one pixel apart, pixels a column apart), flipped or not.
-    const std::int64_t ps = L.W == 1 ? channels : st[std::size_t(pixel_axis)];
-    const bool upside_down = channel_ok && pixel_ok && rs <= -row_bytes;
-    const bool transposed = channel_ok && L.H > 1 && L.W > 1 && (rs == channels || rs == -channels) &&
-                            (ps == channels * L.H || ps == -channels * L.H);
-    if (needs_copy && (f_order || upside_down || transposed)) {
+    // Any other layout (Fortran order, transposes, rows upside down, gaps between pixels or
+    // channels, broadcast rows) is copied once to C order by the caller.
+    if (needs_copy) {
         *needs_copy = true;
         return L;
     }
@@ -260,6 +259,21 @@ int parse_connectivity(nb::handle h) {
                               .c_str());
 }
 
+// threads: None or a non-negative int (0 and None: the library's rule, Options::threads = 0).
+int parse_threads(nb::handle h) {
+    if (h.is_none()) return 0;
+    if (PyBool_Check(h.ptr()) || !PyIndex_Check(h.ptr()))
+        throw nb::type_error(("threads: expected None or an int, got " + py_type_name(h)).c_str());
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(nb::int_(h).ptr(), &overflow);
+    if (overflow < 0 || (!overflow && v < 0))
+        throw nb::value_error(("threads: must not be negative, got " + nb::cast<std::string>(nb::str(h))).c_str());
+    if (overflow > 0 || v > 1 << 20)  // far above any machine; the library caps at what it can use anyway
+        throw nb::value_error(("threads: " + nb::cast<std::string>(nb::str(h)) + " is too many (at most 1048576)")
+                                  .c_str());
+    return int(v);
+}
+
 cclabel::Backend parse_backend(nb::handle h) {
     if (!nb::isinstance<nb::str>(h))
         throw nb::type_error(("backend: expected 'auto', 'cpu' or 'cuda', got " + py_type_name(h)).c_str());
@@ -270,30 +284,48 @@ cclabel::Backend parse_backend(nb::handle h) {
     throw nb::value_error(("backend: expected 'auto', 'cpu' or 'cuda', got '" + s + "'").c_str());
 }
 
-// One integer of a background value, as the bits of a channel of @p L's format.
+// One integer of a background value, as the bits of a channel of @p L's format. A float that is
+// a whole number (3.0, np.float32(3)) is taken as that integer: arrays of such floats are common
+// as backgrounds of integer images; any other float cannot occur in the image and is refused.
 std::uint64_t background_int(nb::handle h, const Layout& L, const char* what) {
     if (PyBool_Check(h.ptr()) && !L.boolean)
         throw nb::type_error((std::string("background: ") + what + " must be an int, got bool").c_str());
-    if (!PyIndex_Check(h.ptr()))
-        throw nb::type_error((std::string("background: ") + what +
-                              " must be an int, a tuple of ints or a '#rrggbb' string, got " + py_type_name(h))
-                                 .c_str());
+    nb::object value = nb::borrow(h);
+    if (!PyIndex_Check(h.ptr())) {
+        const bool is_float = PyFloat_Check(h.ptr()) || (PyNumber_Check(h.ptr()) && nb::hasattr(h, "is_integer") &&
+                                                         !PyComplex_Check(h.ptr()));
+        if (!is_float)
+            throw nb::type_error((std::string("background: ") + what +
+                                  " must be an int, a tuple of ints or a '#rrggbb' string, got " + py_type_name(h))
+                                     .c_str());
+        nb::object f = nb::steal(PyNumber_Float(h.ptr()));
+        if (!f.is_valid()) throw nb::python_error();
+        if (!nb::cast<bool>(f.attr("is_integer")()))
+            throw nb::value_error((std::string("background: ") + what + " " + nb::cast<std::string>(nb::repr(f)) +
+                                   " is not a whole number, and this " + L.dtype + " image holds integers only")
+                                      .c_str());
+        value = nb::steal(PyNumber_Long(f.ptr()));
+        if (!value.is_valid()) throw nb::python_error();
+    }
     int overflow = 0;
-    const long long v = PyLong_AsLongLongAndOverflow(nb::int_(h).ptr(), &overflow);
+    const long long v = PyLong_AsLongLongAndOverflow(nb::int_(value).ptr(), &overflow);
     long long lo = 0, hi = 255;
+    const int bits = L.boolean ? 1 : cclabel::bytes_per_pixel(L.format) * 8;
     if (L.boolean) hi = 1;
-    else if (L.format == cclabel::PixelFormat::Gray16) hi = 0xFFFF;
-    else if (L.format == cclabel::PixelFormat::U32 && L.int32) lo = -2147483648LL, hi = 2147483647LL;
-    else if (L.format == cclabel::PixelFormat::U32) hi = 0xFFFFFFFFLL;
+    else if (cclabel::channels(L.format) > 1) hi = 255;
+    else if (L.is_signed) lo = -(1LL << (bits - 1)), hi = (1LL << (bits - 1)) - 1;
+    else hi = (1LL << bits) - 1;
     if (overflow || v < lo || v > hi) {
-        std::string got = overflow ? nb::cast<std::string>(nb::str(h)) : std::to_string(v);
+        std::string got = overflow ? nb::cast<std::string>(nb::str(value)) : std::to_string(v);
         throw nb::value_error((std::string("background: ") + what + " " + got + " is out of range for " + L.dtype +
                                " (" + std::to_string(lo) + ".." + std::to_string(hi) + ")")
                                   .c_str());
     }
     if (L.boolean && v != 0)
         throw nb::value_error("background: a bool image's background is always False (zero); got True");
-    return std::uint64_t(std::uint32_t(std::int64_t(v)));  // int32: two's complement bits
+    // Signed types: the two's complement bits of the channel's width (the key the pixels have).
+    const std::uint64_t mask = bits >= 32 ? 0xFFFFFFFFull : (1ull << bits) - 1;
+    return std::uint64_t(v) & mask;
 }
 
 std::optional<std::vector<std::uint64_t>> parse_background(nb::handle h, const Layout& L) {
@@ -317,7 +349,9 @@ std::optional<std::vector<std::uint64_t>> parse_background(nb::handle h, const L
         for (int c = 0; c < ch; ++c) v.push_back(std::stoul(s.substr(1 + 2 * std::size_t(c), 2), nullptr, 16));
         return v;
     }
-    if (PyIndex_Check(h.ptr()) || PyBool_Check(h.ptr())) {
+    const bool number = PyIndex_Check(h.ptr()) || PyBool_Check(h.ptr()) || PyFloat_Check(h.ptr()) ||
+                        (PyNumber_Check(h.ptr()) && nb::hasattr(h, "is_integer") && !PyComplex_Check(h.ptr()));
+    if (number) {
         if (ch != 1)
             throw nb::value_error(("background: an " + fmt + " image needs " + std::to_string(ch) +
                                    " values, e.g. a tuple of ints or " + (ch == 3 ? "'#ffffff'" : "'#ffffffff'") +
@@ -411,7 +445,7 @@ bool stackable(const Layout& L) { return L.batch && L.B > 1 && L.batch_stride ==
 // _inspect(image, connectivity, background, backend) -> dict: checks every argument but out and
 // says what the Python layer needs to allocate the result.
 nb::dict py_inspect(nb::handle image, nb::handle connectivity, nb::handle background, nb::handle backend,
-                    bool as_unsigned) {
+                    bool as_unsigned, nb::handle threads) {
     InArray a = import_image(image);
     bool needs_copy = false;
     Layout L = inspect(a, &needs_copy, as_unsigned);
@@ -419,14 +453,17 @@ nb::dict py_inspect(nb::handle image, nb::handle connectivity, nb::handle backgr
     opt.connectivity = parse_connectivity(connectivity);
     opt.background = parse_background(background, L);
     opt.backend = parse_backend(backend);
+    opt.threads = parse_threads(threads);
     const bool gpu = on_gpu(L.device_type);
     if (gpu && opt.backend == cclabel::Backend::Cpu)
         throw nb::value_error("backend: 'cpu' cannot label an array on the GPU; copy it to the host first, "
                               "or use backend='auto' or 'cuda'");
     std::uint64_t workspace = 0;
-    if (!needs_copy) {  // sizes, strides, limits: before the caller allocates anything
+    {  // sizes, strides, limits: before the caller allocates anything (a copy included)
         const std::uint32_t dummy = 0;
-        cclabel::validate(view_of(L, 0), &dummy, opt);
+        cclabel::ImageView v = view_of(L, 0);
+        if (needs_copy) v.stride = 0;  // as the C-order copy will be
+        cclabel::validate(v, &dummy, opt);
     }
     if (gpu && !needs_copy) {
 #if CCLABEL_HAVE_CUDA
@@ -455,13 +492,15 @@ nb::dict py_inspect(nb::handle image, nb::handle connectivity, nb::handle backgr
 // _label(image, out, counts, connectivity, background, backend, stream, workspace): labels into
 // out and writes the counts (shape (B,) or ()), on the image's device.
 void py_label(nb::handle image, nb::handle out, nb::handle counts, nb::handle connectivity, nb::handle background,
-              nb::handle backend, std::uintptr_t stream, nb::handle workspace, bool as_unsigned, bool out_int32) {
+              nb::handle backend, std::uintptr_t stream, nb::handle workspace, bool as_unsigned, bool out_int32,
+              nb::handle threads) {
     InArray a = import_image(image);
     Layout L = inspect(a, nullptr, as_unsigned);
     cclabel::Options opt;
     opt.connectivity = parse_connectivity(connectivity);
     opt.background = parse_background(background, L);
     opt.backend = parse_backend(backend);
+    opt.threads = parse_threads(threads);
     const std::vector<std::int64_t> want =
         L.batch ? std::vector<std::int64_t>{L.B, L.H, L.W} : std::vector<std::int64_t>{L.H, L.W};
     OutArray o = import_out(out, "out", want, L, out_int32);
@@ -603,13 +642,14 @@ std::uint64_t parse_count(nb::handle h, const char* name) {
 
 // _regions(labels, image, connectivity, backend) -> (N + 1, 10) uint64 NumPy array of RegionStats rows.
 nb::ndarray<nb::numpy, std::uint64_t> py_regions(nb::handle labels, nb::handle image, nb::handle connectivity,
-                                                 nb::handle backend) {
+                                                 nb::handle backend, nb::handle threads) {
     const LabelArg lab = import_labels(labels, false);
     const Layout L = import_stats_image(image, lab);
     if (!on_host(L.device_type)) throw nb::value_error("labels: on the GPU; use the device path");
     cclabel::Options opt;
     opt.connectivity = parse_connectivity(connectivity);
     opt.backend = parse_backend(backend);
+    opt.threads = parse_threads(threads);
     auto* rows = new std::vector<cclabel::RegionStats>();
     nb::capsule owner(rows, [](void* p) noexcept { delete static_cast<std::vector<cclabel::RegionStats>*>(p); });
     {
@@ -620,12 +660,14 @@ nb::ndarray<nb::numpy, std::uint64_t> py_regions(nb::handle labels, nb::handle i
     return nb::ndarray<nb::numpy, std::uint64_t>(static_cast<void*>(rows->data()), 2, shape, owner);
 }
 
-// _filter(labels, largest, param, backend) -> M: remove_small / keep_largest in place on the host.
-std::uint32_t py_filter(nb::handle labels, bool largest, nb::handle param, nb::handle backend) {
+// _filter(labels, largest, param, backend, threads) -> M: remove_small / keep_largest in place on
+// the host. threads is validated only: the library's CPU filters run on one thread (stats.hpp).
+std::uint32_t py_filter(nb::handle labels, bool largest, nb::handle param, nb::handle backend, nb::handle threads) {
     const LabelArg lab = import_labels(labels, true);
     if (!on_host(lab.device_type)) throw nb::value_error("labels: on the GPU; use the device path");
     const std::uint64_t p = parse_count(param, largest ? "k" : "min_size");
     const cclabel::Backend b = parse_backend(backend);
+    (void)parse_threads(threads);
     if (largest && p > 0xFFFFFFFFull) throw nb::value_error("k: must be at most 2**32 - 1");
     nb::gil_scoped_release unlock;
     return largest ? cclabel::keep_largest(lab.data, lab.W, lab.H, std::uint32_t(p), b)
@@ -714,6 +756,14 @@ std::uint64_t py_filter_device(nb::handle labels, bool largest, nb::handle param
 #endif
 }
 
+// _needs_copy(image) -> bool: whether the image must be copied to C order to be read (regions()).
+bool py_needs_copy(nb::handle image) {
+    InArray a = import_image(image);
+    bool needs_copy = false;
+    (void)inspect(a, &needs_copy, false);
+    return needs_copy;
+}
+
 // _inspect_labels(labels) -> dict(gpu, device_id, shape): for the Python layer's allocations.
 nb::dict py_inspect_labels(nb::handle labels) {
     const LabelArg lab = import_labels(labels, false);
@@ -778,7 +828,7 @@ py_label_tile(nb::handle image, nb::ndarray<std::uint32_t, nb::ndim<2>, nb::c_co
     cclabel::TileInfo info;
     {
         nb::gil_scoped_release unlock;
-        info = cclabel::label_tile(view_of(L, 0), x0, y0, image_width, L.H * L.W ? labels.data() : nullptr, opt);
+        info = cclabel::label_tile(view_of(L, 0), x0, y0, image_width, L.H * L.W != 0 ? labels.data() : nullptr, opt);
     }
     return {to_numpy(std::move(info.first_index)), to_numpy(std::move(info.edge_keys)),
             to_numpy(std::move(info.edge_labels))};
@@ -841,6 +891,7 @@ void register_tree_merge(nb::module_& m);  // tree_merge.cpp: cclabel.dask's mer
 
 NB_MODULE(_cclabel, m) {
     m.doc() = "cclabel's compiled core; use the functions of the cclabel package.";
+    m.attr("__version__") = CCLABEL_VERSION_STRING;
     nb::register_exception_translator([](const std::exception_ptr& p, void*) {
         try {
             std::rethrow_exception(p);
@@ -849,12 +900,16 @@ NB_MODULE(_cclabel, m) {
         }
     });
     m.def("_inspect", &py_inspect, "image"_a.none(), "connectivity"_a.none(), "background"_a.none(), "backend"_a.none(),
-          "as_unsigned"_a = false);
+          "as_unsigned"_a = false, "threads"_a.none() = nb::none());
     m.def("_label", &py_label, "image"_a.none(), "out"_a.none(), "counts"_a, "connectivity"_a.none(),
           "background"_a.none(), "backend"_a.none(), "stream"_a, "workspace"_a.none(), "as_unsigned"_a = false,
-          "out_int32"_a = false);
-    m.def("_regions", &py_regions, "labels"_a.none(), "image"_a.none(), "connectivity"_a.none(), "backend"_a.none());
-    m.def("_filter", &py_filter, "labels"_a.none(), "largest"_a, "param"_a.none(), "backend"_a.none());
+          "out_int32"_a = false, "threads"_a.none() = nb::none());
+    m.def("_regions", &py_regions, "labels"_a.none(), "image"_a.none(), "connectivity"_a.none(), "backend"_a.none(),
+          "threads"_a.none() = nb::none());
+    m.def("_filter", &py_filter, "labels"_a.none(), "largest"_a, "param"_a.none(), "backend"_a.none(),
+          "threads"_a.none() = nb::none());
+    m.def("_needs_copy", &py_needs_copy, "image"_a.none());
+    m.def("_threads", &parse_threads, "threads"_a.none());
     m.def("_regions_device", &py_regions_device, "labels"_a.none(), "image"_a.none(), "rows"_a.none(),
           "connectivity"_a.none(), "stream"_a, "workspace"_a.none());
     m.def("_filter_device", &py_filter_device, "labels"_a.none(), "largest"_a, "param"_a.none(), "capacity"_a,

@@ -1,0 +1,262 @@
+"""Arrays of every dtype made into what the compiled core reads, with the array's own library.
+
+The core (python/src/module.cpp) labels 32-bit equality keys: bool, (u)int8, (u)int16 and
+(u)int32 are read in place (signed values as the unsigned bits of the same width, cc3d's view).
+Everything else becomes such keys here, losslessly (two pixels get equal keys exactly when their
+values are equal), with NumPy, CuPy or PyTorch so that host and GPU arrays take the same path:
+
+* float16 / float32: one copy in C order with -0.0 made +0.0 and every NaN made one NaN, then the
+  unsigned integer view of the same width (so 0.0 == -0.0 and NaN joins NaN, as the docs promise);
+* int64 / uint64 / float64 (float64 canonicalised as above first): seen as int64 bits; when
+  max - min < 2**32 the keys are ``bits - min`` as uint32 (one copy), else the dense ids of
+  ``unique(bits, return_inverse=True)`` (a sort).
+
+The background goes through the same map; a value that no pixel can have (outside min..max, or
+not among the unique values) means no pixel is background, which is background=None.
+Label images (regions(), remove_small(), keep_largest()) of any integer dtype become uint32.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, Callable, NamedTuple, Optional
+
+import numpy as np
+
+MAX_PIXELS = 2**32 - 1
+NATIVE = ("bool", "uint8", "int8", "uint16", "int16", "uint32", "int32")
+FLOATS = {"float16": 16, "float32": 32}
+WIDE = ("int64", "uint64", "float64")
+SIGNED = {"int8": 8, "int16": 16, "int32": 32}
+
+
+def dtype_name(a) -> Optional[str]:
+    """'int64', 'float32', ... for NumPy, CuPy and PyTorch arrays; None without a dtype."""
+    d = getattr(a, "dtype", None)
+    if d is None:
+        return None
+    s = str(d)
+    if s.startswith("torch."):
+        return s[6:]
+    return getattr(d, "name", s)
+
+
+def xp_of(lib: str):
+    if lib == "cupy":
+        import cupy
+        return cupy
+    if lib == "torch":
+        import torch
+        return torch
+    return np
+
+
+class Keys(NamedTuple):
+    """What the core is handed for an image, and how to read a key back as the image's value."""
+    image: Any  # the array the core reads (the image itself where it can)
+    background: Any  # the background in the core's terms (None: no pixel is background)
+    unsigned: bool  # PyTorch: int16/int32 view of uint16/uint32 keys
+    decode: Optional[Callable[[Any], Any]]  # uint32 keys (numpy/cupy) -> values; None: native dtype
+
+
+def _check_shape(image, name: str) -> None:
+    shape = tuple(int(s) for s in image.shape)
+    if len(shape) not in (2, 3):
+        raise ValueError(f"image: expected shape (H, W) or (B, H, W) for {name}, got {shape}")
+    h, w = shape[-2:]
+    if h * w > MAX_PIXELS:
+        raise ValueError(f"image: {w} x {h} has more than {MAX_PIXELS} (2^32 - 1) pixels, more than uint32 "
+                         "labels can number")
+
+
+def _number(bg, name: str, integral: bool):
+    """A scalar background for a one-channel image of dtype name, as a Python int or float."""
+    if isinstance(bg, (bool, np.bool_)):
+        raise TypeError(f"background: value must be a number for a {name} image, got bool")
+    if isinstance(bg, numbers.Integral):
+        return int(bg)
+    if isinstance(bg, numbers.Real):
+        x = float(bg)
+        if integral:
+            if not x.is_integer():
+                raise ValueError(f"background: value {x!r} is not a whole number, and this {name} image holds "
+                                 "integers only")
+            return int(x)
+        return x
+    if isinstance(bg, (str, tuple, list)):
+        raise TypeError(f"background: a {name} image takes one number, got {type(bg).__name__}")
+    raise TypeError(f"background: expected None or a number, got {type(bg).__name__}")
+
+
+def _float_bits(x, name: str) -> int:
+    """The canonical bits (as the signed int of the width for float64, unsigned otherwise) of x
+    rounded to the float type name, as the pixels' keys have them."""
+    try:
+        f = float(x)
+    except OverflowError:
+        raise ValueError(f"background: value {x} is out of range for {name}") from None
+    with np.errstate(over="ignore"):
+        v = np.array(f, dtype=name)
+    if np.isinf(v) and not math.isinf(f):
+        raise ValueError(f"background: value {x!r} is out of range for {name} (largest finite value "
+                         f"{float(np.finfo(name).max)!r})")
+    v = np.array(np.nan, dtype=name) if np.isnan(v) else v + np.array(0, dtype=name)
+    bits = {"float16": np.uint16, "float32": np.uint32, "float64": np.int64}[name]
+    return int(v.view(bits))
+
+
+def _canonical_float(image, lib: str):
+    """A C-ordered copy with -0.0 -> +0.0 and every NaN -> one NaN (one bit pattern per value)."""
+    if lib == "torch":
+        import torch
+        k = (image + 0).contiguous()  # -0.0 + 0.0 == +0.0; always a new tensor
+        return k.masked_fill_(torch.isnan(k), float("nan"))
+    xp = xp_of(lib)
+    k = xp.empty(image.shape, dtype=image.dtype)  # C order
+    with np.errstate(invalid="ignore"):  # signalling NaNs become quiet ones here
+        xp.add(image, 0, out=k)
+    xp.copyto(k, xp.asarray(np.nan, dtype=k.dtype), where=xp.isnan(k))
+    return k
+
+
+def _float_keys(image, background, lib: str, name: str) -> Keys:
+    _check_shape(image, name)
+    bits = FLOATS[name]
+    bg = None if background is None else _float_bits(_number(background, name, False), name)
+    k = _canonical_float(image, lib)
+    if lib == "torch":
+        import torch
+        return Keys(k.view(torch.int16 if bits == 16 else torch.int32), bg, True, None)
+    xp = xp_of(lib)
+    ukey = xp.uint16 if bits == 16 else xp.uint32
+    fdt = k.dtype
+
+    def decode(keys):
+        return keys.astype(ukey).view(fdt)
+
+    return Keys(k.view(ukey), bg, False, decode)
+
+
+def _wide_background(background, name: str) -> Optional[int]:
+    """The background as the int64 bits the pixels' keys are made from."""
+    if background is None:
+        return None
+    if name == "float64":
+        return _float_bits(_number(background, name, False), name)
+    v = _number(background, name, True)
+    lo, hi = (-(2**63), 2**63 - 1) if name == "int64" else (0, 2**64 - 1)
+    if not lo <= v <= hi:
+        raise ValueError(f"background: value {v} is out of range for {name} ({lo}..{hi})")
+    return v - 2**64 if v > 2**63 - 1 else v
+
+
+def _wide_keys(image, background, lib: str, name: str) -> Keys:
+    _check_shape(image, name)
+    bg = _wide_background(background, name)
+    xp = xp_of(lib)
+    if lib == "torch":
+        import torch
+        i64, u32 = torch.int64, torch.int32  # keys travel as int32 views of uint32
+    else:
+        i64, u32 = xp.int64, xp.uint32
+    bits = _canonical_float(image, lib).view(i64) if name == "float64" else image.view(i64)
+    dtype = image.dtype
+    shape = tuple(image.shape)
+
+    def empty(dt):
+        return xp.empty(shape, dtype=dt, device=image.device) if lib == "torch" else xp.empty(shape, dtype=dt)
+
+    if (bits.numel() if lib == "torch" else bits.size) == 0:
+        return Keys(empty(u32), None, lib == "torch", lambda keys: keys.astype(dtype))
+    lo, hi = int(bits.min()), int(bits.max())  # a GPU array waits here
+    if hi - lo <= MAX_PIXELS:
+        keys = empty(u32)
+        if lib == "numpy":
+            np.subtract(bits, np.int64(lo), out=keys, casting="unsafe")  # exact: 0 <= bits - lo < 2**32
+        else:
+            keys[...] = bits - lo  # casts to the keys' type (int32 wraps to the uint32 bits)
+        key_bg = bg - lo if bg is not None and lo <= bg <= hi else None
+
+        def decode(keys):
+            values = keys.astype(xp.int64) + lo
+            return values.view(dtype)
+
+        return Keys(keys, key_bg, lib == "torch", decode)
+    if lib == "torch":
+        uniq, inverse = torch.unique(bits, sorted=True, return_inverse=True)
+    else:
+        uniq, inverse = xp.unique(bits, return_inverse=True)
+    keys = empty(u32)
+    keys[...] = inverse.reshape(shape)
+    key_bg = None
+    if bg is not None:
+        if lib == "torch":
+            where = torch.searchsorted(uniq, torch.tensor([bg], dtype=i64, device=uniq.device))
+        else:
+            where = xp.searchsorted(uniq, xp.asarray([bg], dtype=i64))
+        i = int(where[0])
+        if i < int(uniq.shape[0]) and int(uniq[i]) == bg:
+            key_bg = i
+
+    def decode(keys):
+        return uniq[keys.astype(xp.int64)].view(dtype)
+
+    return Keys(keys, key_bg, lib == "torch", decode)
+
+
+def _native_decode(name: str, lib: str):
+    """Keys of a dtype the core reads in place, back to values of that dtype."""
+    xp = xp_of(lib)
+    if name == "bool":
+        return lambda keys: keys != 0
+    if name in SIGNED:
+        u = getattr(xp, "uint" + str(SIGNED[name]))
+        s = getattr(xp, name)
+        return lambda keys: keys.astype(u).view(s)
+    if name in ("uint8", "uint16", "uint32"):
+        return lambda keys: keys.astype(getattr(xp, name))
+    return None
+
+
+def to_keys(image, background, lib: str) -> Keys:
+    """The image as the core reads it (see the module's docstring)."""
+    name = dtype_name(image)
+    if lib == "numpy" and isinstance(image, np.ndarray) and not image.dtype.isnative:
+        image = image.astype(image.dtype.newbyteorder("="))  # big-endian: the core reads native order
+    if name in FLOATS:
+        return _float_keys(image, background, lib, name)
+    if name in WIDE:
+        return _wide_keys(image, background, lib, name)
+    unsigned = False
+    if lib == "torch":
+        # PyTorch's unsigned dtypes have few operations: uint16/uint32 tensors travel as signed views
+        # of the same bits (no DLPack export of them needed).
+        import torch
+        alias = {getattr(torch, "uint16", None): torch.int16, getattr(torch, "uint32", None): torch.int32}
+        if image.dtype in alias and image.dtype is not None:
+            image, unsigned = image.view(alias[image.dtype]), True
+    return Keys(image, background, unsigned, _native_decode(name, lib) if lib != "torch" else None)
+
+
+def label_image(labels, lib: str):
+    """A label image of any integer (or bool) dtype as (uint32 C-ordered array, converted): the
+    array itself when it already is one, else a checked copy (labels must lie in 0..2**32 - 1)."""
+    name = dtype_name(labels)
+    if name is None or lib == "torch":
+        return labels, False  # the core says what is wrong with it
+    if name == "uint32" and (labels.ndim != 2 or labels.flags.c_contiguous):
+        return labels, False
+    if name not in NATIVE + ("int64", "uint64"):
+        raise TypeError(f"labels: dtype must be an integer type (uint32 is read in place), got {name}")
+    if labels.ndim != 2:
+        return labels, False  # the core names the shape
+    xp = xp_of(lib)
+    if labels.size and name in ("int8", "int16", "int32", "int64"):
+        lo = int(labels.min())
+        if lo < 0:
+            raise ValueError(f"labels: label {lo} is negative (labels are 0..N)")
+    if labels.size and name in ("int64", "uint64"):
+        hi = int(labels.max())
+        if hi > MAX_PIXELS:
+            raise ValueError(f"labels: label {hi} exceeds 2**32 - 1, more than any image of uint32 labels holds")
+    return xp.ascontiguousarray(labels, dtype=xp.uint32), True
