@@ -1,0 +1,27 @@
+#pragma once
+/// @file adjacency.hpp
+/// @brief The region adjacency graph of a label image: which labels touch, and how much.
+#include <cstdint>
+#include <vector>
+
+namespace cclabel {
+
+/// Two labels that touch, and how many neighbour pairs of pixels join them.
+struct AdjacencyEdge {
+    std::uint32_t a = 0;  ///< the smaller label (0 only with include_background)
+    std::uint32_t b = 0;  ///< the larger label
+    /// Unordered pairs of neighbouring pixels (under the connectivity) with one pixel labelled a and
+    /// the other b: each touching pair counted once, corner pairs too with 8-connectivity. This is
+    /// cc3d's `contacts(..., surface_area=False)` with connectivity 4, or 26 on a 2-D image.
+    std::uint64_t contacts = 0;
+};
+
+/// The edges of the region adjacency graph of @p labels (width × height values, row y at
+/// labels + y × stride; stride 0 means width), sorted by (a, b), a < b. Label 0 is the background:
+/// its pairs are left out unless @p include_background. @p connectivity is 4 or 8; anything else,
+/// a negative size or stride, a stride below the width or a null pointer for a non-empty image is
+/// an Error. Single-threaded, O(pixels) time and O(edges) memory.
+std::vector<AdjacencyEdge> adjacency(const std::uint32_t* labels, std::int64_t width, std::int64_t height,
+                                     int connectivity = 8, bool include_background = false, std::int64_t stride = 0);
+
+}  // namespace cclabel
