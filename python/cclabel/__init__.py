@@ -40,6 +40,20 @@ def _torch_uint32(torch):
     return dtype
 
 
+def _host_numpy(image):
+    """A host array of another library (DLPack only) as a NumPy view of it, so that every dtype
+    takes the same path; GPU arrays and objects NumPy cannot take are left to the core to judge."""
+    import numpy as np
+    if isinstance(image, np.ndarray) or not hasattr(image, "__dlpack_device__"):
+        return image
+    try:
+        if int(image.__dlpack_device__()[0]) in (1, 3):  # kDLCPU, kDLCUDAHost
+            return np.from_dlpack(image)
+    except (TypeError, ValueError, BufferError, RuntimeError):
+        pass
+    return image
+
+
 def _flag(name, flag):
     if not isinstance(flag, bool) and type(flag).__name__ != "bool_":  # Python or NumPy bool
         raise TypeError(name + ": expected a bool, got " + type(flag).__name__)
@@ -256,6 +270,8 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
         image = np.asarray(image)
     if lib == "torch" and getattr(image, "requires_grad", False):
         image = image.detach()
+    if lib == "numpy":
+        image = _host_numpy(image)
     if lib == "torch":
         import torch
         u32 = _torch_uint32(torch)
@@ -380,6 +396,10 @@ def _stats_image(image, lib):
     if isinstance(image, (list, tuple)):
         import numpy as np
         image = np.asarray(image)
+    if lib == "numpy" and _library(image) == "torch" and image.device.type == "cpu":
+        image = image.detach().numpy()  # a view: the values are read with NumPy
+    elif lib == "numpy":
+        image = _host_numpy(image)
     keys = _arrays.to_keys(image, None, lib)
     img = keys.image
     if _cclabel._needs_copy(img):

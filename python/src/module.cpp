@@ -142,10 +142,20 @@ Layout inspect(const InArray& a, bool* needs_copy, bool as_unsigned) {
 
     const bool one_channel = is<bool>(d) || is<std::uint8_t>(d) || is<std::int8_t>(d) || is<std::uint16_t>(d) ||
                              is<std::int16_t>(d) || is<std::uint32_t>(d) || is<std::int32_t>(d);
-    if (!one_channel)
+    if (!one_channel) {
+        using C = nb::dlpack::dtype_code;
+        const bool keyed_in_python = d.lanes == 1 && ((C(d.code) == C::Float && d.bits <= 64) ||
+                                                      ((C(d.code) == C::Int || C(d.code) == C::UInt) && d.bits == 64));
+        if (keyed_in_python)  // reached only from calls that hand arrays to the core as they are
+            throw nb::type_error(("image: dtype " + L.dtype +
+                                  " is converted to keys by cclabel.label only; this call reads bool, (u)int8, "
+                                  "(u)int16, (u)int32 and uint8 RGB/RGBA as they are (convert with .astype() if "
+                                  "the values fit)")
+                                     .c_str());
         throw nb::type_error(("image: dtype " + L.dtype + " is not supported (" + kSupported +
                               "); convert it with .astype() if its values fit")
                                  .c_str());
+    }
     const bool u8 = is<std::uint8_t>(d);
     int channels = 1;
     int pixel_axis = -1;  // axis of W

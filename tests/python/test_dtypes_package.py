@@ -559,3 +559,30 @@ def test_torch_cuda_every_dtype_matches_the_cpu(dtype):
     got = cclabel.label(t.flip(0), out_dtype=torch.uint64)
     assert got.dtype == torch.uint64
     np.testing.assert_array_equal(got.cpu().view(torch.int64).numpy(), cclabel.label(host[::-1]))
+
+
+def test_dlpack_only_host_arrays_of_every_dtype():
+    class OnlyDLPack:  # an array of an unknown library that speaks DLPack only
+        def __init__(self, a):
+            self.a = a
+
+        def __dlpack__(self, **kw):
+            return self.a.__dlpack__(**kw)
+
+        def __dlpack_device__(self):
+            return self.a.__dlpack_device__()
+
+    rng = np.random.default_rng(90)
+    for dtype in DTYPES:
+        img = blobs(rng, 21, 19, value_set(dtype), 2)
+        got = cclabel.label(OnlyDLPack(img), background=img.flat[0])
+        assert type(got) is np.ndarray
+        np.testing.assert_array_equal(got, cclabel.label(img, background=img.flat[0]), err_msg=name(dtype))
+        t = cclabel.regions(got, OnlyDLPack(img))
+        assert t["value"].dtype == img.dtype
+
+
+def test_the_tile_steps_name_the_dtypes_only_label_converts():
+    import cclabel.tiles as T
+    with pytest.raises(TypeError, match="dtype float32 is converted to keys by cclabel.label only"):
+        T.label_tile(np.zeros((3, 3), np.float32), 0, 0, 3)
