@@ -28,6 +28,7 @@ NATIVE = ("bool", "uint8", "int8", "uint16", "int16", "uint32", "int32")
 FLOATS = {"float16": 16, "float32": 32}
 WIDE = ("int64", "uint64", "float64")
 SIGNED = {"int8": 8, "int16": 16, "int32": 32}
+DENSE_SEARCH_MAX = 1 << 20  # distinct values up to which NumPy keys are found by binary search
 
 
 def dtype_name(a) -> Optional[str]:
@@ -150,6 +151,16 @@ def _wide_background(background, name: str) -> Optional[int]:
     return v - 2**64 if v > 2**63 - 1 else v
 
 
+def _sorted_unique(bits: np.ndarray) -> np.ndarray:
+    """np.unique(bits) through one sort (NumPy 2.4's unique without an inverse took 9 s on 4 Mpx
+    of distinct int64 values where the sort took 0.07 s)."""
+    s = np.sort(bits, axis=None)
+    first = np.empty(s.size, bool)
+    first[:1] = True
+    np.not_equal(s[1:], s[:-1], out=first[1:])
+    return s[first]
+
+
 def _wide_keys(image, background, lib: str, name: str) -> Keys:
     _check_shape(image, name)
     bg = _wide_background(background, name)
@@ -182,12 +193,18 @@ def _wide_keys(image, background, lib: str, name: str) -> Keys:
             return values.view(dtype)
 
         return Keys(keys, key_bg, lib == "torch", decode)
-    if lib == "torch":
-        uniq, inverse = torch.unique(bits, sorted=True, return_inverse=True)
-    else:
-        uniq, inverse = xp.unique(bits, return_inverse=True)
+    # Dense ids. A search in the sorted values is several times faster than unique()'s inverse
+    # (an argsort of every pixel) while the table stays in cache; past that, unique()'s inverse.
     keys = empty(u32)
-    keys[...] = inverse.reshape(shape)
+    if lib == "torch":
+        uniq = torch.unique(bits, sorted=True)
+        keys[...] = torch.searchsorted(uniq, bits)
+    else:
+        uniq = _sorted_unique(bits) if lib == "numpy" else xp.unique(bits)
+        if lib != "numpy" or uniq.size <= DENSE_SEARCH_MAX:
+            keys[...] = xp.searchsorted(uniq, bits)
+        else:
+            keys[...] = xp.unique(bits, return_inverse=True)[1].reshape(shape)
     key_bg = None
     if bg is not None:
         if lib == "torch":

@@ -174,6 +174,18 @@ def test_both_key_paths_of_64_bit_values(dtype):
                     check(img, connectivity, background, f"{name(dtype)} {what} blob {blob} conn {connectivity}")
 
 
+def test_dense_ids_by_search_and_by_unique_inverse(monkeypatch):
+    """NumPy finds dense ids by binary search up to DENSE_SEARCH_MAX distinct values and through
+    unique()'s inverse beyond; both branches give cc3d's labels."""
+    from cclabel import _arrays
+    rng = np.random.default_rng(6)
+    img = blobs(rng, 45, 39, value_set(np.int64), 2)
+    for limit in (0, 1 << 20):
+        monkeypatch.setattr(_arrays, "DENSE_SEARCH_MAX", limit)
+        for connectivity in (4, 8):
+            check(img, connectivity, img.flat[3], f"int64 dense ids, search limit {limit}")
+
+
 def test_values_equal_in_their_low_32_bits_do_not_join():
     for dtype, a, b in ((np.int64, 7, 7 + 2**32), (np.int64, -1, 2**32 - 1), (np.uint64, 3, 3 + 2**63),
                         (np.uint64, 0, 2**64 - 2**32)):
@@ -547,10 +559,7 @@ def test_torch_cuda_every_dtype_matches_the_cpu(dtype):
     torch = _torch_cuda()
     rng = np.random.default_rng(81)
     host = blobs(rng, 47, 53, value_set(dtype), 2)
-    if dtype in (np.uint16, np.uint32, np.uint64):  # torch.from_numpy takes these from 2.3 on
-        t = torch.from_numpy(host.copy()).cuda()
-    else:
-        t = torch.from_numpy(host.copy()).cuda()
+    t = torch.from_numpy(host.copy()).cuda()  # uint16/32/64 from PyTorch 2.3 on, as the fixture demands
     for background in (None, host.flat[0]):
         want = cclabel.label(host, background=background)
         got = cclabel.label(t, background=background)
