@@ -278,6 +278,9 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
         if out is not None and target == "uint32" and getattr(out, "dtype", None) != u32:
             raise TypeError("out: dtype must be torch.uint32 (or torch.uint16 / torch.uint64), got " +
                             str(getattr(out, "dtype", type(out).__name__)))
+    if _arrays.dtype_name(image) in _arrays.CONVERTED:  # the other arguments first, before a copy
+        import numpy as np
+        _cclabel._inspect(np.zeros((1, 1), np.uint8), connectivity, None, backend, False, threads)
     keys = _arrays.to_keys(image, background, lib)
     image, background, unsigned = keys.image, keys.background, keys.unsigned
     direct = out if target == "uint32" else None  # the array the core writes into

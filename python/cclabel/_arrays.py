@@ -27,6 +27,7 @@ MAX_PIXELS = 2**32 - 1
 NATIVE = ("bool", "uint8", "int8", "uint16", "int16", "uint32", "int32")
 FLOATS = {"float16": 16, "float32": 32}
 WIDE = ("int64", "uint64", "float64")
+CONVERTED = tuple(FLOATS) + WIDE  # dtypes that become keys here (a copy)
 SIGNED = {"int8": 8, "int16": 16, "int32": 32}
 DENSE_SEARCH_MAX = 1 << 20  # distinct values up to which NumPy keys are found by binary search
 
@@ -240,10 +241,12 @@ def to_keys(image, background, lib: str) -> Keys:
     name = dtype_name(image)
     if lib == "numpy" and isinstance(image, np.ndarray) and not image.dtype.isnative:
         image = image.astype(image.dtype.newbyteorder("="))  # big-endian: the core reads native order
-    if name in FLOATS:
-        return _float_keys(image, background, lib, name)
-    if name in WIDE:
-        return _wide_keys(image, background, lib, name)
+    if name in FLOATS or name in WIDE:
+        make = _float_keys if name in FLOATS else _wide_keys
+        if lib == "cupy":
+            with image.device:  # the keys go where the image is, whatever device is current
+                return make(image, background, lib, name)
+        return make(image, background, lib, name)
     unsigned = False
     if lib == "torch":
         # PyTorch's unsigned dtypes have few operations: uint16/uint32 tensors travel as signed views
