@@ -16,6 +16,38 @@ inline constexpr std::uint64_t kMaxPixels = 0xFFFFFFFFull;
 /// labels); 2^40 keeps every byte count of a picture (at most 8 bytes a pixel) far from overflow.
 inline constexpr std::uint64_t kMaxReadPixels = std::uint64_t(1) << 40;
 
+/// What one picture may cost to decode, the limits every reader shares (SampleSink applies them
+/// to every picture read whole, the TIFF row decoder to every page streamed). A small hostile file
+/// must be refused at its header, not after seconds of decoding or gigabytes of memory.
+///
+/// Work is counted in bytes: the decoded picture's bytes (tile padding included) plus kRowCost for
+/// every row, since each row costs a library call, a filter and a copy however narrow it is (a
+/// 1-pixel-wide PNG of 5e8 rows kept a decoder busy for minutes). Any file may cost up to
+/// kFreeDecodeBytes; beyond that the cost may be at most kMaxExpansion times the file's size. So a
+/// file of up to 1 MiB costs at most 128 MiB: about 0.3 s of CPU in a release build here, under
+/// 2 s in the fuzz build (256 MiB took up to 0.65 s and 11 s). Deflate itself reaches 1032:1; real
+/// pictures stay far below 128:1 unless they are almost blank, and an almost blank page of up to
+/// 128 MiB decoded (RGB A4 at 600 dpi is 105 MB) is read from a file of any size.
+/// docs/decode_limits.md says what this means for users.
+inline constexpr std::uint64_t kRowCost = 64;
+inline constexpr std::uint64_t kFreeDecodeBytes = std::uint64_t(128) << 20;
+inline constexpr std::uint64_t kMaxExpansion = 128;
+
+/// The memory a decoded picture may take: this machine's physical memory (or, where that cannot
+/// be read, 2^40 bytes).
+std::uint64_t memory_budget();
+
+/// Throws unless @p bytes (what a picture held whole needs) fit in memory_budget(); @p what names
+/// the picture, e.g. "a 3 x 4 rgb8 picture".
+void check_memory(const std::string& path, std::uint64_t bytes, const std::string& what);
+
+/// Throws unless decoding @p height rows of @p row_bytes each (the decoded picture, tile padding
+/// included) is plausible for @p source_bytes of file: at most max(kFreeDecodeBytes,
+/// kMaxExpansion × source_bytes) with kRowCost per row. 64-bit arithmetic, no wrap. @p claim words
+/// the claim for the message ("" : "the header claims <height> rows of <row_bytes> bytes").
+void check_decode_work(const std::string& path, std::uint64_t row_bytes, std::uint64_t height, std::uint64_t source_bytes,
+                       const std::string& claim = "");
+
 /// Throws Error("<path>: <reason>"), with the reason folded onto one line.
 [[noreturn]] void fail(const std::string& path, const std::string& reason);
 

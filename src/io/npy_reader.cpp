@@ -200,7 +200,7 @@ Image read_npy(const std::string& path, std::uint64_t file_size) {
     }
     if (file_size - data_start > data) fail(path, "corrupt .npy file: " + std::to_string(file_size - data_start - data) + " bytes after the data");
 
-    SampleSink sink(path, std::int64_t(width), std::int64_t(height), int(channels), t.size, t.kind == 'b');
+    SampleSink sink(path, std::int64_t(width), std::int64_t(height), int(channels), t.size, file_size, t.kind == 'b');
     std::string desc = "npy " + t.name;
     if (h.shape.size() == 3) desc += " x" + std::to_string(channels);
     if (!h.fortran_order) {

@@ -20,6 +20,7 @@
 #include <poppler-page.h>
 
 #include <cmath>
+#include <filesystem>
 #include <mutex>
 #endif
 
@@ -51,6 +52,9 @@ public:
         static std::once_flag once;
         std::call_once(once, [] { poppler::set_debug_error_function(&on_poppler_message, nullptr); });
         take_poppler_message();
+        std::error_code ec;
+        file_size_ = std::filesystem::file_size(path, ec);
+        if (ec) fail(path, "cannot read the file size: " + ec.message());
         doc_.reset(poppler::document::load_from_file(path));
         if (!doc_) fail(path, "cannot open the PDF" + take_poppler_message());
         if (doc_->is_locked()) fail(path, "the PDF is password-protected");
@@ -77,6 +81,21 @@ public:
             fail(path_, "the page is " + std::to_string(std::llround(w)) + " x " + std::to_string(std::llround(h)) +
                             " pixels at " + std::to_string(std::lround(dpi_)) + " dpi, over the limit of 2^32 - 1 pixels");
         }
+        // How big a page may be is judged at the default resolution, where it costs the same for
+        // every caller: a page box that a small file cannot plausibly fill (a 500-byte PDF of a
+        // 3.5 m square page took seconds to render) is refused as check_decode_work refuses a
+        // bomb; at a finer resolution the work grows as the caller asked.
+        const double w0 = std::ceil((turned ? box.height() : box.width()) * PageOptions{}.dpi / 72.0);
+        const double h0 = std::ceil((turned ? box.width() : box.height()) * PageOptions{}.dpi / 72.0);
+        if (w0 > 0 && h0 > 0) {
+            check_decode_work(path_, std::uint64_t(w0) * 3, std::uint64_t(h0), file_size_,
+                              "the page is " + std::to_string(std::llround(w0)) + " x " + std::to_string(std::llround(h0)) +
+                                  " pixels at " + std::to_string(std::lround(PageOptions{}.dpi)) + " dpi");
+        }
+        // Poppler renders into its own 4-byte-a-pixel bitmap and copies that into the rgb24 image.
+        check_memory(path_, std::uint64_t(w) * std::uint64_t(h) * 7,
+                     "the page, " + std::to_string(std::llround(w)) + " x " + std::to_string(std::llround(h)) + " pixels at " +
+                         std::to_string(std::lround(dpi_)) + " dpi,");
         // The whole page as a slice of exactly that size: left to itself Poppler rounds the size
         // to nearest, pdftoppm rounds up; this way both give the same raster.
         auto img = std::make_shared<poppler::image>(renderer_.render_page(page.get(), dpi_, dpi_, 0, 0, int(w), int(h)));
@@ -99,6 +118,7 @@ public:
 private:
     std::string path_;
     double dpi_;
+    std::uint64_t file_size_ = 0;
     std::unique_ptr<poppler::document> doc_;
     poppler::page_renderer renderer_;
     int count_ = 0;

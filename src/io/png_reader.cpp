@@ -35,8 +35,12 @@ bool step_header(PngCtx* c, std::FILE* f) {
     png_init_io(c->png, f);
     // The PNG limit; the pixel-count limit is checked by the sink.
     png_set_user_limits(c->png, 0x7fffffffu, 0x7fffffffu);
-    // Ancillary chunks (iCCP, zTXt, ...) could otherwise inflate without bound.
+    // Ancillary chunks (iCCP, zTXt, ...) could otherwise inflate without bound, and none of them
+    // changes a pixel as read here (no gamma, no colour management): skip them all, so that a file
+    // of a thousand zTXt or iCCP chunks costs a read, not a thousand inflates. IHDR, PLTE, tRNS,
+    // IDAT and IEND are still handled.
     png_set_chunk_malloc_max(c->png, 16u << 20);
+    png_set_keep_unknown_chunks(c->png, PNG_HANDLE_CHUNK_NEVER, nullptr, -1);
     png_read_info(c->png, c->info);
     return true;
 }
@@ -124,7 +128,7 @@ Image read_png(const std::string& path, std::uint64_t file_size) {
     if (!step_transforms(&ctx, &passes)) fail(path, std::string("corrupt PNG: ") + ctx.message);
     const int spp = png_get_channels(ctx.png, ctx.info);
     const int sample_bytes = png_get_bit_depth(ctx.png, ctx.info) == 16 ? 2 : 1;
-    SampleSink sink(path, std::int64_t(width), std::int64_t(height), spp, sample_bytes);
+    SampleSink sink(path, std::int64_t(width), std::int64_t(height), spp, sample_bytes, file_size);
     if (png_get_rowbytes(ctx.png, ctx.info) != sink.in_row_bytes()) fail(path, "unexpected PNG row layout");
 
     if (!interlaced) {

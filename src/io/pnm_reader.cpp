@@ -95,7 +95,7 @@ Image read_pnm(const std::string& path, std::uint64_t file_size) {
                        std::to_string(min_bytes) + " bytes of pixel data, " + std::to_string(left) + " are left");
     }
 
-    SampleSink sink(path, std::int64_t(width), std::int64_t(height), spp, sample_bytes, bitmap);
+    SampleSink sink(path, std::int64_t(width), std::int64_t(height), spp, sample_bytes, file_size, bitmap);
     std::vector<std::uint8_t> in(ascii ? 0 : std::size_t(packed_row));
     std::vector<std::uint8_t> row(sink.in_row_bytes());
     const std::size_t samples = std::size_t(width) * std::size_t(spp);

@@ -1,5 +1,6 @@
 #include "io/sample_sink.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -78,7 +79,7 @@ void PixelConverter::convert(const std::uint8_t* src, std::size_t px, std::uint8
 }
 
 SampleSink::SampleSink(const std::string& path, std::int64_t width, std::int64_t height, int spp,
-                       int sample_bytes, bool binary)
+                       int sample_bytes, std::uint64_t source_bytes, bool binary)
     : path_(path), conv_(path, spp, sample_bytes, binary) {
     if (width < 0 || height < 0) fail(path, "negative image size");
     check_pixels(path, std::uint64_t(width), std::uint64_t(height));
@@ -88,6 +89,10 @@ SampleSink::SampleSink(const std::string& path, std::int64_t width, std::int64_t
     in_row_ = std::size_t(width) * std::size_t(spp) * std::size_t(sample_bytes);
     out_row_ = std::size_t(width) * std::size_t(bytes_per_pixel(img_.format));
     const std::uint64_t total = std::uint64_t(out_row_) * std::uint64_t(height);
+    check_memory(path, total,
+                 "a " + std::to_string(width) + " x " + std::to_string(height) + " " + std::string(format_name(img_.format)) +
+                     " picture");
+    check_decode_work(path, std::max(in_row_, out_row_), std::uint64_t(height), source_bytes);
     if (total > img_.pixels.max_size()) fail(path, "image too large for this machine");
     try {
         // Only address space: the pages are touched as rows arrive.

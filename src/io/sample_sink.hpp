@@ -34,9 +34,11 @@ private:
 class SampleSink {
 public:
     /// @p spp samples of @p sample_bytes each per pixel. With @p binary, one byte per pixel is
-    /// stored as Binary8.
+    /// stored as Binary8. @p source_bytes: the file's size. Throws before reserving anything when
+    /// the picture would not fit in memory or could not plausibly come out of so small a file
+    /// (check_memory, check_decode_work).
     SampleSink(const std::string& path, std::int64_t width, std::int64_t height, int spp, int sample_bytes,
-               bool binary = false);
+               std::uint64_t source_bytes, bool binary = false);
 
     PixelFormat format() const noexcept { return conv_.format(); }
     /// Bytes of one input row (width × spp × sample_bytes).

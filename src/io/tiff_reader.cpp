@@ -5,6 +5,7 @@
 #include <tiffio.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -30,6 +31,23 @@ struct Layout {
     std::uint16_t format = SAMPLEFORMAT_UINT;
 };
 
+/// Unpacks @p n one-sample pixels of Bps < 8 bits, a byte at a time through a table (a bit at a
+/// time this loop was the slowest part of reading a large 1-bit page).
+template <int Bps>
+void unpack_bits(const std::uint8_t* src, std::size_t n, std::uint8_t* dst) {
+    constexpr int per = 8 / Bps;
+    static const auto table = [] {
+        std::array<std::array<std::uint8_t, per>, 256> t{};
+        for (unsigned byte = 0; byte < 256; ++byte) {
+            for (int k = 0; k < per; ++k) t[byte][std::size_t(k)] = std::uint8_t((byte >> (8 - Bps * (k + 1))) & ((1u << Bps) - 1));
+        }
+        return t;
+    }();
+    const std::size_t whole = n / per;
+    for (std::size_t b = 0; b < whole; ++b) std::memcpy(dst + b * per, table[src[b]].data(), per);
+    if (n % per != 0) std::memcpy(dst + whole * per, table[src[whole]].data(), n % per);
+}
+
 /// Unpacks @p n pixels of one chunk row (packed, @p src_spp samples per pixel) into a row of
 /// unpacked samples with @p dst_spp per pixel, at sample slot @p slot.
 void unpack(const std::uint8_t* src, int src_spp, int bps, std::size_t n, std::uint8_t* dst, int dst_spp, int slot) {
@@ -44,6 +62,11 @@ void unpack(const std::uint8_t* src, int src_spp, int bps, std::size_t n, std::u
     }
     const unsigned mask = (1u << bps) - 1;
     const std::size_t samples = n * std::size_t(src_spp);
+    if (src_spp == 1 && dst_spp == 1) {  // every sub-byte layout read_layout admits
+        if (bps == 1) return unpack_bits<1>(src, n, dst);
+        if (bps == 2) return unpack_bits<2>(src, n, dst);
+        if (bps == 4) return unpack_bits<4>(src, n, dst);
+    }
     for (std::size_t i = 0; i < samples; ++i) {
         const std::size_t bit = i * std::size_t(bps);
         const unsigned v = (src[bit >> 3] >> (8 - bps - int(bit & 7))) & mask;
@@ -109,11 +132,9 @@ public:
             const std::size_t samples = n * std::size_t(l_.spp);
             if (l_.bps < 8) {
                 const unsigned max = (1u << l_.bps) - 1;
-                for (std::size_t i = 0; i < samples; i += std::size_t(l_.spp)) {
-                    unsigned v = rows[i];
-                    if (invert) v = max - v;
-                    rows[i] = std::uint8_t(v * 255 / max);
-                }
+                std::uint8_t scale[16];
+                for (unsigned v = 0; v <= max; ++v) scale[v] = std::uint8_t((invert ? max - v : v) * 255 / max);
+                for (std::size_t i = 0; i < samples; i += std::size_t(l_.spp)) rows[i] = scale[rows[i] & max];
             } else if (invert && l_.bps == 8) {
                 for (std::size_t i = 0; i < samples; i += std::size_t(l_.spp)) rows[i] = std::uint8_t(255 - rows[i]);
             } else if (invert) {
@@ -235,17 +256,14 @@ public:
         : tiff_(tiff), l_(l), fixer_(tiff, path, l),
           row_bytes_(std::size_t(l.width) * std::size_t(l.spp) * std::size_t(l.sample_bytes)) {
         TIFF* tif = tiff.get();
+        tmsize_t scan = 0;
         if (!l.tiled) {
-            const tmsize_t scan = TIFFScanlineSize(tif);
+            scan = TIFFScanlineSize(tif);
             if (scan <= 0) tiff.fail("bad TIFF scanline size");
-            line_.resize(std::size_t(scan) + 16);
             if (l.separate) {
                 std::uint32_t rps = 0;
                 TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rps);
                 band_h_ = std::max<std::uint32_t>(1, std::min(rps, l.height));
-            } else {
-                band_h_ = 1;
-                band_.resize(row_bytes_);
             }
         } else {
             if (!TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw_) || !TIFFGetField(tif, TIFFTAG_TILELENGTH, &band_h_) || tw_ == 0 ||
@@ -256,9 +274,28 @@ public:
             tile_row_ = TIFFTileRowSize(tif);
             if (tile_size_ <= 0 || tile_row_ <= 0 || tile_size_ > (tmsize_t(1) << 30)) tiff.fail("bad TIFF tile size");
             if (std::uint64_t(tile_row_) * band_h_ > std::uint64_t(tile_size_)) tiff.fail("inconsistent TIFF tile size");
+        }
+        // The work this page claims, checked before any buffer is allocated: every row of the
+        // file's own layout (tiles padded to whole tiles), in the wider of the file's and the
+        // output's samples.
+        source_bytes_ = std::uint64_t(TIFFGetSizeProc(tif)(TIFFClientdata(tif)));
+        std::uint64_t w = l.width, h = l.height;
+        if (l.tiled) {
+            w = (w + tw_ - 1) / tw_ * tw_;
+            h = (h + band_h_ - 1) / band_h_ * band_h_;
+        }
+        const std::uint64_t px = std::uint64_t(std::max(l.spp * l.sample_bytes, fixer_.out_spp() * fixer_.out_bytes()));
+        check_decode_work(path, w * px, h, source_bytes_);
+        if (l.tiled) {
             tile_.resize(static_cast<std::size_t>(tile_size_));
+        } else {
+            line_.resize(std::size_t(scan) + 16);
+            if (!l.separate) band_.resize(row_bytes_);
         }
     }
+
+    /// The size of the file the page comes from.
+    std::uint64_t source_bytes() const { return source_bytes_; }
 
     int out_spp() const { return fixer_.out_spp(); }
     int out_bytes() const { return fixer_.out_bytes(); }
@@ -322,6 +359,7 @@ private:
     std::vector<std::uint8_t> line_, tile_, band_;
     std::uint32_t tw_ = 0, band_h_ = 1;
     tmsize_t tile_size_ = 0, tile_row_ = 0;
+    std::uint64_t source_bytes_ = 0;
     std::uint32_t y_ = 0;          // the next row to decode
     std::uint32_t band_rows_ = 0;  // rows in band_
     std::uint32_t next_ = 0;       // the next row of band_ to hand out
@@ -331,7 +369,7 @@ private:
 Image read_directory(TiffHandle& tiff, const std::string& path) {
     const Layout l = read_layout(tiff, path);
     RowDecoder rows(tiff, path, l);
-    SampleSink sink(path, l.width, l.height, rows.out_spp(), rows.out_bytes());
+    SampleSink sink(path, l.width, l.height, rows.out_spp(), rows.out_bytes(), rows.source_bytes());
     for (std::uint32_t y = 0; y < l.height; ++y) sink.add_rows(rows.next_row(), 1);
     return sink.finish(describe(l));
 }
@@ -346,7 +384,14 @@ public:
     }
     int pages() const override { return count_; }
     Page read(int index) override {
-        if (!TIFFSetDirectory(tiff_.get(), tdir_t(index))) tiff_.fail("cannot find page " + std::to_string(index + 1));
+        // Pages read in order step to the next directory; TIFFSetDirectory would walk the chain
+        // from the first, which makes reading every page of a long file quadratic.
+        const bool next = index > 0 && tdir_t(index - 1) == TIFFCurrentDirectory(tiff_.get()) && current_ok_;
+        current_ok_ = false;
+        if (!(next ? TIFFReadDirectory(tiff_.get()) : TIFFSetDirectory(tiff_.get(), tdir_t(index)))) {
+            tiff_.fail("cannot find page " + std::to_string(index + 1));
+        }
+        current_ok_ = true;
         Page p;
         p.index = index;
         p.count = count_;
@@ -358,6 +403,7 @@ private:
     std::string path_;
     TiffHandle tiff_;
     int count_ = 0;
+    bool current_ok_ = true;  // the handle's current directory was read without error
 };
 
 }  // namespace
