@@ -148,9 +148,9 @@ Layout inspect(const InArray& a, bool* needs_copy, bool as_unsigned) {
                                                       ((C(d.code) == C::Int || C(d.code) == C::UInt) && d.bits == 64));
         if (keyed_in_python)  // reached only from calls that hand arrays to the core as they are
             throw nb::type_error(("image: dtype " + L.dtype +
-                                  " is converted to keys by cclabel.label only; this call reads bool, (u)int8, "
-                                  "(u)int16, (u)int32 and uint8 RGB/RGBA as they are (convert with .astype() if "
-                                  "the values fit)")
+                                  " is not supported by this call, which reads bool, (u)int8, (u)int16, (u)int32 "
+                                  "and uint8 RGB/RGBA as they are; cclabel.label converts float16/32/64 and "
+                                  "(u)int64 itself (else convert with .astype() if the values fit)")
                                      .c_str());
         throw nb::type_error(("image: dtype " + L.dtype + " is not supported (" + kSupported +
                               "); convert it with .astype() if its values fit")
