@@ -31,26 +31,45 @@ struct Layout {
     std::uint16_t format = SAMPLEFORMAT_UINT;
 };
 
-/// Unpacks @p n one-sample pixels of Bps < 8 bits, a byte at a time through a table (a bit at a
-/// time this loop was the slowest part of reading a large 1-bit page).
-template <int Bps>
-void unpack_bits(const std::uint8_t* src, std::size_t n, std::uint8_t* dst) {
-    constexpr int per = 8 / Bps;
-    static const auto table = [] {
-        std::array<std::array<std::uint8_t, per>, 256> t{};
+/// Samples of 1, 2 or 4 bits (one a pixel: all that read_layout admits) unpacked a byte at a time
+/// through a table that also maps each value (gray scaled to 0..255, palette indices kept), so a
+/// large 1-bit page costs one short copy a byte, not a shift, a mask and a division a pixel.
+class BitTable {
+public:
+    /// @p bps 1, 2 or 4 (anything else: an unused table); @p values 2^bps entries.
+    BitTable(int bps, const std::uint8_t* values) : bps_(bps) {
+        if (bps != 1 && bps != 2 && bps != 4) return;
+        const int per = 8 / bps;
+        const unsigned mask = (1u << bps) - 1;
         for (unsigned byte = 0; byte < 256; ++byte) {
-            for (int k = 0; k < per; ++k) t[byte][std::size_t(k)] = std::uint8_t((byte >> (8 - Bps * (k + 1))) & ((1u << Bps) - 1));
+            for (int k = 0; k < per; ++k) t_[byte * 8 + unsigned(k)] = values[(byte >> (8 - bps * (k + 1))) & mask];
         }
-        return t;
-    }();
-    const std::size_t whole = n / per;
-    for (std::size_t b = 0; b < whole; ++b) std::memcpy(dst + b * per, table[src[b]].data(), per);
-    if (n % per != 0) std::memcpy(dst + whole * per, table[src[whole]].data(), n % per);
-}
+    }
+    /// Unpacks @p n pixels of @p src into @p dst, a byte each.
+    void unpack(const std::uint8_t* src, std::size_t n, std::uint8_t* dst) const {
+        if (bps_ == 1) run<1>(src, n, dst);
+        else if (bps_ == 2) run<2>(src, n, dst);
+        else run<4>(src, n, dst);
+    }
+
+private:
+    template <int Bps>
+    void run(const std::uint8_t* src, std::size_t n, std::uint8_t* dst) const {
+        constexpr std::size_t per = 8 / Bps;
+        const std::size_t whole = n / per;
+        for (std::size_t b = 0; b < whole; ++b) std::memcpy(dst + b * per, &t_[std::size_t(src[b]) * 8], per);
+        for (std::size_t k = 0; k < n % per; ++k) dst[whole * per + k] = t_[std::size_t(src[whole]) * 8 + k];
+    }
+
+    int bps_;
+    std::array<std::uint8_t, 256 * 8> t_{};
+};
 
 /// Unpacks @p n pixels of one chunk row (packed, @p src_spp samples per pixel) into a row of
-/// unpacked samples with @p dst_spp per pixel, at sample slot @p slot.
-void unpack(const std::uint8_t* src, int src_spp, int bps, std::size_t n, std::uint8_t* dst, int dst_spp, int slot) {
+/// unpacked samples with @p dst_spp per pixel, at sample slot @p slot; sub-byte samples (one a
+/// pixel) through @p bits.
+void unpack(const std::uint8_t* src, int src_spp, int bps, std::size_t n, std::uint8_t* dst, int dst_spp, int slot,
+            const BitTable& bits) {
     if (bps % 8 == 0) {
         const std::size_t b = std::size_t(bps / 8);
         if (src_spp == dst_spp) {
@@ -60,19 +79,7 @@ void unpack(const std::uint8_t* src, int src_spp, int bps, std::size_t n, std::u
         }
         return;
     }
-    const unsigned mask = (1u << bps) - 1;
-    const std::size_t samples = n * std::size_t(src_spp);
-    if (src_spp == 1 && dst_spp == 1) {  // every sub-byte layout read_layout admits
-        if (bps == 1) return unpack_bits<1>(src, n, dst);
-        if (bps == 2) return unpack_bits<2>(src, n, dst);
-        if (bps == 4) return unpack_bits<4>(src, n, dst);
-    }
-    for (std::size_t i = 0; i < samples; ++i) {
-        const std::size_t bit = i * std::size_t(bps);
-        const unsigned v = (src[bit >> 3] >> (8 - bps - int(bit & 7))) & mask;
-        const std::size_t px = i / std::size_t(src_spp), s = i % std::size_t(src_spp);
-        dst[px * std::size_t(dst_spp) + std::size_t(slot) + s] = std::uint8_t(v);
-    }
+    bits.unpack(src, n, dst);
 }
 
 const char* photometric_name(std::uint16_t p) {
@@ -120,6 +127,17 @@ public:
         palette_bytes_ = eight ? 1 : 2;
     }
 
+    /// What each sub-byte sample becomes as it is unpacked: gray made "0 is dark" and scaled to
+    /// 0..255 (so 1-bit is 0/255), palette indices kept.
+    std::array<std::uint8_t, 16> sub_byte_values() const {
+        std::array<std::uint8_t, 16> v{};
+        const unsigned max = l_.bps < 8 ? (1u << l_.bps) - 1 : 15;
+        const bool gray = l_.photometric == PHOTOMETRIC_MINISBLACK || l_.photometric == PHOTOMETRIC_MINISWHITE;
+        const bool invert = l_.photometric == PHOTOMETRIC_MINISWHITE && l_.integer;
+        for (unsigned i = 0; i <= max; ++i) v[i] = std::uint8_t(!gray ? i : (invert ? max - i : i) * 255 / max);
+        return v;
+    }
+
     int out_spp() const { return l_.photometric == PHOTOMETRIC_PALETTE ? 3 : l_.spp; }
     int out_bytes() const { return l_.photometric == PHOTOMETRIC_PALETTE ? palette_bytes_ : l_.sample_bytes; }
 
@@ -130,14 +148,10 @@ public:
             // Float and signed samples have no "white" to flip against: they are kept bitwise.
             const bool invert = l_.photometric == PHOTOMETRIC_MINISWHITE && l_.integer;
             const std::size_t samples = n * std::size_t(l_.spp);
-            if (l_.bps < 8) {
-                const unsigned max = (1u << l_.bps) - 1;
-                std::uint8_t scale[16];
-                for (unsigned v = 0; v <= max; ++v) scale[v] = std::uint8_t((invert ? max - v : v) * 255 / max);
-                for (std::size_t i = 0; i < samples; i += std::size_t(l_.spp)) rows[i] = scale[rows[i] & max];
-            } else if (invert && l_.bps == 8) {
+            // Sub-byte samples were scaled as they were unpacked (sub_byte_values).
+            if (invert && l_.bps == 8) {
                 for (std::size_t i = 0; i < samples; i += std::size_t(l_.spp)) rows[i] = std::uint8_t(255 - rows[i]);
-            } else if (invert) {
+            } else if (invert && l_.bps == 16) {
                 for (std::size_t i = 0; i < samples; i += std::size_t(l_.spp)) {
                     std::uint16_t v;
                     std::memcpy(&v, rows + 2 * i, 2);
@@ -253,7 +267,7 @@ std::string describe(const Layout& l) {
 class RowDecoder {
 public:
     RowDecoder(TiffHandle& tiff, const std::string& path, const Layout& l)
-        : tiff_(tiff), l_(l), fixer_(tiff, path, l),
+        : tiff_(tiff), l_(l), fixer_(tiff, path, l), bits_(l.bps, fixer_.sub_byte_values().data()),
           row_bytes_(std::size_t(l.width) * std::size_t(l.spp) * std::size_t(l.sample_bytes)) {
         TIFF* tif = tiff.get();
         tmsize_t scan = 0;
@@ -316,7 +330,7 @@ private:
         const int chunk_spp = l_.separate ? 1 : l_.spp;
         if (!l_.tiled && !l_.separate) {
             if (TIFFReadScanline(tif, line_.data(), y0, 0) < 0) tiff_.fail("corrupt TIFF (row " + std::to_string(y0) + ")");
-            unpack(line_.data(), chunk_spp, l_.bps, l_.width, band_.data(), l_.spp, 0);
+            unpack(line_.data(), chunk_spp, l_.bps, l_.width, band_.data(), l_.spp, 0, bits_);
         } else if (!l_.tiled) {
             // Each plane's rows of this strip in turn (sequential within each plane's strip); the
             // band grows with the first plane's rows as they really decode.
@@ -327,7 +341,7 @@ private:
                         tiff_.fail("corrupt TIFF (plane " + std::to_string(s) + ", row " + std::to_string(y0 + r) + ")");
                     }
                     if (s == 0) band_.resize(band_.size() + row_bytes_);
-                    unpack(line_.data(), 1, l_.bps, l_.width, band_.data() + std::size_t(r) * row_bytes_, l_.spp, s);
+                    unpack(line_.data(), 1, l_.bps, l_.width, band_.data() + std::size_t(r) * row_bytes_, l_.spp, s, bits_);
                 }
             }
         } else {
@@ -342,7 +356,7 @@ private:
                     for (std::uint32_t r = 0; r < rows; ++r) {
                         std::uint8_t* dst = band_.data() + std::size_t(r) * row_bytes_ +
                                             std::size_t(tx) * std::size_t(l_.spp) * std::size_t(l_.sample_bytes);
-                        unpack(tile_.data() + std::size_t(r) * std::size_t(tile_row_), chunk_spp, l_.bps, cols, dst, l_.spp, s);
+                        unpack(tile_.data() + std::size_t(r) * std::size_t(tile_row_), chunk_spp, l_.bps, cols, dst, l_.spp, s, bits_);
                     }
                 }
             }
@@ -355,6 +369,7 @@ private:
     TiffHandle& tiff_;
     Layout l_;
     RowFixer fixer_;
+    BitTable bits_;
     std::size_t row_bytes_;
     std::vector<std::uint8_t> line_, tile_, band_;
     std::uint32_t tw_ = 0, band_h_ = 1;
