@@ -18,6 +18,7 @@ struct Request {
     bool has_background = false;  ///< Binary8 always has background key 0
     std::uint32_t background_key = 0;
     int threads = 1;  ///< resolved: ≥ 1
+    std::uint32_t tolerance = 0;  ///< Options::tolerance, checked against the format's channel range
 
     std::uint64_t pixels() const { return std::uint64_t(width) * std::uint64_t(height); }
     const std::uint8_t* row(std::int64_t y) const { return data + y * stride; }
