@@ -10,7 +10,13 @@ namespace cclabel {
 
 /// Which implementation runs a call.
 enum class Backend : int {
-    Auto = 0,  ///< the GPU when one is present and the image is large enough to win, else the CPU
+    /// Pictures in host memory: the CPU without a CUDA device, else whichever backend is faster for
+    /// the call on this machine, from rates measured once in the process on first use (the CPU's
+    /// labelling rate at the call's format and thread count, the GPU host path's fixed cost,
+    /// labelling and copy rates), or given in the environment variable CCLABEL_RATES (e.g.
+    /// "cpu" or "cuda" to force one, or "cpu_gpxs=2,gpu_gpxs=40,copy_gbs=12,gpu_fixed_us=300";
+    /// docs/auto.md). Labels never depend on it.
+    Auto = 0,
     Cpu = 1,
     Cuda = 2,
 };

@@ -26,16 +26,14 @@ namespace cclabel {
 
 /// Options of threshold() and otsu_threshold().
 struct SegmentOptions {
-    /// Auto: the GPU when cuda_available() and the image has at least kSegmentAutoCudaPixels pixels,
-    /// else the CPU. Cuda without a CUDA build or device is an Error. Results never depend on it.
+    /// Auto: the CPU without a CUDA device, else whichever of the two this machine's measured rates
+    /// say is faster for the picture (as Options::backend). Cuda without a CUDA build or device is an
+    /// Error. Results never depend on it.
     Backend backend = Backend::Auto;
     /// CPU threads; 0 means all cores, at most one a 2^15 pixels (as Options::threads). Results
     /// never depend on it.
     int threads = 0;
 };
-
-/// Smallest image (pixels) for which Backend::Auto segments on the GPU (4 Mpx).
-inline constexpr std::uint64_t kSegmentAutoCudaPixels = std::uint64_t(1) << 22;
 
 /// The grey value thresholding reads from an RGB pixel: OpenCV's integer RGB→gray conversion
 /// (cv2.cvtColor(..., COLOR_RGB2GRAY) value for value), Y = (4899 R + 9617 G + 1868 B + 8192) >> 14.

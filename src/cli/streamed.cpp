@@ -85,8 +85,9 @@ StreamedResult label_streamed(const std::function<std::unique_ptr<io::TiffRowRea
     result.tiles = grid.count();
     // Auto is resolved once for the largest tile and passed on, so that every tile (a short last
     // band too) runs on the backend the report names.
-    const Backend use = detail::resolve_auto(options.backend, grid.max_tile_pixels());
     const int threads = options.threads > 0 ? options.threads : cclabel::detail::usable_cores();
+    const Backend use = detail::resolve_auto(
+        options.backend, detail::Workload{detail::Workload::Op::Label, grid.max_tile_pixels(), format, threads});
     const int workers = use == Backend::Cuda ? 1 : int(std::min<std::uint64_t>(grid.nx, std::uint64_t(threads)));
     Options tile_options = options;
     tile_options.backend = use;

@@ -2,7 +2,9 @@
 // The seam between dispatch and the backends. The CUDA backend provides these when it is built;
 // src/core/no_cuda.cpp provides them otherwise.
 #include <cstdint>
+#include <optional>
 
+#include "core/cost_model.hpp"
 #include "core/request.hpp"
 
 namespace cclabel::detail {
@@ -13,15 +15,14 @@ bool cuda_device_present() noexcept;
 /// Labels a validated, non-empty request on the GPU (host memory in and out). Throws Error.
 std::uint32_t label_cuda_host(const Request& r, std::uint32_t* out);
 
-/// Smallest image (pixels) for which Backend::Auto picks the GPU.
-inline constexpr std::uint64_t kAutoCudaMinPixels = std::uint64_t(1) << 20;
+/// @p b with Auto resolved for @p w by the cost model (core/cost_model.hpp, core/auto_rates.cpp):
+/// the CPU without a device, else whichever backend this machine's measured rates say is faster.
+/// Every entry point resolves Auto here. Throws Error for a malformed CCLABEL_RATES.
+Backend resolve_auto(Backend b, const Workload& w);
 
-/// @p b with Auto resolved for a job whose largest single launch has @p pixels: the GPU when one is
-/// present and the job is large enough to win, else the CPU. Every entry point resolves Auto here.
-inline Backend resolve_auto(Backend b, std::uint64_t pixels) {
-    if (b != Backend::Auto) return b;
-    return pixels >= kAutoCudaMinPixels && cuda_device_present() ? Backend::Cuda : Backend::Cpu;
-}
+/// The GPU host path's rates on this machine (core/cost_model.hpp), measured by running it on probe
+/// pictures; nullopt without a device, without the CUDA backend, or when the measurement failed.
+std::optional<GpuHostRate> measure_cuda_host_rate() noexcept;
 
 }  // namespace cclabel::detail
 

@@ -14,7 +14,11 @@ namespace {
 
 BatchResult run(const detail::BatchRequest& r, std::uint32_t* out) {
     const std::uint64_t B = r.images.size();
-    const Backend use = detail::resolve_auto(r.options.backend, r.label_offsets.back());
+    // The CPU spreads the images over its threads, so the batch is one workload of all its pixels.
+    const Backend use = detail::resolve_auto(r.options.backend,
+                                             detail::Workload{detail::Workload::Op::Label, r.label_offsets.back(),
+                                                              r.images.empty() ? PixelFormat::Gray8 : r.images[0].format,
+                                                              r.options.threads});
     BatchResult res;
     res.backend = use;
     res.counts.assign(B, 0);

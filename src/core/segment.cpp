@@ -36,8 +36,7 @@ Checked check(const char* what, const ImageView& image, const void* out, const c
                              int(r.format)};
     c.threads = r.threads;
     c.backend = backend;
-    if (c.backend == Backend::Auto)
-        c.backend = r.pixels() >= kSegmentAutoCudaPixels && detail::cuda_device_present() ? Backend::Cuda : Backend::Cpu;
+    c.backend = detail::resolve_auto(backend, detail::Workload{detail::Workload::Op::Segment, r.pixels(), r.format, r.threads});
     return c;
 }
 

@@ -9,12 +9,17 @@
 namespace cclabel {
 namespace {
 
-/// Auto resolved as label() resolves it. An empty image never needs the GPU (same result), but a
-/// Cuda request without a device still fails, as label() fails.
-Backend resolve(Backend b, std::uint64_t pixels) {
-    if (b == Backend::Auto) return detail::resolve_auto(b, pixels);
+/// Auto resolved by the cost model, as label() resolves it. An empty image never needs the GPU (same
+/// result), but a Cuda request without a device still fails, as label() fails.
+Backend resolve(Backend b, const detail::Workload& w) {
+    if (b == Backend::Auto) return detail::resolve_auto(b, w);
     if (b == Backend::Cuda && !detail::cuda_device_present()) detail::cuda_stats_unavailable();
     return b;
+}
+
+/// The filters read and write uint32 labels, on one CPU thread.
+detail::Workload filter_workload(std::uint64_t pixels) {
+    return {detail::Workload::Op::Filter, pixels, PixelFormat::U32, 1};
 }
 
 }  // namespace
@@ -22,7 +27,7 @@ Backend resolve(Backend b, std::uint64_t pixels) {
 std::vector<RegionStats> regions(const ImageView& image, const std::uint32_t* labels, const Options& options) {
     const std::uint32_t dummy = 0;
     const detail::Request r = detail::make_request(image, labels != nullptr ? labels : &dummy, options);
-    const Backend use = resolve(options.backend, r.pixels());
+    const Backend use = resolve(options.backend, {detail::Workload::Op::Stats, r.pixels(), r.format, r.threads});
     if (r.pixels() != 0 && labels == nullptr) throw Error("label image is null for a non-empty image");
     if (use == Backend::Cuda && r.pixels() != 0) return detail::regions_cuda_host(image, labels, options);
     return detail::regions_cpu(image, labels, options);
@@ -31,7 +36,7 @@ std::vector<RegionStats> regions(const ImageView& image, const std::uint32_t* la
 std::uint32_t remove_small(std::uint32_t* labels, std::int64_t width, std::int64_t height, std::uint64_t min_area,
                            Backend backend) {
     const std::uint64_t pixels = detail::filter_pixels(labels, width, height);
-    if (resolve(backend, pixels) == Backend::Cuda && pixels != 0)
+    if (resolve(backend, filter_workload(pixels)) == Backend::Cuda && pixels != 0)
         return detail::filter_cuda_host(labels, width, height, false, min_area, 0);
     return detail::remove_small_cpu(labels, width, height, min_area);
 }
@@ -39,14 +44,14 @@ std::uint32_t remove_small(std::uint32_t* labels, std::int64_t width, std::int64
 std::uint32_t keep_largest(std::uint32_t* labels, std::int64_t width, std::int64_t height, std::uint32_t k,
                            Backend backend) {
     const std::uint64_t pixels = detail::filter_pixels(labels, width, height);
-    if (resolve(backend, pixels) == Backend::Cuda && pixels != 0)
+    if (resolve(backend, filter_workload(pixels)) == Backend::Cuda && pixels != 0)
         return detail::filter_cuda_host(labels, width, height, true, 0, k);
     return detail::keep_largest_cpu(labels, width, height, k);
 }
 
 LabelResult label(const ImageView& image, std::uint32_t* out, const Options& options, std::vector<RegionStats>& stats) {
     const detail::Request r = detail::make_request(image, out, options);
-    const Backend use = resolve(options.backend, r.pixels());
+    const Backend use = resolve(options.backend, {detail::Workload::Op::Label, r.pixels(), r.format, r.threads});
     if (use == Backend::Cuda && r.pixels() != 0)
         return LabelResult{detail::label_regions_cuda_host(image, out, options, stats), use};
     Options cpu = options;

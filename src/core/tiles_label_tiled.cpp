@@ -74,7 +74,11 @@ TiledResult label_grid(const ImageView& image, Out* out, const Options& options,
         throw Error("tiles of " + std::to_string(tw) + " x " + std::to_string(th) + " pixels have more than " +
                     std::to_string(detail::tiled_label_limit()) + " pixels (a tile is labelled with uint32 labels)");
 
-    const Backend use = detail::resolve_auto(options.backend, std::uint64_t(tw) * std::uint64_t(th));
+    // Either backend takes every tile (the GPU streams them, the CPU spreads them over its threads):
+    // Auto weighs the whole picture.
+    const Backend use = detail::resolve_auto(
+        options.backend, detail::Workload{detail::Workload::Op::Label, image.pixels(), image.format,
+                                          options.threads > 0 ? options.threads : detail::usable_cores()});
     if (image.pixels() == 0) return TiledResult{0, use};
     // The GPU: the streamed tile pipeline (src/cuda/tiles_cuda.cu), when the labelled tiles fit in
     // its memory; otherwise the loop below labels one tile at a time through label().

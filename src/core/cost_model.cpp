@@ -1,0 +1,102 @@
+// The cost model's arithmetic and the CCLABEL_RATES syntax; the rates themselves come from
+// core/auto_rates.cpp.
+#include "core/cost_model.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <limits>
+#include <string_view>
+
+#include "cclabel/error.hpp"
+
+namespace cclabel::detail {
+
+std::uint64_t bytes_per_pixel_moved(const Workload& w) noexcept {
+    const std::uint64_t bpp = std::uint64_t(bytes_per_pixel(w.format));
+    switch (w.op) {
+        case Workload::Op::Label: return bpp + 4;    // picture in, uint32 labels out
+        case Workload::Op::Stats: return bpp + 4;    // picture and labels in, a table out
+        case Workload::Op::Filter: return 4 + 4;     // labels in and out
+        case Workload::Op::Segment: return bpp + 1;  // picture in, a byte a pixel out
+    }
+    return bpp + 4;
+}
+
+double cpu_seconds(const Workload& w, const CpuRate& r) noexcept {
+    return r.fixed_s + double(w.pixels) * r.per_pixel_s;
+}
+
+double gpu_seconds(const Workload& w, const GpuHostRate& r) noexcept {
+    const double px = double(w.pixels);
+    return r.fixed_s + px * r.per_pixel_s + px * double(bytes_per_pixel_moved(w)) * r.per_byte_s;
+}
+
+Backend choose_backend(const Workload& w, const CpuRate& cpu, const std::optional<GpuHostRate>& gpu) noexcept {
+    if (!gpu || w.cpu_only || w.pixels == 0) return Backend::Cpu;
+    return gpu_seconds(w, *gpu) < cpu_seconds(w, cpu) ? Backend::Cuda : Backend::Cpu;
+}
+
+namespace {
+
+[[noreturn]] void bad(std::string_view item, const char* why) {
+    throw Error("CCLABEL_RATES: " + std::string(why) + " in '" + std::string(item) +
+                "' (expected e.g. cpu_gpxs=1.5,gpu_gpxs=40,copy_gbs=12,gpu_fixed_us=200,cpu_fixed_us=5, or cpu or cuda)");
+}
+
+double positive(std::string_view item, std::string_view value) {
+    const std::string v(value);
+    char* end = nullptr;
+    errno = 0;
+    const double d = std::strtod(v.c_str(), &end);
+    if (v.empty() || end != v.c_str() + v.size() || errno != 0) bad(item, "not a number");
+    if (!(d >= 0) || d == std::numeric_limits<double>::infinity()) bad(item, "not a finite non-negative number");
+    return d;
+}
+
+}  // namespace
+
+GivenRates parse_rates(const std::string& text) {
+    GivenRates g;
+    std::string_view rest(text);
+    while (!rest.empty()) {
+        const std::size_t comma = rest.find(',');
+        std::string_view item = rest.substr(0, comma);
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+        while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+        while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+        if (item.empty()) continue;
+        if (item == "cpu" || item == "cuda") {
+            g.force = item == "cpu" ? Backend::Cpu : Backend::Cuda;
+            continue;
+        }
+        const std::size_t eq = item.find('=');
+        if (eq == std::string_view::npos) bad(item, "no '='");
+        const std::string_view key = item.substr(0, eq);
+        const double v = positive(item, item.substr(eq + 1));
+        if (key == "cpu_gpxs" || key == "gpu_gpxs" || key == "copy_gbs") {
+            if (v == 0) bad(item, "a rate of 0");
+        }
+        if (key == "cpu_gpxs") g.cpu_gpxs = v;
+        else if (key == "cpu_fixed_us") g.cpu_fixed_us = v;
+        else if (key == "gpu_gpxs") g.gpu_gpxs = v;
+        else if (key == "gpu_fixed_us") g.gpu_fixed_us = v;
+        else if (key == "copy_gbs") g.copy_gbs = v;
+        else bad(item, "unknown name");
+    }
+    return g;
+}
+
+CpuRate with_given(CpuRate r, const GivenRates& g) noexcept {
+    if (g.cpu_gpxs) r.per_pixel_s = 1e-9 / *g.cpu_gpxs;
+    if (g.cpu_fixed_us) r.fixed_s = *g.cpu_fixed_us * 1e-6;
+    return r;
+}
+
+GpuHostRate with_given(GpuHostRate r, const GivenRates& g) noexcept {
+    if (g.gpu_gpxs) r.per_pixel_s = 1e-9 / *g.gpu_gpxs;
+    if (g.gpu_fixed_us) r.fixed_s = *g.gpu_fixed_us * 1e-6;
+    if (g.copy_gbs) r.per_byte_s = 1e-9 / *g.copy_gbs;
+    return r;
+}
+
+}  // namespace cclabel::detail

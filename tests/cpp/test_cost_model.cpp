@@ -1,0 +1,158 @@
+// Backend::Auto's cost model: the decision from given rates (every branch, ties, the crossover a
+// GPU's fixed cost puts at some size), the CCLABEL_RATES syntax, and, on this machine, what Auto
+// resolves to and that the CPU's rate can be measured.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "cclabel/cclabel.hpp"
+#include "core/backends.hpp"
+#include "core/cost_model.hpp"
+
+namespace cclabel::detail {
+namespace {
+
+using Op = Workload::Op;
+
+Workload work(std::uint64_t pixels, PixelFormat f = PixelFormat::Gray8, Op op = Op::Label) {
+    return Workload{op, pixels, f, 4};
+}
+
+// 1 Gpx/s on the CPU with 10 us fixed; on the GPU 100 Gpx/s, 10 GB/s copies, 200 us fixed.
+constexpr CpuRate kCpu{10e-6, 1e-9};
+constexpr GpuHostRate kGpu{200e-6, 1e-11, 1e-10};
+
+TEST(CostModel, EstimatesAreAffineInPixelsAndBytes) {
+    EXPECT_DOUBLE_EQ(cpu_seconds(work(1000), kCpu), 10e-6 + 1000 * 1e-9);
+    // Gray8 labels move 1 + 4 bytes a pixel, RGB8 3 + 4, filters 4 + 4 whatever the format.
+    EXPECT_EQ(bytes_per_pixel_moved(work(1, PixelFormat::Gray8)), 5u);
+    EXPECT_EQ(bytes_per_pixel_moved(work(1, PixelFormat::RGB8)), 7u);
+    EXPECT_EQ(bytes_per_pixel_moved(work(1, PixelFormat::RGB8, Op::Filter)), 8u);
+    EXPECT_EQ(bytes_per_pixel_moved(work(1, PixelFormat::Gray16, Op::Segment)), 3u);
+    EXPECT_DOUBLE_EQ(gpu_seconds(work(1000, PixelFormat::RGB8), kGpu), 200e-6 + 1000 * 1e-11 + 7000 * 1e-10);
+}
+
+TEST(CostModel, NoGpuCpuOnlyOrEmptyMeansCpu) {
+    EXPECT_EQ(choose_backend(work(1u << 30), kCpu, std::nullopt), Backend::Cpu);
+    Workload w = work(1u << 30);
+    w.cpu_only = true;
+    EXPECT_EQ(choose_backend(w, kCpu, kGpu), Backend::Cpu);
+    EXPECT_EQ(choose_backend(work(0), CpuRate{1, 1}, GpuHostRate{}), Backend::Cpu);
+}
+
+TEST(CostModel, TheGpuWinsOnlyPastTheCrossoverItsFixedCostSets) {
+    // CPU: 10e-6 + p·1e-9; GPU (Gray8): 200e-6 + p·(1e-11 + 5e-10) → crossover near 387,000 pixels.
+    const double per_px_gpu = 1e-11 + 5 * 1e-10;
+    const double crossover = (200e-6 - 10e-6) / (1e-9 - per_px_gpu);
+    EXPECT_EQ(choose_backend(work(std::uint64_t(crossover * 0.9)), kCpu, kGpu), Backend::Cpu);
+    EXPECT_EQ(choose_backend(work(std::uint64_t(crossover * 1.1)), kCpu, kGpu), Backend::Cuda);
+    EXPECT_EQ(choose_backend(work(std::uint64_t(1) << 33), kCpu, kGpu), Backend::Cuda);  // too large for one launch: tiled, same bytes
+    // RGBA8 moves 8 bytes a pixel: 8e-10 + 1e-11 < 1e-9 still, but later.
+    EXPECT_EQ(choose_backend(work(std::uint64_t(crossover * 1.1), PixelFormat::RGBA8), kCpu, kGpu), Backend::Cpu);
+    EXPECT_EQ(choose_backend(work(std::uint64_t(crossover * 10), PixelFormat::RGBA8), kCpu, kGpu), Backend::Cuda);
+}
+
+TEST(CostModel, APresentButSlowerGpuNeverWins) {
+    // Copies alone (5 B/px at 1 GB/s) cost more than the CPU's whole pass: no size makes up for it.
+    const GpuHostRate slow{200e-6, 0, 1e-9};
+    for (std::uint64_t p : {std::uint64_t(1), std::uint64_t(1) << 20, std::uint64_t(1) << 34})
+        EXPECT_EQ(choose_backend(work(p), kCpu, slow), Backend::Cpu) << p;
+}
+
+TEST(CostModel, TiesGoToTheCpu) {
+    const CpuRate cpu{0, 6e-9};
+    const GpuHostRate gpu{0, 1e-9, 1e-9};  // Gray8: 1e-9 + 5e-9 a pixel, the CPU's exactly
+    EXPECT_DOUBLE_EQ(cpu_seconds(work(1000), cpu), gpu_seconds(work(1000), gpu));
+    EXPECT_EQ(choose_backend(work(1000), cpu, gpu), Backend::Cpu);
+}
+
+TEST(CostModel, ParsesGivenRates) {
+    const GivenRates g = parse_rates(" cpu_gpxs=2, gpu_gpxs=40,copy_gbs=12.5,gpu_fixed_us=300,cpu_fixed_us=0 ");
+    ASSERT_TRUE(g.cpu_gpxs && g.gpu_gpxs && g.copy_gbs && g.gpu_fixed_us && g.cpu_fixed_us);
+    EXPECT_FALSE(g.force);
+    const CpuRate c = with_given(CpuRate{1, 1}, g);
+    EXPECT_DOUBLE_EQ(c.per_pixel_s, 0.5e-9);
+    EXPECT_DOUBLE_EQ(c.fixed_s, 0);
+    const GpuHostRate r = with_given(GpuHostRate{1, 1, 1}, g);
+    EXPECT_DOUBLE_EQ(r.per_pixel_s, 1e-9 / 40);
+    EXPECT_DOUBLE_EQ(r.per_byte_s, 1e-9 / 12.5);
+    EXPECT_DOUBLE_EQ(r.fixed_s, 300e-6);
+    // What is not given stays as measured.
+    const GivenRates only = parse_rates("copy_gbs=10");
+    EXPECT_DOUBLE_EQ(with_given(GpuHostRate{7, 8, 9}, only).fixed_s, 7);
+    EXPECT_EQ(parse_rates("cuda").force, Backend::Cuda);
+    EXPECT_EQ(parse_rates("cpu").force, Backend::Cpu);
+    EXPECT_FALSE(parse_rates("").force);
+}
+
+TEST(CostModel, RejectsMalformedRatesNamingTheVariable) {
+    for (const char* bad : {"gpu", "cpu_gpxs", "cpu_gpxs=", "cpu_gpxs=fast", "cpu_gpxs=-1", "cpu_gpxs=0", "copy_gbs=nan",
+                            "copy_gbs=inf", "gpu_gpxs=1x", "disk_gbs=3"}) {
+        try {
+            parse_rates(bad);
+            ADD_FAILURE() << "accepted " << bad;
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("CCLABEL_RATES"), std::string::npos) << e.what();
+        }
+    }
+}
+
+TEST(CostModel, MeasuresThisCpu) {
+    for (Op op : {Op::Label, Op::Filter}) {
+        const CpuRate r = measure_cpu_rate(op, PixelFormat::RGB8, 2);
+        EXPECT_GT(r.per_pixel_s, 0);
+        EXPECT_LT(r.per_pixel_s, 1e-6);  // slower than a megapixel a second would be broken
+        EXPECT_GE(r.fixed_s, 0);
+        EXPECT_TRUE(std::isfinite(r.fixed_s));
+    }
+}
+
+/// Sets CCLABEL_RATES for one test and restores it.
+struct ScopedRates {
+    std::string old;
+    bool had = false;
+    explicit ScopedRates(const char* value) {
+        if (const char* e = std::getenv("CCLABEL_RATES")) {
+            old = e;
+            had = true;
+        }
+        setenv("CCLABEL_RATES", value, 1);
+    }
+    ~ScopedRates() { had ? (void)setenv("CCLABEL_RATES", old.c_str(), 1) : (void)unsetenv("CCLABEL_RATES"); }
+};
+
+TEST(CostModel, AutoOnThisMachine) {
+    EXPECT_EQ(resolve_auto(Backend::Cpu, work(1u << 24)), Backend::Cpu);
+    EXPECT_EQ(resolve_auto(Backend::Cuda, work(1)), Backend::Cuda);
+    if (!cuda_device_present()) EXPECT_EQ(resolve_auto(Backend::Auto, work(1u << 30)), Backend::Cpu);
+    {
+        ScopedRates force("cuda");
+        EXPECT_EQ(resolve_auto(Backend::Auto, work(16)), Backend::Cuda);
+        Workload w = work(16);
+        w.cpu_only = true;  // forcing the GPU cannot make it do what only the CPU does
+        EXPECT_EQ(resolve_auto(Backend::Auto, w), Backend::Cpu);
+    }
+    {
+        ScopedRates bad("cpu_gpxs=-3");
+        EXPECT_THROW(resolve_auto(Backend::Auto, work(16)), Error);
+        EXPECT_EQ(resolve_auto(Backend::Cpu, work(16)), Backend::Cpu);  // only Auto reads it
+    }
+}
+
+TEST(CostModel, LabelWithAutoReportsTheBackendItRan) {
+    std::vector<std::uint8_t> px(64 * 64, 1);
+    std::vector<std::uint32_t> out(px.size());
+    const LabelResult r = label(make_view(px.data(), 64, 64, PixelFormat::Gray8), out.data());
+    EXPECT_EQ(r.count, 1u);
+    if (!cuda_device_present()) EXPECT_EQ(r.backend, Backend::Cpu);
+    ScopedRates force("cuda");
+    if (!cuda_device_present()) {
+        // Forced to a GPU that is not there: the same clear error as Backend::Cuda.
+        EXPECT_THROW(label(make_view(px.data(), 64, 64, PixelFormat::Gray8), out.data()), Error);
+    }
+}
+
+}  // namespace
+}  // namespace cclabel::detail
