@@ -118,7 +118,7 @@ Image read_pnm(const std::string& path, std::uint64_t file_size) {
                 for (std::size_t i = 0; i < samples; ++i) {
                     if (in[i] > maxval) fail(path, "sample " + std::to_string(in[i]) + " exceeds maxval " + std::to_string(maxval));
                 }
-                std::memcpy(row.data(), in.data(), samples);
+                if (samples != 0) std::memcpy(row.data(), in.data(), samples);  // a 0-wide row's data() may be null
             } else {
                 for (std::size_t i = 0; i < samples; ++i) {
                     const std::uint16_t v = std::uint16_t(in[2 * i] << 8 | in[2 * i + 1]);

@@ -232,6 +232,11 @@ TEST(DecodeLimits, PnmClaims) {
     // before the row cost was counted).
     write_bytes(dir.path("empty_rows.pgm"), text_file("P5\n0 4294967295\n255\n"));
     expect_quick_refusal(dir.path("empty_rows.pgm"), "refused: the header claims 4294967295 rows of 0 bytes");
+    // A few empty rows are a picture (0 wide), read without touching a null row (UBSan found it).
+    write_bytes(dir.path("three_rows.pgm"), text_file("P5\n0 3\n255\n"));
+    const io::Image img = io::read_image(dir.path("three_rows.pgm"));
+    EXPECT_EQ(img.width, 0);
+    EXPECT_EQ(img.height, 3);
     write_bytes(dir.path("truncated.ppm"), text_file("P6\n100000 100000\n255\n"));
     expect_quick_refusal(dir.path("truncated.ppm"), "truncated file");
 }
