@@ -178,8 +178,9 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
         NaNs). A value that no pixel has means no pixel is background. RGB/RGBA images take a
         tuple of 3/4 ints or a string ``"#rrggbb"`` / ``"#rrggbbaa"``.
     backend : {"auto", "cpu", "cuda"}
-        Host arrays: "auto" picks the GPU for large images when one is present (same labels),
-        "cuda" demands it. GPU arrays are always labelled on their GPU ("cpu" is an error).
+        Host arrays: "auto" takes whichever backend is faster for the call on this machine
+        (rates measured once per process; docs/auto.md), "cuda" demands the GPU; the labels are
+        the same on both. GPU arrays are always labelled on their GPU ("cpu" is an error).
     return_num, return_N : bool
         Also return N, the number of regions (background excluded). ``return_N`` is cc3d's name
         for it; give one of the two.
