@@ -55,9 +55,12 @@ def console_commands(path: Path) -> list[Command]:
 
 
 def normalised(lines: list[str]) -> list[str]:
-    """Lines with their times masked (they differ from run to run and machine to machine), sorted:
-    stdout and stderr come through separate pipes, so their lines may interleave either way."""
-    return sorted(re.sub(r"\d+(\.\d+)? ms\b", "T ms", line.rstrip()) for line in lines if line.strip())
+    """Lines with their times and the backend of `auto` masked (they differ from run to run and
+    machine to machine), sorted: stdout and stderr come through separate pipes, so their lines may
+    interleave either way."""
+    def mask(line: str) -> str:
+        return re.sub(r"\((cpu|cuda)\b", "(BACKEND", re.sub(r"\d+(\.\d+)? ms\b", "T ms", line.rstrip()))
+    return sorted(mask(line) for line in lines if line.strip())
 
 
 ALL_COMMANDS = [c for path in DOC_FILES for c in console_commands(path)]
