@@ -63,7 +63,24 @@ def _other_pages() -> str:
     return "```{toctree}\n:maxdepth: 1\n:caption: More\n\n" + "\n".join(ordered) + "\n```"
 
 
+# Modules of the package that only some builds or branches have yet (cclabel.graph, with the
+# tolerance labeller): documented when the installed package has them.
+_OPTIONAL_MARK = "<!-- optional modules -->"
+_OPTIONAL_MODULES = ["cclabel.graph"]
+
+
+def _optional_modules() -> str:
+    import importlib.util
+    parts = []
+    for name in _OPTIONAL_MODULES:
+        if importlib.util.find_spec(name) is not None:
+            parts.append(f"## `{name}`\n\n```{{eval-rst}}\n.. automodule:: {name}\n   :members:\n```\n")
+    return "\n".join(parts)
+
+
 def _source_read(app, docname, source):
+    if docname == "reference/python" and _OPTIONAL_MARK in source[0]:
+        source[0] = source[0].replace(_OPTIONAL_MARK, _optional_modules())
     if docname == "cli" and _HELP_MARK in source[0]:
         source[0] = source[0].replace(_HELP_MARK, _cli_help())
     if docname == "index" and _OTHERS_MARK in source[0]:
