@@ -56,15 +56,17 @@ void check_decode_work(const std::string& path, std::uint64_t row_bytes, std::ui
                        const std::string& claim) {
     const std::uint64_t most = ~std::uint64_t(0);
     const std::uint64_t allowed =
-        std::max(kFreeDecodeBytes, source_bytes > most / kMaxExpansion ? most : source_bytes * kMaxExpansion);
+        source_bytes <= kSmallFileBytes
+            ? kFreeDecodeBytes
+            : std::max(kFreeDecodeBytes, source_bytes > most / kMaxExpansion ? most : source_bytes * kMaxExpansion);
     // allowed >= kFreeDecodeBytes, far above kRowCost: neither the difference nor the sum wraps.
     if (height != 0 && (row_bytes > allowed - kRowCost || row_bytes + kRowCost > allowed / height)) {
         fail(path, "refused: " +
                        (claim.empty() ? "the header claims " + std::to_string(height) + " rows of " + std::to_string(row_bytes) + " bytes"
                                       : claim) +
                        ", more than a file of " + std::to_string(source_bytes) + " bytes may decode to (" +
-                       mib(kFreeDecodeBytes) + ", or " + std::to_string(kMaxExpansion) +
-                       " times the file's size; a decompression bomb or a corrupt header)");
+                       mib(kFreeDecodeBytes) + " for a file of up to " + mib(kSmallFileBytes) + ", else " +
+                       std::to_string(kMaxExpansion) + " times the file's size; a decompression bomb or a corrupt header)");
     }
 }
 

@@ -22,16 +22,18 @@ inline constexpr std::uint64_t kMaxReadPixels = std::uint64_t(1) << 40;
 ///
 /// Work is counted in bytes: the decoded picture's bytes (tile padding included) plus kRowCost for
 /// every row, since each row costs a library call, a filter and a copy however narrow it is (a
-/// 1-pixel-wide PNG of 5e8 rows kept a decoder busy for minutes). Any file may cost up to
-/// kFreeDecodeBytes; beyond that the cost may be at most kMaxExpansion times the file's size. So a
-/// file of up to 1 MiB costs at most 128 MiB: about 0.3 s of CPU in a release build here, under
-/// 2 s in the fuzz build (256 MiB took up to 0.65 s and 11 s). Deflate itself reaches 1032:1; real
-/// pictures stay far below 128:1 unless they are almost blank, and an almost blank page of up to
-/// 128 MiB decoded (RGB A4 at 600 dpi is 105 MB) is read from a file of any size.
-/// docs/decode_limits.md says what this means for users.
+/// 1-pixel-wide PNG of 5e8 rows kept a decoder busy for minutes). A file of up to kSmallFileBytes
+/// may cost kFreeDecodeBytes: about 0.3 s of CPU in a release build here, under 2 s in the fuzz
+/// build (256 MiB took up to 0.65 s and 11 s), which is what bounds every small hostile input. A
+/// larger file may cost up to kMaxExpansion times its size: deflate's own limit (1032:1), so no
+/// PNG or deflate TIFF that could exist is refused on this ground, however blank the page (an
+/// 806 Mpx RGB drawing, mostly white paper, needs a file of at least 2.3 MB, which deflate cannot
+/// beat anyway), while a file of absurdly many rows still is. docs/decode_limits.md says what this
+/// means for users.
 inline constexpr std::uint64_t kRowCost = 64;
+inline constexpr std::uint64_t kSmallFileBytes = std::uint64_t(1) << 20;
 inline constexpr std::uint64_t kFreeDecodeBytes = std::uint64_t(128) << 20;
-inline constexpr std::uint64_t kMaxExpansion = 128;
+inline constexpr std::uint64_t kMaxExpansion = 1032;
 
 /// The memory a decoded picture may take: this machine's physical memory (or, where that cannot
 /// be read, 2^40 bytes).
@@ -42,8 +44,8 @@ std::uint64_t memory_budget();
 void check_memory(const std::string& path, std::uint64_t bytes, const std::string& what);
 
 /// Throws unless decoding @p height rows of @p row_bytes each (the decoded picture, tile padding
-/// included) is plausible for @p source_bytes of file: at most max(kFreeDecodeBytes,
-/// kMaxExpansion × source_bytes) with kRowCost per row. 64-bit arithmetic, no wrap. @p claim words
+/// included) is plausible for @p source_bytes of file: at most kFreeDecodeBytes for a file of up to
+/// kSmallFileBytes, else max(kFreeDecodeBytes, kMaxExpansion × source_bytes), with kRowCost per row. 64-bit arithmetic, no wrap. @p claim words
 /// the claim for the message ("" : "the header claims <height> rows of <row_bytes> bytes").
 void check_decode_work(const std::string& path, std::uint64_t row_bytes, std::uint64_t height, std::uint64_t source_bytes,
                        const std::string& claim = "");

@@ -329,8 +329,14 @@ TEST(DecodeLimits, MemoryBudgetAndWorkLimit) {
     const std::uint64_t rows = kFreeDecodeBytes / (1000 + kRowCost);
     EXPECT_NO_THROW(check_decode_work("f", 1000, rows, 1));
     EXPECT_THROW(check_decode_work("f", 1000, rows + 1, 1), Error);
-    // A larger file: kMaxExpansion times its size.
+    // A file of kSmallFileBytes gets no more than any small file, however compressible.
+    using io::detail::kSmallFileBytes;
+    EXPECT_THROW(check_decode_work("f", 1000, rows + 1, kSmallFileBytes), Error);
+    // A larger file: kMaxExpansion (deflate's 1032:1) times its size, so an 806 Mpx RGB sheet of
+    // mostly white paper in a 2.4 MB PNG (about 1000:1) is read.
+    EXPECT_NO_THROW(check_decode_work("f", 33600 * 3, 24000, 2400000));
     const std::uint64_t file = 10 * kFreeDecodeBytes / kMaxExpansion;
+    ASSERT_GT(file, kSmallFileBytes);
     EXPECT_NO_THROW(check_decode_work("f", 1000, file * kMaxExpansion / (1000 + kRowCost), file));
     EXPECT_THROW(check_decode_work("f", 1000, file * kMaxExpansion / (1000 + kRowCost) + 1, file), Error);
     // No wrap at the extremes.
