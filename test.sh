@@ -27,8 +27,12 @@ has() { [[ " $stages " == *" $1 "* ]]; }
 timings=()
 stage=""
 stage_start=$SECONDS
-banner() {
+end_stage() {
   [[ -n "$stage" ]] && timings+=("$(printf '%6ds  %s' $((SECONDS - stage_start)) "$stage")")
+  stage=""
+}
+banner() {
+  end_stage
   stage="$*"
   stage_start=$SECONDS
   printf '\n=== %s [+%ds] ===\n' "$*" "$SECONDS"
@@ -185,4 +189,5 @@ if has fuzz; then
     rm -rf "$work"
   done
 fi
-banner "all test stages passed: $stages"
+end_stage
+printf '\n=== all test stages passed: %s ===\n' "$stages"
