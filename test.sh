@@ -102,6 +102,9 @@ if has consumer; then
     $($pc --cflags --libs cclabel) -o build/consumer/consumer-pkgconfig
   build/consumer/consumer-pkgconfig >/dev/null
   echo "pkg-config build: same labels"
+  # One version everywhere: the installed tool's, the package's (the headers' is checked by consumer).
+  [[ "$(build/install/bin/cclabel --version)" == "cclabel $($pc --modversion cclabel)" ]] ||
+    { echo "test.sh: cclabel --version says '$(build/install/bin/cclabel --version)'" >&2; exit 1; }
   # COMPONENTS cuda: found in a build with the CUDA backend, a clear error without one.
   if grep -q '^set(cclabel_HAS_CUDA ON)' build/install/lib/cmake/cclabel/cclabelConfig.cmake; then
     cmake -S tests/consumer -B build/consumer-cuda -DCMAKE_PREFIX_PATH="$root/build/install" \
@@ -146,6 +149,7 @@ others = sorted(d.metadata["Name"].lower() for d in md.distributions())
 assert set(others) - {"pip", "setuptools"} == {"cclabel", "numpy"}, f"installed with the wheel: {others}"
 failures, tried = doctest.testmod(cclabel, extraglobs={"np": np}, optionflags=doctest.NORMALIZE_WHITESPACE)
 assert tried > 0 and failures == 0, f"doctests: {failures} of {tried} failed"
+assert cclabel.__version__ == md.version("cclabel"), f"__version__ {cclabel.__version__} != wheel {md.version('cclabel')}"
 print(f"fresh venv: cclabel {md.version('cclabel')} with only {others}; {tried} doctest examples passed")
 EOF
   )
