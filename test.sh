@@ -118,7 +118,8 @@ if has consumer; then
       echo "test.sh: find_package(cclabel COMPONENTS cuda) succeeded on a build without CUDA" >&2
       exit 1
     fi
-    grep -q "built without the CUDA backend" <<<"$out" ||
+    # CMake wraps the message over lines: join them before looking for it.
+    tr -s ' \n' ' ' <<<"$out" | grep -q "built without the CUDA backend" ||
       { echo "$out" >&2; echo "test.sh: COMPONENTS cuda failed without saying why" >&2; exit 1; }
     echo "COMPONENTS cuda: refused (built without the CUDA backend), as it should be"
   fi
