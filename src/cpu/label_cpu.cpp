@@ -35,8 +35,7 @@
 #include "cpu/row_keys.hpp"
 #include "cpu/run_rows.hpp"
 #include "cpu/simd.hpp"
-#include "cpu/spin_barrier.hpp"
-#include "cpu/thread_pool.hpp"
+#include "cpu/band_phases.hpp"
 
 namespace cclabel::cpu {
 namespace {
@@ -476,17 +475,11 @@ int band_count(int threads, std::int64_t height, const Switches& sw) {
     return int(std::max<std::int64_t>(one_each, std::min<std::int64_t>(most, height / std::max<std::int64_t>(1, sw.min_band_rows))));
 }
 
-/// Runs @p first on every band, then (after the barrier and its completion) @p then on every band,
-/// over @p threads threads that take the bands in turn (shared_bands) or one band each.
+/// Runs @p first on every band, then @p completion once, then @p then on every band, over up to
+/// @p threads threads that take the bands in turn (band_phases.hpp).
 template <typename Completion, typename First, typename Then>
 void over_bands(int threads, int bands, Completion&& completion, First&& first, Then&& then) {
-    threads = std::min(threads, bands);
-    std::atomic<int> next_first{0}, next_then{0};
-    SpinBarrier sync(threads, std::forward<Completion>(completion));
-    run_parallel(threads, [&](int) {
-        sync.in_two_phases([&] { for (int b; (b = next_first.fetch_add(1, std::memory_order_relaxed)) < bands;) first(b); },
-                           [&] { for (int b; (b = next_then.fetch_add(1, std::memory_order_relaxed)) < bands;) then(b); });
-    });
+    band_phases(threads, bands, first, completion, then);
 }
 
 template <PixelFormat F, int Conn>

@@ -17,8 +17,9 @@ inline int chunk_threads(int threads, std::uint64_t pixels) {
     return int(std::max<std::uint64_t>(1, std::min<std::uint64_t>(std::uint64_t(threads), chunks)));
 }
 
-/// Runs fn(thread, chunk) for every chunk of @p pixels, chunks taken in turn by @p threads threads
-/// (this one included, the others from the pool).
+/// Runs fn(part, chunk) for every chunk of @p pixels, chunks taken in turn by @p threads parts
+/// (run_parallel's: on up to that many threads, this one included; a part runs on one thread at a
+/// time, so per-part sums need no atomics).
 template <typename Fn>
 void for_chunks(int threads, std::uint64_t pixels, Fn&& fn) {
     const std::uint64_t chunks = (pixels + kChunkPixels - 1) / kChunkPixels;

@@ -1,19 +1,30 @@
-// The pool behind run_parallel. One job at a time: a call that finds the pool busy starts threads
-// of its own rather than wait, so concurrent callers never serialise and a nested call cannot
-// deadlock. The pool is never destroyed: its workers may still be spinning on its memory while the
-// process exits, and a pool reachable through a static pointer is no leak to LeakSanitizer.
+// The pools behind run_parallel. A pool runs one job at a time; a caller that finds one busy (a
+// second user thread, a call from inside a part) tries the next, and a pool is made for a caller
+// that finds every one busy, so concurrent callers never serialise and a nested call cannot
+// deadlock. A caller that may use only one thread (no core left, or an oversubscribed machine) runs
+// every part itself.
+//
+// A job's workers join it through its pool's gate: a worker woken late, after its caller closed the
+// gate and returned, finds the gate closed (or open for a later job, whose parts it may as well
+// take) and never touches the job that woke it. The caller, once no part is left to claim, closes
+// the gate and waits only for the workers inside it, which are running parts they claimed.
+//
+// Pools are never destroyed: their workers may still be spinning on their memory while the process
+// exits, and pools reachable through a static pointer are no leak to LeakSanitizer.
 #include "cpu/thread_pool.hpp"
 
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <exception>
 #include <mutex>
 #include <thread>
-#include <vector>
 
 #include "cpu/spin_wait.hpp"
 
@@ -23,16 +34,30 @@ namespace {
 struct Job {
     void (*part)(void*, int);
     void* fn;
+    int parts;
+    int cpu;  // the CPU its caller runs on (see leave_cpu)
+    std::atomic<int> next{0};
+    std::atomic<int> joined{0};  // workers that got through the gate
     std::atomic<bool> failed{false};
     std::exception_ptr error;  // written only by the thread that set failed, read after all finished
 };
 
+/// Parts of parallel calls this thread is running (its own thread is counted in their calls).
+thread_local int parts_running = 0;
+
 void run_part(Job& job, int i) noexcept {
+    ++parts_running;
     try {
         job.part(job.fn, i);
     } catch (...) {
         if (!job.failed.exchange(true, std::memory_order_acq_rel)) job.error = std::current_exception();
     }
+    --parts_running;
+}
+
+/// Runs the job's parts that nobody has claimed yet.
+void run_parts(Job& job) noexcept {
+    for (int i; (i = job.next.fetch_add(1, std::memory_order_relaxed)) < job.parts;) run_part(job, i);
 }
 
 /// The CPU the calling thread runs on, or -1 where that cannot be known.
@@ -45,10 +70,10 @@ int this_cpu() noexcept {
 }
 
 /// Moves this thread off @p cpu (the thread that handed it work runs there) when it is on it. A
-/// thread woken or started by another is often put on that thread's CPU, and the scheduler of this
-/// small virtual machine leaves it there for milliseconds while the other CPU idles, so that two
-/// bands take turns on one CPU (measured: band 1 starting only when band 0 reaches the barrier, for
-/// the first several calls). Narrowing the affinity moves the thread at once; restoring it does not
+/// thread woken by another is often put on that thread's CPU, and the scheduler of this small
+/// virtual machine leaves it there for milliseconds while the other CPU idles, so that two bands
+/// take turns on one CPU (measured: band 1 starting only when band 0 reaches the barrier, for the
+/// first several calls). Narrowing the affinity moves the thread at once; restoring it does not
 /// move it back.
 void leave_cpu(int cpu) noexcept {
 #ifdef __linux__
@@ -63,123 +88,161 @@ void leave_cpu(int cpu) noexcept {
 #endif
 }
 
+/// A woken worker that has not run after this long is kept off the cores by other work: a blocked
+/// thread wakes 0.5-2.5 ms after its notification on an idle virtual machine.
+constexpr std::chrono::milliseconds kLateWorker{5};
+
 class Pool {
 public:
-    explicit Pool(Pool* parent) : pid_(getpid()), parent_(parent) {}
-
-    /// After fork() the child has this pool's memory but none of its threads.
-    bool owned_by_this_process() const { return pid_ == getpid(); }
-
-    /// Runs job's parts 1 .. n - 1 on workers and part 0 here; false (nothing run) when busy.
-    bool try_run(int n, Job& job) {
+    /// Runs @p job here and on up to threads - 1 workers; false (nothing run) when busy.
+    bool try_run(int threads, Job& job) {
         if (busy_.test_and_set(std::memory_order_acquire)) return false;
         struct Release {
             std::atomic_flag& busy;
             ~Release() { busy.clear(std::memory_order_release); }
         } release{busy_};
-        while (int(workers_.size()) < n - 1) {
-            Worker& w = workers_.emplace_back(int(workers_.size()) + 1);
+        while (int(workers_.size()) < threads - 1) {
+            Worker& w = workers_.emplace_back();
             try {
                 std::thread([this, &w] { work(w); }).detach();
             } catch (...) {
-                workers_.pop_back();  // no thread would ever answer its ticket
-                throw;
+                workers_.pop_back();  // no thread will answer it; the call runs on fewer threads
+                break;
             }
         }
         job_ = &job;
-        job_cpu_ = this_cpu();
-        pending_.store(n - 1, std::memory_order_relaxed);  // published by the tickets' release
-        for (int i = 0; i < n - 1; ++i) {
+        gate_.store(kOpen, std::memory_order_release);  // publishes job_
+        const int woken = std::min(threads - 1, int(workers_.size()));
+        const std::int64_t start = steady_ns();
+        for (int i = 0; i < woken; ++i) {
             Worker& w = workers_[std::size_t(i)];
-            w.ticket.fetch_add(1, std::memory_order_release);
+            w.ticket.fetch_add(1, std::memory_order_release);  // a worker that sees it sees the gate open
             w.ticket.notify_one();
         }
-        run_part(job, 0);
-        for (int p; (p = pending_.load(std::memory_order_acquire)) != 0;) wait_while_equal(pending_, p);
+        run_parts(job);
+        // Every part is claimed: close the gate, then wait for the workers that got in.
+        for (std::uint32_t inside = gate_.fetch_and(~kOpen, std::memory_order_acq_rel) & ~kOpen; inside != 0;)
+            inside = wait_while_equal(gate_, inside);
+        // Workers woken and not run for longer than a blocked thread takes to wake on an idle
+        // machine: other work holds the cores.
+        if (woken > 0 && job.joined.load(std::memory_order_relaxed) == 0) {
+            const std::int64_t now = steady_ns();
+            if (now - start > std::chrono::nanoseconds(kLateWorker).count()) mark_oversubscribed(now);
+        }
         return true;
     }
 
 private:
+    static constexpr std::uint32_t kOpen = 1u << 31;  // the gate's flag; its other bits count workers inside
+
     struct alignas(64) Worker {  // a line of its own: the dispatcher writes tickets while others spin
-        explicit Worker(int i) : index(i) {}
-        std::atomic<std::uint32_t> ticket{0};  // bumped once for every job this worker takes part in
-        const int index;                       // the part it runs
+        std::atomic<std::uint32_t> ticket{0};  // bumped for every job this worker is asked to join
     };
 
     void work(Worker& w) {
         for (std::uint32_t seen = 0;;) {
             seen = wait_while_equal(w.ticket, seen);
-            leave_cpu(job_cpu_);
-            run_part(*job_, w.index);
-            // The counter lives in the pool, not in the job: the dispatcher may return, and its job
-            // go out of scope, as soon as the count reaches zero.
-            if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
+            bool joined = false;
+            for (std::uint32_t g = gate_.load(std::memory_order_relaxed); (g & kOpen) != 0;)
+                if (gate_.compare_exchange_weak(g, g + 1, std::memory_order_acquire, std::memory_order_relaxed)) {
+                    joined = true;
+                    break;
+                }
+            if (!joined) continue;  // woken too late: its job is done
+            Job& job = *job_;
+            job.joined.fetch_add(1, std::memory_order_relaxed);
+            leave_cpu(job.cpu);
+            run_parts(job);
+            // The last use of the job: its caller may return as soon as the count reaches zero.
+            if ((gate_.fetch_sub(1, std::memory_order_release) & kOpen) == 0) gate_.notify_one();
         }
     }
 
     std::atomic_flag busy_;
     std::deque<Worker> workers_;  // grows only; a deque keeps the workers where their threads see them
-    Job* job_ = nullptr;          // the job in progress, handed to workers through their tickets
-    int job_cpu_ = -1;            // the CPU its dispatcher runs on
-    std::atomic<int> pending_{0};  // worker parts of the job in progress not yet finished
-    const pid_t pid_;
-    [[maybe_unused]] Pool* const parent_;  // the pool of the process this one was forked from, kept reachable
+    Job* job_ = nullptr;          // the job in progress, read by workers that got through the gate
+    std::atomic<std::uint32_t> gate_{0};
 };
 
-constinit std::atomic<Pool*> current_pool{nullptr};
-constinit std::mutex pool_creation;
+constexpr int kMaxPools = 64;  // concurrent multi-threaded callers; more run their parts themselves
 
-Pool& pool() {
-    Pool* p = current_pool.load(std::memory_order_acquire);
-    if (p != nullptr && p->owned_by_this_process()) return *p;
-    const std::lock_guard<std::mutex> lock(pool_creation);
-    p = current_pool.load(std::memory_order_acquire);
-    if (p == nullptr || !p->owned_by_this_process()) {
-        p = new Pool(p);
-        current_pool.store(p, std::memory_order_release);
+struct Pools {
+    explicit Pools(Pools* p) : pid(getpid()), parent(p) {}
+    const pid_t pid;
+    [[maybe_unused]] Pools* const parent;  // the pools of the process this one was forked from, kept reachable
+    std::array<std::atomic<Pool*>, kMaxPools> slots{};
+    std::mutex grow;
+};
+
+constinit std::atomic<Pools*> current_pools{nullptr};
+constinit std::mutex pools_creation;
+
+/// This process's pools: after fork() the child has its parent's memory but none of its threads.
+Pools& pools() {
+    Pools* p = current_pools.load(std::memory_order_acquire);
+    if (p != nullptr && p->pid == getpid()) return *p;
+    const std::lock_guard<std::mutex> lock(pools_creation);
+    p = current_pools.load(std::memory_order_acquire);
+    if (p == nullptr || p->pid != getpid()) {
+        p = new Pools(p);
+        current_pools.store(p, std::memory_order_release);
     }
     return *p;
 }
 
-/// The fallback: a thread per part, started for this call. Every thread waits until all have
-/// started, since parts that wait for each other would hang if one could not be started.
-void run_on_threads(int n, Job& job) {
-    std::atomic<int> start{0};  // 1: go, 2: a thread could not be started
-    const int cpu = this_cpu();
-    std::vector<std::jthread> threads;
-    threads.reserve(std::size_t(n - 1));
-    try {
-        for (int i = 1; i < n; ++i)
-            threads.emplace_back([&job, &start, cpu, i] {
-                if (wait_while_equal(start, 0) != 1) return;
-                leave_cpu(cpu);
-                run_part(job, i);
-            });
-    } catch (...) {
-        start.store(2, std::memory_order_release);
-        start.notify_all();
-        throw;  // the jthreads join first
+/// Runs @p job on the first pool that is free, making one where none is; false when all are busy.
+bool run_on_a_pool(int threads, Job& job) {
+    Pools& ps = pools();
+    for (auto& slot : ps.slots) {
+        Pool* p = slot.load(std::memory_order_acquire);
+        if (p == nullptr) {
+            const std::lock_guard<std::mutex> lock(ps.grow);
+            p = slot.load(std::memory_order_acquire);
+            if (p == nullptr) {
+                p = new Pool;
+                slot.store(p, std::memory_order_release);
+            }
+        }
+        if (p->try_run(threads, job)) return true;
     }
-    start.store(1, std::memory_order_release);
-    start.notify_all();
-    run_part(job, 0);
+    return false;
+}
+
+/// Threads for a call of @p n parts now, given @p in_calls threads in calls already.
+int threads_for(int n, int in_calls) noexcept {
+    if (n <= 1 || machine_oversubscribed()) return 1;
+    const int own = parts_running > 0 ? 1 : 0;  // a nested call's thread is counted in its caller's
+    return std::clamp(core_budget() - in_calls + own, 1, n);
 }
 
 }  // namespace
 
+int parallel_threads_now(int n) noexcept {
+    return threads_for(n, threads_in_parallel_calls.load(std::memory_order_relaxed));
+}
+
 void run_parallel_erased(int n, void (*part)(void*, int), void* fn) {
     if (n <= 0) return;
-    struct Count {  // while this call's threads work, spinning must leave them the cores
+    // Reserve the threads, so that calls starting at the same time do not both take every core.
+    int in_calls = threads_in_parallel_calls.load(std::memory_order_relaxed), threads = 1, added = 0;
+    do {
+        threads = threads_for(n, in_calls);
+        added = threads - (parts_running > 0 ? 1 : 0);
+    } while (!threads_in_parallel_calls.compare_exchange_weak(in_calls, in_calls + added, std::memory_order_relaxed));
+    struct Unreserve {
         int n;
-        explicit Count(int threads) : n(threads) { threads_in_parallel_calls.fetch_add(n, std::memory_order_relaxed); }
-        ~Count() { threads_in_parallel_calls.fetch_sub(n, std::memory_order_relaxed); }
-    } count(n);
+        ~Unreserve() { threads_in_parallel_calls.fetch_sub(n, std::memory_order_relaxed); }
+    } unreserve{added};
     if (n == 1) {
+        struct Running {
+            Running() { ++parts_running; }
+            ~Running() { --parts_running; }
+        } running;
         part(fn, 0);  // its exception reaches the caller as it is
         return;
     }
-    Job job{part, fn, {}, {}};
-    if (!pool().try_run(n, job)) run_on_threads(n, job);
+    Job job{part, fn, n, this_cpu(), {}, {}, {}, {}};
+    if (threads <= 1 || !run_on_a_pool(threads, job)) run_parts(job);
     if (job.error) std::rethrow_exception(job.error);
 }
 

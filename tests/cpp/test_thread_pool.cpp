@@ -1,19 +1,26 @@
-// The CPU thread pool and the bands' spin barrier (src/cpu/thread_pool.hpp, spin_barrier.hpp): every
-// part runs once and all at the same time; exceptions reach the caller; concurrent and nested calls
-// (which fall back to threads of their own) are correct; the barrier's completion runs once per
-// phase before anyone is released, and not at all when a thread failed; and many calls in a row,
-// and a forked child, do not hang.
+// The CPU thread pool and the bands' phases (src/cpu/thread_pool.hpp, band_phases.hpp): every part
+// runs once, on no more threads than the cores allow; exceptions reach the caller; concurrent and
+// nested calls are correct; the step between two phases runs once, after every band's first phase
+// and before any band's second, and not at all when a band failed; an oversubscribed machine (a
+// spinning waiter descheduled) runs a call on one thread; and many calls in a row, and a forked
+// child, do not hang.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "cpu/spin_barrier.hpp"
+#include "core/cores.hpp"
+#include "cpu/band_phases.hpp"
+#include "cpu/spin_wait.hpp"
 #include "cpu/thread_pool.hpp"
 
 namespace cclabel::test {
@@ -21,18 +28,19 @@ namespace {
 
 using cpu::run_parallel;
 
-/// Runs n parts and checks that each index ran exactly once, all of them at the same time (they
-/// meet at a barrier, which would hang if any two shared a thread).
+/// Runs n parts and checks that each index ran exactly once, on at most as many threads as the
+/// cores allow.
 void expect_every_index_once(int n) {
     std::vector<std::atomic<int>> hits(static_cast<std::size_t>(n));
-    int phases = 0;
-    cpu::SpinBarrier all_here(n, [&]() noexcept { ++phases; });
+    std::mutex m;
+    std::set<std::thread::id> threads;
     run_parallel(n, [&](int i) {
         hits[std::size_t(i)].fetch_add(1);
-        all_here.arrive_and_wait();
+        const std::lock_guard<std::mutex> lock(m);
+        threads.insert(std::this_thread::get_id());
     });
     for (int i = 0; i < n; ++i) EXPECT_EQ(hits[std::size_t(i)].load(), 1) << "n " << n << " index " << i;
-    EXPECT_EQ(phases, 1);
+    EXPECT_LE(int(threads.size()), std::min(n, detail::usable_cores())) << "n " << n;
 }
 
 TEST(ThreadPool, EveryIndexExactlyOnce) {
@@ -115,46 +123,111 @@ TEST(ThreadPool, ForkedChildBuildsItsOwnPool) {
 }
 #endif
 
-TEST(SpinBarrier, CompletionRunsOncePerPhaseBeforeRelease) {
-    for (int n : {1, 2, 3, 8}) {
-        constexpr int kPhases = 50;
-        std::atomic<int> arrived{0};
-        int completions = 0;  // written by the completion only, read by every part after release
-        std::atomic<int> bad{0};
-        cpu::SpinBarrier barrier(n, [&]() noexcept {
-            if (arrived.load() != n * (completions + 1)) bad.fetch_add(1);  // all arrived first
-            ++completions;
-        });
-        run_parallel(n, [&](int) {
-            for (int p = 0; p < kPhases; ++p) {
-                arrived.fetch_add(1);
-                barrier.arrive_and_wait();
-                if (completions != p + 1) bad.fetch_add(1);  // released only after this phase's completion
-            }
-        });
-        EXPECT_EQ(completions, kPhases) << "n " << n;
-        EXPECT_EQ(bad.load(), 0) << "n " << n;
-    }
+TEST(ThreadPool, OversubscribedMachineRunsACallOnOneThread) {
+    cpu::mark_oversubscribed(cpu::steady_ns());
+    EXPECT_TRUE(cpu::machine_oversubscribed());
+    EXPECT_EQ(cpu::parallel_threads_now(8), 1);
+    std::set<std::thread::id> threads;
+    run_parallel(8, [&](int) { threads.insert(std::this_thread::get_id()); });  // one thread: no race
+    EXPECT_EQ(threads.size(), 1u);
+    EXPECT_EQ(*threads.begin(), std::this_thread::get_id());
+    cpu::oversubscribed_until_ns.store(0);
+    EXPECT_EQ(cpu::parallel_threads_now(8), std::min(8, detail::usable_cores()));
 }
 
-TEST(SpinBarrier, AFailedThreadReleasesTheOthersWithoutTheCompletion) {
-    bool completed = false;
-    std::atomic<int> numbered{0};
-    cpu::SpinBarrier barrier(3, [&]() noexcept { completed = true; });
-    EXPECT_THROW(run_parallel(3, [&](int i) {
-                     barrier.in_two_phases(
-                         [&] {
-                             if (i == 1) throw std::runtime_error("scan failed");
+#ifdef __linux__
+/// Pins the calling thread to @p cpu; false where it cannot.
+bool pin_to(int cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return sched_setaffinity(0, sizeof set, &set) == 0;
+}
+
+TEST(SpinWait, ADescheduledSpinnerMarksTheMachineOversubscribed) {
+    // A waiter that shares its CPU with a busy thread: while it spins, the OS runs the busy thread
+    // on its core (given it by a yield, or by preemption at a tick), and the waiter stops spinning.
+    cpu::oversubscribed_until_ns.store(0);
+    cpu_set_t allowed;
+    ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+    int cpu = 0;
+    while (!CPU_ISSET(cpu, &allowed)) ++cpu;
+    std::atomic<bool> stop{false};
+    std::atomic<int> hog_ready{0}, flag{0};
+    std::jthread hog([&] {
+        hog_ready = pin_to(cpu) ? 1 : 2;
+        while (!stop.load(std::memory_order_relaxed)) cpu::cpu_relax();
+    });
+    while (hog_ready.load() == 0) std::this_thread::yield();
+    if (hog_ready.load() != 1) {
+        stop = true;
+        GTEST_SKIP() << "cannot pin threads";
+    }
+    // Changes every 2 ms for up to 4 s: the waiter spins up to kSpinTime for each change.
+    std::jthread setter([&] {
+        for (int i = 1; i <= 2000 && !stop.load(); ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            flag.store(i);
+            flag.notify_all();
+        }
+    });
+    bool marked = false;
+    std::jthread waiter([&] {
+        if (!pin_to(cpu)) return;
+        for (int seen = 0; seen < 2000 && !cpu::machine_oversubscribed();) seen = cpu::wait_while_equal(flag, seen);
+        marked = cpu::machine_oversubscribed();
+    });
+    waiter.join();
+    stop = true;
+    EXPECT_TRUE(marked);
+    cpu::oversubscribed_until_ns.store(0);
+}
+#endif
+
+TEST(BandPhases, StepRunsOnceAfterEveryFirstPhaseAndBeforeAnySecond) {
+    for (int threads : {1, 2, 3, 8})
+        for (int bands : {1, 2, 5, 33}) {
+            std::vector<std::atomic<int>> first(static_cast<std::size_t>(bands)), second(static_cast<std::size_t>(bands));
+            std::atomic<int> steps{0}, bad{0};
+            cpu::band_phases(
+                threads, bands,
+                [&](int b) {
+                    if (steps.load() != 0) bad.fetch_add(1);
+                    first[std::size_t(b)].fetch_add(1);
+                },
+                [&]() noexcept {
+                    for (auto& f : first)
+                        if (f.load() != 1) bad.fetch_add(1);
+                    steps.fetch_add(1);
+                },
+                [&](int b) {
+                    if (steps.load() != 1) bad.fetch_add(1);
+                    second[std::size_t(b)].fetch_add(1);
+                });
+            const std::string what = "threads " + std::to_string(threads) + " bands " + std::to_string(bands);
+            EXPECT_EQ(steps.load(), 1) << what;
+            EXPECT_EQ(bad.load(), 0) << what;
+            for (int b = 0; b < bands; ++b) {
+                EXPECT_EQ(first[std::size_t(b)].load(), 1) << what << " band " << b;
+                EXPECT_EQ(second[std::size_t(b)].load(), 1) << what << " band " << b;
+            }
+        }
+}
+
+TEST(BandPhases, AFailedBandSkipsTheStepAndTheSecondPhase) {
+    for (int threads : {1, 2, 4}) {
+        bool stepped = false;
+        std::atomic<int> numbered{0};
+        EXPECT_THROW(cpu::band_phases(
+                         threads, 9,
+                         [&](int b) {
+                             if (b == 4) throw std::runtime_error("scan failed");
                          },
-                         [&] { numbered.fetch_add(1); });
-                 }),
-                 std::runtime_error);
-    EXPECT_FALSE(completed);
-    EXPECT_EQ(numbered.load(), 0);
-    // Without a failure every thread runs its second phase, after the completion.
-    cpu::SpinBarrier fine(3, [&]() noexcept { completed = true; });
-    run_parallel(3, [&](int) { fine.in_two_phases([] {}, [&] { numbered.fetch_add(completed ? 1 : 100); }); });
-    EXPECT_EQ(numbered.load(), 3);
+                         [&]() noexcept { stepped = true; }, [&](int) { numbered.fetch_add(1); }),
+                     std::runtime_error);
+        EXPECT_FALSE(stepped) << "threads " << threads;
+        EXPECT_EQ(numbered.load(), 0) << "threads " << threads;
+    }
 }
 
 }  // namespace
