@@ -40,6 +40,14 @@ struct Options {
     /// count), at most one a 2^15 pixels (32,768: a 512 x 512 picture takes 8). Labels never
     /// depend on it.
     int threads = 0;
+    /// Neighbouring pixels join when every channel differs by at most this much (one channel:
+    /// |a - b| <= tolerance, as cc3d's `delta`), so a region is everything reachable through such
+    /// steps: its ends may differ by far more. 0 (the default) is exact-value labelling, on its
+    /// usual fast paths. At most the format's channel maximum (255; Gray16 65535; U32 2^32 - 1),
+    /// otherwise an Error. Background pixels still join nothing, and regions are still numbered
+    /// 1..N in raster order of their first pixels. CPU only for now: Backend::Cuda with a
+    /// tolerance is an Error. Binary8 ignores it (all its foreground is one value).
+    std::uint32_t tolerance = 0;
 };
 
 }  // namespace cclabel

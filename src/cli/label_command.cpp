@@ -2,12 +2,14 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <iostream>
 #include <memory>
 #include <sstream>
 
+#include "cclabel/adjacency.hpp"
 #include "cclabel/io.hpp"
 #include "cli/commands.hpp"
 #include "cli/labelling.hpp"
@@ -24,12 +26,25 @@ namespace fs = std::filesystem;
 namespace cclabel::cli {
 namespace {
 
+/// The region adjacency graph as CSV: "a,b,contacts", one row per touching pair, a < b, sorted.
+void write_adjacency_csv(const std::string& path, const std::vector<AdjacencyEdge>& edges) {
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "w"), &std::fclose);
+    if (!f) throw Error(path + ": cannot write the adjacency file");
+    std::fputs("a,b,contacts\n", f.get());
+    for (const AdjacencyEdge& e : edges)
+        std::fprintf(f.get(), "%lu,%lu,%llu\n", static_cast<unsigned long>(e.a), static_cast<unsigned long>(e.b),
+                     static_cast<unsigned long long>(e.contacts));
+    if (std::fflush(f.get()) != 0 || std::ferror(f.get())) throw Error(path + ": error while writing the adjacency file");
+}
+
 struct LabelArgs {
     std::vector<std::string> inputs;
     std::string output;
     std::string format = "npy";
     std::string preview;
     std::string stats;
+    std::string adjacency;             ///< --adjacency: CSV of touching label pairs
+    bool adjacency_background = false;  ///< --adjacency-background: pairs with label 0 too
     LabelOptions label;
     std::uint64_t budget = 0;  ///< --memory-budget, or 3/4 of the memory available at start
 };
@@ -50,6 +65,8 @@ std::string label_streamed_page(const LabelArgs& a, const Labeller& labeller, co
                                                   format_size(a.budget)
                                             : std::string("--stream");
     if (!a.stats.empty()) throw Error("--stats needs the whole picture in memory, but this page is streamed (" + why + ")");
+    if (!a.adjacency.empty())
+        throw Error("--adjacency needs the whole picture in memory, but this page is streamed (" + why + ")");
     if (!a.preview.empty()) throw Error("--preview needs the whole picture in memory, but this page is streamed (" + why + ")");
     const Options options = labeller.streamed_options(why);
     // Half the budget for a band's pixels and local labels (at most 256 MiB: taller bands gain
@@ -84,10 +101,13 @@ std::string label_page(const LabelArgs& a, const Labeller& labeller, const std::
     // Before labelling, so that a page too large for them fails at once, not after minutes of work.
     if (!a.stats.empty()) labeller.require_narrow(view, "--stats");
     if (!a.preview.empty()) labeller.require_narrow(view, "--preview");
+    if (!a.adjacency.empty()) labeller.require_narrow(view, "--adjacency");
     const Labelled r = labeller.run(view);
     const std::int64_t w = view.width, h = view.height;
     if (const std::string st = output_name(a.stats, input, many, "csv", page.index, page.count); !st.empty())
         write_stats_csv(st, regions(r.labelled, r.data(), r.options), r.labelled.format);
+    if (const std::string adj = output_name(a.adjacency, input, many, "csv", page.index, page.count); !adj.empty())
+        write_adjacency_csv(adj, adjacency(r.data(), w, h, r.options.connectivity, a.adjacency_background));
     const std::string ext = a.format == "tiff" ? "tif" : "npy";
     if (const std::string out = output_name(a.output, input, many, ext, page.index, page.count); !out.empty()) {
         if (r.wide)
@@ -103,6 +123,7 @@ std::string label_page(const LabelArgs& a, const Labeller& labeller, const std::
     if (page.rendered) line << " (" << a.label.dpi << " dpi)";
     line << ", " << with_commas(count_distinct(view)) << " colours, ";
     if (!r.segmented.empty()) line << r.segmented << ", ";
+    if (r.options.tolerance > 0) line << "tolerance " << r.options.tolerance << ", ";
     line << with_commas(r.count) << " regions, ";
     line.setf(std::ios::fixed);
     line.precision(1);
@@ -160,7 +181,7 @@ int run_label(LabelArgs& a) {
         a.budget = a.label.memory_budget.empty() ? available_memory() / 4 * 3 : parse_size(a.label.memory_budget);
         if (a.budget == 0) a.budget = ~std::uint64_t(0);  // unknown: only --stream streams
         if (many) {
-            for (const std::string* dir : {&a.output, &a.preview, &a.stats})
+            for (const std::string* dir : {&a.output, &a.preview, &a.stats, &a.adjacency})
                 if (!dir->empty()) fs::create_directories(*dir);
         } else if (!a.output.empty()) {
             const std::string ext = fs::path(a.output).extension().string();
@@ -233,12 +254,19 @@ Command add_label_command(CLI::App& app) {
     lab->add_option("--stats", a->stats,
                     "CSV of region statistics (after filtering), as 'cclabel stats' prints them; a folder with "
                     "several inputs");
+    lab->add_option("--adjacency", a->adjacency,
+                    "CSV of the region adjacency graph (after filtering): 'a,b,contacts', one row per pair of "
+                    "labels a < b that touch under --connectivity, with the number of touching neighbour pixel "
+                    "pairs, sorted; a folder with several inputs");
+    lab->add_flag("--adjacency-background", a->adjacency_background,
+                  "Include the pairs with the background (label 0) in --adjacency");
     lab->footer(
         "Examples:\n"
         "  cclabel label plan.png -o plan.npy --background '#ffffff'\n"
         "  cclabel label scans/*.tif -o labels/ --format tiff --connectivity 4 --threads 8\n"
         "  cclabel label drawings.pdf --dpi 400 -o drawings.npy      # drawings-p001.npy, ...\n"
         "  cclabel label slide.png --threshold otsu --min-size 20\n"
+        "  cclabel label plan.png -b '#ffffff' --tolerance 64 --adjacency plan-edges.csv\n"
         "  cclabel label photo.png --kmeans 6 --seed 1 --preview photo-regions.png\n"
         "  cclabel label slide.tif --tile 8192x8192 -o slide.npy\n"
         "  cclabel label huge.tif --stream --memory-budget 2G -o huge-labels.tif");

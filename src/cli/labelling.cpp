@@ -39,6 +39,11 @@ void add_label_options(CLI::App& cmd, LabelOptions& o) {
     cmd.add_option("--iterations", o.iterations, "K-means centre updates at most")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
+    cmd.add_option("--tolerance", o.tolerance,
+                   "Join neighbours whose every channel differs by at most T (0..255; gray16 0..65535; u32 "
+                   "0..4294967295), so a stroke joins its anti-aliased fringe: a region is everything reached by "
+                   "such steps. Default 0: exact values. CPU only for now (--backend cuda refuses it); not with "
+                   "--threshold, --kmeans, --tile, --stream or --verify");
     cmd.add_option("--dpi", o.dpi, "PDF rendering resolution, pixels per inch")
         ->check(CLI::Range(1.0, 10000.0))
         ->capture_default_str();
@@ -61,6 +66,29 @@ Labeller::Labeller(const LabelOptions& o) : o_(o) {
     if (!o.threshold.empty() && bg_)
         throw Error("--background does not apply with --threshold: the mask's 0 is the background");
     if (!o.tile.empty()) tile_ = parse_tile(o.tile);
+    if (!o.tolerance.empty()) {
+        std::size_t used = 0;
+        unsigned long long t = 0;
+        try {
+            t = std::stoull(o.tolerance, &used, 10);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != o.tolerance.size() || o.tolerance[0] == '-' || o.tolerance[0] == '+' ||
+            t > std::numeric_limits<std::uint32_t>::max())
+            throw Error("--tolerance " + o.tolerance + ": expected an integer 0..4294967295 (at most 255 for 8-bit "
+                        "channels, 65535 for gray16)");
+        tolerance_ = std::uint32_t(t);
+    }
+    if (tolerance_ > 0) {
+        // Segmentation makes masks and cluster indices, whose values a tolerance means nothing for;
+        // tiles and the certificate compare values for equality only.
+        if (!o.threshold.empty()) throw Error("--tolerance does not apply with --threshold");
+        if (o.kmeans > 0) throw Error("--tolerance does not apply with --kmeans");
+        if (tile_) throw Error("--tolerance does not work with --tile yet (the tile seams join exact values only)");
+        if (o.stream) throw Error("--tolerance does not work with --stream yet (the tile seams join exact values only)");
+        if (o.verify) throw Error("--verify checks exact-value labels, not --tolerance ones");
+    }
     if (const char* env = std::getenv("CCLABEL_TEST_UNTILED_LIMIT"); env != nullptr && *env != '\0') {
         const unsigned long long v = std::strtoull(env, nullptr, 10);
         if (v >= 1 && v < untiled_limit_) untiled_limit_ = v;
@@ -83,6 +111,7 @@ Options Labeller::streamed_options(const std::string& why) const {
     if (o_.largest > 0) refuse("--largest");
     if (o_.verify) refuse("--verify");
     if (bg_ && bg_->automatic) refuse("--background auto");
+    if (tolerance_ > 0) refuse("--tolerance");
     Options o;
     o.connectivity = o_.connectivity;
     o.threads = o_.threads;
@@ -102,6 +131,7 @@ Labelled Labeller::run(const ImageView& page) const {
         if (o_.min_size > 1) require_narrow(page, "--min-size");
         if (o_.largest > 0) require_narrow(page, "--largest");
         if (o_.verify) require_narrow(page, "--verify");
+        if (tolerance_ > 0) require_narrow(page, "--tolerance");
     }
     const Backend backend = o_.backend == "cpu" ? Backend::Cpu : o_.backend == "cuda" ? Backend::Cuda : Backend::Auto;
     if (!o_.threshold.empty()) {
@@ -131,6 +161,7 @@ Labelled Labeller::run(const ImageView& page) const {
     o.connectivity = o_.connectivity;
     o.threads = o_.threads;
     o.backend = backend;
+    o.tolerance = tolerance_;
     if (bg_) {
         if (bg_->automatic) {
             if (r.labelled.format != PixelFormat::Binary8 && r.labelled.pixels() != 0) o.background = most_frequent(r.labelled);

@@ -35,6 +35,7 @@ struct LabelOptions {
     std::string tile;  ///< --tile WxH ("" : only pages too large for label() are tiled)
     bool stream = false;        ///< --stream: TIFF pages are streamed band by band (src/cli/streamed.hpp)
     std::string memory_budget;  ///< --memory-budget SIZE ("" : 3/4 of the memory available at start)
+    std::string tolerance;      ///< --tolerance T ("" : exact values); checked by Labeller
 };
 
 /// The tile size used when a page is too large for label() and no --tile was given: 2^28 pixels
@@ -91,6 +92,7 @@ private:
     std::uint64_t untiled_limit_ = kMaxPixels;
     std::optional<BackgroundArg> bg_;
     std::optional<std::uint32_t> fixed_threshold_;
+    std::uint32_t tolerance_ = 0;
 };
 
 }  // namespace cclabel::cli

@@ -78,8 +78,14 @@ Request make_request(const ImageView& image, const std::uint32_t* out, const Opt
     if (options.backend != Backend::Auto && options.backend != Backend::Cpu && options.backend != Backend::Cuda)
         throw Error("unknown backend " + std::to_string(int(options.backend)) + " (supported: auto, cpu, cuda)");
 
+    if (std::uint64_t(options.tolerance) > channel_max(image.format))
+        throw Error("tolerance " + std::to_string(options.tolerance) + " is out of range for " +
+                    std::string(format_name(image.format)) + " (max " + std::to_string(channel_max(image.format)) +
+                    ", the largest difference of one channel)");
+
     Request r;
     r.format = image.format;
+    r.tolerance = options.tolerance;
     r.width = image.width;
     r.height = image.height;
     r.connectivity = options.connectivity;

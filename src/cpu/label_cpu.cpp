@@ -35,6 +35,7 @@
 #include "cpu/row_keys.hpp"
 #include "cpu/run_rows.hpp"
 #include "cpu/simd.hpp"
+#include "cpu/tolerance_cpu.hpp"
 #include "cpu/band_phases.hpp"
 
 namespace cclabel::cpu {
@@ -593,6 +594,8 @@ std::uint32_t label_impl(const detail::Request& r, const Switches& sw, std::uint
 }  // namespace
 
 std::uint32_t label(const detail::Request& r, std::uint32_t* out, const Switches& switches) {
+    // Binary8's foreground is one value, so a tolerance changes nothing there.
+    if (r.tolerance > 0 && r.format != PixelFormat::Binary8) return label_tolerance(r, out);
     return detail::dispatch_format(r.format, [&]<PixelFormat F>() {
         return r.connectivity == 4 ? label_impl<F, 4>(r, switches, out) : label_impl<F, 8>(r, switches, out);
     });

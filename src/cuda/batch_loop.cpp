@@ -12,6 +12,7 @@
 #include "cclabel/error.hpp"
 #include "core/backends.hpp"
 #include "core/batch_request.hpp"
+#include "cuda/no_tolerance.hpp"
 
 namespace cclabel::cuda {
 
@@ -75,6 +76,7 @@ struct OwnStream {
 }  // namespace
 
 void cuda_label_batch(const BatchRequest& r, std::uint32_t* out, std::uint32_t* counts) {
+    cclabel::cuda::detail::reject_tolerance(r.options.tolerance, "backend cuda");
     if (!cuda_device_present()) throw Error("backend cuda: no CUDA device is present");
     const std::size_t B = r.images.size();
     if (B == 0) return;

@@ -25,6 +25,7 @@
 #include "cuda/kernels/bodies.cuh"
 #include "cuda/kernels/segments.cuh"
 #include "cuda/launch.hpp"
+#include "cuda/no_tolerance.hpp"
 #include "cuda/params.hpp"
 
 namespace cclabel::cuda::detail {
@@ -410,6 +411,7 @@ void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView
     // The size query needs no buffers (as with CUB): a stand-in for the labels lets it validate the rest.
     static std::uint32_t no_labels;
     const cclabel::detail::Request r = cclabel::detail::make_request(image, workspace ? labels : &no_labels, options);
+    reject_tolerance(r.tolerance, "label_device");
     const std::uint64_t pixels = r.pixels();
     const LaunchPlan plan = plan_for(r, tuning, tuning.force_wide_numbering, stream);
     if (!plan.error.empty()) throw Error("label_device: " + plan.error);
@@ -435,6 +437,7 @@ void label_batch_device(void* workspace, std::size_t& workspace_bytes, const Bat
     static std::uint32_t no_labels;
     const cclabel::detail::BatchRequest br =
         cclabel::detail::make_batch_request(batch, workspace ? labels : &no_labels, options);
+    reject_tolerance(br.options.tolerance, "label_batch_device");
     const std::uint64_t B = br.images.size();
     const std::uint64_t P = B ? std::uint64_t(br.images[0].pixels()) : 0;
     const std::int64_t row = B ? br.images[0].stride : 0;
@@ -554,6 +557,7 @@ constexpr std::size_t kStagingBytes = std::size_t(32) << 20;  // per staging buf
 
 std::uint32_t label_host(const ImageView& image, std::uint32_t* out, const Options& options, const Tuning& tuning) {
     const cclabel::detail::Request r = cclabel::detail::make_request(image, out, options);
+    detail::reject_tolerance(r.tolerance, "backend cuda");
     if (!cclabel::detail::cuda_device_present()) throw Error("backend cuda: no CUDA device is present");
     const std::uint64_t pixels = r.pixels();
     if (pixels == 0) return 0;
@@ -678,6 +682,7 @@ std::uint64_t gpu_free_bytes() {
 }  // namespace
 
 std::uint32_t label_cuda_host(const Request& r, std::uint32_t* out) {
+    cclabel::cuda::detail::reject_tolerance(r.tolerance, "backend cuda");
     if (!cuda_device_present()) throw Error("backend cuda: no CUDA device is present");
     const ImageView view{r.data, r.width, r.height, r.stride, r.format};
     Options o;

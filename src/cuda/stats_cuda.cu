@@ -22,6 +22,7 @@
 #include "core/request.hpp"
 #include "core/stats_backends.hpp"
 #include "cuda/kernels/stats_bodies.cuh"
+#include "cuda/no_tolerance.hpp"
 
 namespace cclabel::cuda::detail {
 
@@ -521,6 +522,7 @@ std::uint32_t label_regions_cuda_host(const ImageView& image, std::uint32_t* out
                                       std::vector<RegionStats>& stats) {
     require_device();
     const Request r = make_request(image, out, options);
+    cclabel::cuda::detail::reject_tolerance(r.tolerance, "backend cuda");
     const std::uint64_t pixels = r.pixels();
     OwnStream stream;
     DevicePicture pic(r, stream.s);

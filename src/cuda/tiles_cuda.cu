@@ -71,6 +71,7 @@
 #include "core/tiles_backends.hpp"
 #include "core/tiles_limit.hpp"
 #include "core/tiles_profile.hpp"
+#include "cuda/no_tolerance.hpp"
 
 namespace cclabel::cuda {
 namespace {
@@ -1254,6 +1255,7 @@ constexpr std::uint64_t kMaxIndex = ~std::uint64_t(0) >> 1;
 // The checks of label_tiled() (tiles_label_tiled.cpp), for the public entry point.
 template <typename Out>
 void validate(const ImageView& image, const Out* out, const Options& options, std::int64_t tile_w, std::int64_t tile_h) {
+    cclabel::cuda::detail::reject_tolerance(options.tolerance, "label_tiled on the GPU");
     if (tile_w < 1 || tile_h < 1)
         throw Error("tile size must be at least 1 x 1 (got " + std::to_string(tile_w) + " x " + std::to_string(tile_h) +
                     ")");

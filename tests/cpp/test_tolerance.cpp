@@ -1,0 +1,245 @@
+// Tolerance labelling (Options::tolerance) against the tolerance flood fill: random pictures of
+// every format near the ends of their channel ranges, both connectivities, background on and off,
+// several thread counts and row paddings; chains that must join; cc3d 4.1.1's 8-connected `delta`
+// case; the range checks.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "cclabel/cclabel.hpp"
+#include "reference/tolerance_flood_fill.hpp"
+
+namespace cclabel::test {
+namespace {
+
+std::uint64_t channel_max(PixelFormat f) {
+    return f == PixelFormat::Gray16 ? 0xFFFFu : f == PixelFormat::U32 ? 0xFFFFFFFFu : 0xFFu;
+}
+
+/// A picture given by its channel values, stored in format f with @p pad bytes after each row.
+struct ChannelImage {
+    std::int64_t width = 0, height = 0;
+    PixelFormat format = PixelFormat::Gray8;
+    std::vector<std::uint64_t> channels;  ///< per pixel, channels(format) values
+    std::vector<std::uint8_t> bytes;
+    std::int64_t stride = 0;
+
+    ChannelImage(std::int64_t w, std::int64_t h, PixelFormat f, std::vector<std::uint64_t> ch, std::int64_t pad = 0)
+        : width(w), height(h), format(f), channels(std::move(ch)) {
+        const int bpp = bytes_per_pixel(f), nch = cclabel::channels(f);
+        stride = w * bpp + pad;
+        bytes.assign(std::size_t(stride * h + 1), 0xA5);
+        for (std::int64_t y = 0; y < h; ++y)
+            for (std::int64_t x = 0; x < w; ++x) {
+                std::uint8_t* p = bytes.data() + y * stride + x * bpp;
+                const std::uint64_t* c = channels.data() + (y * w + x) * nch;
+                if (f == PixelFormat::Gray16) {
+                    const auto v = std::uint16_t(c[0]);
+                    std::memcpy(p, &v, 2);
+                } else if (f == PixelFormat::U32) {
+                    const auto v = std::uint32_t(c[0]);
+                    std::memcpy(p, &v, 4);
+                } else {
+                    for (int k = 0; k < nch; ++k) p[k] = std::uint8_t(c[k]);
+                }
+            }
+    }
+    ImageView view() const { return ImageView{bytes.data(), width, height, stride, format}; }
+};
+
+/// Labels @p img and compares with the reference value for value.
+void expect_reference(const ChannelImage& img, int conn, std::uint32_t tol,
+                      const std::optional<std::vector<std::uint64_t>>& bg, int threads, const std::string& what) {
+    Options o;
+    o.connectivity = conn;
+    o.tolerance = tol;
+    o.threads = threads;
+    o.backend = Backend::Cpu;
+    o.background = bg;
+    std::vector<std::uint32_t> out(std::size_t(img.width * img.height) + 1, 0xDEADBEEF);
+    const LabelResult res = label(img.view(), out.data(), o);
+    std::uint32_t n_ref = 0;
+    const auto ref = tolerance_flood_fill(img.channels, channels(img.format), img.width, img.height, conn, tol, bg, &n_ref);
+    ASSERT_EQ(res.count, n_ref) << what;
+    ASSERT_EQ(out.back(), 0xDEADBEEFu) << what << ": wrote past the output";
+    for (std::size_t i = 0; i < ref.size(); ++i)
+        ASSERT_EQ(out[i], ref[i]) << what << " at pixel (" << i % std::size_t(img.width) << ", "
+                                  << i / std::size_t(img.width) << ")";
+}
+
+/// Channel values spread over @p spread steps of @p step from one end of the range or the other,
+/// so that a tolerance of a few steps joins some neighbours and not others, and differences reach
+/// the whole range (0 next to the maximum).
+std::vector<std::uint64_t> random_channels(std::int64_t n, int nch, std::uint64_t max, std::uint64_t step,
+                                           std::uint64_t spread, std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::vector<std::uint64_t> v(std::size_t(n * nch));
+    for (auto& c : v) {
+        const std::uint64_t d = std::uniform_int_distribution<std::uint64_t>(0, spread)(rng) * step;
+        c = rng() % 2 ? d : max - d;
+    }
+    return v;
+}
+
+constexpr PixelFormat kFormats[] = {PixelFormat::Gray8, PixelFormat::Gray16, PixelFormat::U32, PixelFormat::RGB8,
+                                    PixelFormat::RGBA8};
+
+TEST(Tolerance, RandomPicturesMatchFloodFill) {
+    const std::pair<std::int64_t, std::int64_t> sizes[] = {{1, 1}, {1, 23}, {23, 1}, {7, 5}, {33, 9}, {64, 17}, {97, 41}};
+    std::uint32_t seed = 1;
+    for (PixelFormat f : kFormats)
+        for (auto [w, h] : sizes)
+            for (int conn : {4, 8})
+                for (int threads : {1, 2, 3, 7})
+                    for (std::uint64_t step : {std::uint64_t(1), std::uint64_t(7)}) {
+                        const int nch = channels(f);
+                        const std::uint64_t max = channel_max(f);
+                        // Colour pictures get fewer values a channel, so that all channels being
+                        // close is not too rare.
+                        const std::uint64_t spread = nch > 1 ? 3 : 8;
+                        const ChannelImage img(w, h, f, random_channels(w * h, nch, max, step, spread, seed++), seed % 3);
+                        const std::vector<std::uint64_t> bg(std::size_t(nch), 0);
+                        for (std::uint32_t tol : {std::uint32_t(step), std::uint32_t(2 * step), std::uint32_t(3 * step)})
+                            for (auto b : {std::optional<std::vector<std::uint64_t>>{}, std::optional{bg}})
+                                expect_reference(img, conn, tol, b, threads,
+                                                 std::string(format_name(f)) + " " + std::to_string(w) + "x" +
+                                                     std::to_string(h) + " conn " + std::to_string(conn) + " threads " +
+                                                     std::to_string(threads) + " tol " + std::to_string(tol) +
+                                                     (b ? " bg" : "") + " seed " + std::to_string(seed));
+                    }
+}
+
+TEST(Tolerance, LargePicturesSameForEveryThreadCount) {
+    // Tall enough that every band holds many rows, with regions crossing every seam.
+    for (PixelFormat f : {PixelFormat::Gray8, PixelFormat::RGB8})
+        for (int conn : {4, 8}) {
+            const ChannelImage img(211, 389, f, random_channels(211 * 389, channels(f), 255, 1, 4, 77), 1);
+            for (int threads : {1, 2, 4, 5, 8, 16})
+                expect_reference(img, conn, 1, std::nullopt, threads,
+                                 std::string(format_name(f)) + " threads " + std::to_string(threads));
+        }
+}
+
+TEST(Tolerance, ChainWhoseEndsDifferByMoreJoins) {
+    // A ramp 0, 3, 6, ... 255: each step is 3, the ends differ by 255.
+    std::vector<std::uint64_t> ramp;
+    for (std::uint64_t v = 0; v <= 255; v += 3) ramp.push_back(v);
+    const auto w = std::int64_t(ramp.size());
+    for (int conn : {4, 8}) {
+        const ChannelImage img(w, 1, PixelFormat::Gray8, ramp);
+        const Labels joined = label(img.view(), Options{.connectivity = conn, .backend = Backend::Cpu, .tolerance = 3});
+        EXPECT_EQ(joined.count, 1u);
+        const Labels split = label(img.view(), Options{.connectivity = conn, .backend = Backend::Cpu, .tolerance = 2});
+        EXPECT_EQ(split.count, std::uint32_t(w));
+        expect_reference(img, conn, 3, std::nullopt, 1, "ramp");
+    }
+    // The same ramp along a diagonal on a far-off background: one region with 8-connectivity only.
+    const std::int64_t n = 20;
+    std::vector<std::uint64_t> diag(std::size_t(n * n), 200);
+    for (std::int64_t i = 0; i < n; ++i) diag[std::size_t(i * n + i)] = std::uint64_t(i * 5);
+    const ChannelImage img(n, n, PixelFormat::Gray8, diag);
+    const Options o8{.connectivity = 8, .background = std::vector<std::uint64_t>{200}, .backend = Backend::Cpu, .tolerance = 5};
+    EXPECT_EQ(label(img.view(), o8).count, 1u);
+    Options o4 = o8;
+    o4.connectivity = 4;
+    EXPECT_EQ(label(img.view(), o4).count, std::uint32_t(n));
+}
+
+TEST(Tolerance, WholeRangeAtTheEnds) {
+    for (PixelFormat f : {PixelFormat::Gray8, PixelFormat::Gray16, PixelFormat::U32}) {
+        const std::uint64_t max = channel_max(f);
+        const ChannelImage img(4, 1, f, {0, max, 0, max});
+        for (int conn : {4, 8}) {
+            Options o{.connectivity = conn, .backend = Backend::Cpu, .tolerance = std::uint32_t(max)};
+            EXPECT_EQ(label(img.view(), o).count, 1u) << format_name(f);
+            o.tolerance = std::uint32_t(max - 1);
+            EXPECT_EQ(label(img.view(), o).count, 4u) << format_name(f);
+            expect_reference(img, conn, std::uint32_t(max), std::nullopt, 1, std::string(format_name(f)));
+        }
+    }
+}
+
+TEST(Tolerance, ColourComparesEveryChannel) {
+    // Neighbours 3 apart in red only, in green only, then in all three: tolerance 2 joins none, 3 all.
+    const ChannelImage img(4, 1, PixelFormat::RGB8, {10, 10, 10, 13, 10, 10, 13, 13, 10, 16, 16, 13});
+    EXPECT_EQ(label(img.view(), Options{.backend = Backend::Cpu, .tolerance = 2}).count, 4u);
+    EXPECT_EQ(label(img.view(), Options{.backend = Backend::Cpu, .tolerance = 3}).count, 1u);
+    // One channel far apart keeps two pixels apart, however close the others are.
+    const ChannelImage rgba(2, 1, PixelFormat::RGBA8, {0, 0, 0, 0, 0, 0, 0, 255});
+    EXPECT_EQ(label(rgba.view(), Options{.backend = Backend::Cpu, .tolerance = 254}).count, 2u);
+    EXPECT_EQ(label(rgba.view(), Options{.backend = Backend::Cpu, .tolerance = 255}).count, 1u);
+}
+
+TEST(Tolerance, BackgroundJoinsNothing) {
+    // 4 and 6 are both within 1 of the background 5, but not of each other.
+    const ChannelImage img(3, 1, PixelFormat::Gray8, {4, 5, 6});
+    Options o{.background = std::vector<std::uint64_t>{5}, .backend = Backend::Cpu, .tolerance = 1};
+    const Labels l = label(img.view(), o);
+    EXPECT_EQ(l.count, 2u);
+    EXPECT_EQ(l.data, (std::vector<std::uint32_t>{1, 0, 2}));
+    o.tolerance = 2;
+    EXPECT_EQ(label(img.view(), o).count, 2u);  // 4 and 6 touch only through the background
+}
+
+TEST(Tolerance, RegressionCc3dEightConnectedDeltaJoinsTooFar) {
+    // cc3d 4.1.1 with delta 4 and 8-connectivity puts the 9 with the 2 (they differ by 7); the flood
+    // fill joins 11, 10 and 9 (steps of 1) and leaves the 2 alone.
+    const ChannelImage img(2, 2, PixelFormat::Gray8, {11, 2, 10, 9});
+    const Labels l = label(img.view(), Options{.connectivity = 8, .backend = Backend::Cpu, .tolerance = 4});
+    EXPECT_EQ(l.data, (std::vector<std::uint32_t>{1, 2, 1, 1}));
+    expect_reference(img, 8, 4, std::nullopt, 1, "cc3d case");
+}
+
+TEST(Tolerance, ZeroIsExactLabelling) {
+    const ChannelImage img(37, 23, PixelFormat::Gray8, random_channels(37 * 23, 1, 255, 1, 2, 5));
+    for (int conn : {4, 8}) {
+        const Options o{.connectivity = conn, .backend = Backend::Cpu};
+        expect_reference(img, conn, 0, std::nullopt, 1, "tolerance 0");
+        EXPECT_EQ(label(img.view(), o).data, label(img.view(), Options{.connectivity = conn, .backend = Backend::Cpu,
+                                                                        .tolerance = 0}).data);
+    }
+}
+
+TEST(Tolerance, Binary8IgnoresIt) {
+    const ChannelImage img(5, 1, PixelFormat::Binary8, {1, 0, 255, 7, 0});
+    const Labels l = label(img.view(), Options{.backend = Backend::Cpu, .tolerance = 255});
+    EXPECT_EQ(l.data, (std::vector<std::uint32_t>{1, 0, 2, 2, 0}));
+}
+
+TEST(Tolerance, OutOfRangeIsAnErrorNamingIt) {
+    const std::uint8_t px[4] = {};
+    struct Case {
+        PixelFormat f;
+        std::uint32_t tol;
+    };
+    for (Case c : {Case{PixelFormat::Gray8, 256}, Case{PixelFormat::RGB8, 256}, Case{PixelFormat::RGBA8, 1000},
+                   Case{PixelFormat::Gray16, 65536}, Case{PixelFormat::Binary8, 256}}) {
+        std::uint32_t out = 0;
+        try {
+            label(ImageView{px, 1, 1, 0, c.f}, &out, Options{.tolerance = c.tol});
+            ADD_FAILURE() << "no error for tolerance " << c.tol << " on " << format_name(c.f);
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("tolerance " + std::to_string(c.tol)), std::string::npos) << e.what();
+        }
+    }
+    std::uint32_t out = 0;
+    EXPECT_NO_THROW(label(ImageView{px, 1, 1, 0, PixelFormat::U32}, &out, Options{.tolerance = 0xFFFFFFFFu}));
+    EXPECT_NO_THROW(label(ImageView{px, 1, 1, 0, PixelFormat::Gray16}, &out, Options{.tolerance = 65535}));
+}
+
+TEST(Tolerance, CudaBackendRefusesIt) {
+    const std::uint8_t px[1] = {};
+    std::uint32_t out = 0;
+    // Without a GPU (or a CUDA build) this is an Error anyway; with one, the Error names the tolerance.
+    try {
+        label(ImageView{px, 1, 1, 0, PixelFormat::Gray8}, &out, Options{.backend = Backend::Cuda, .tolerance = 3});
+        ADD_FAILURE() << "backend cuda accepted a tolerance";
+    } catch (const Error& e) {
+        if (cuda_available()) EXPECT_NE(std::string(e.what()).find("tolerance"), std::string::npos) << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace cclabel::test
