@@ -1,0 +1,152 @@
+"""Labelling what a drawing means: tolerance joining and the region adjacency graph (CPU).
+
+``label_tolerance`` joins neighbouring pixels whose every channel differs by at most
+``tolerance`` (cc3d's ``delta``), so an anti-aliased stroke and its fringe become one region: a
+region is everything reachable through such steps, numbered 1..N in raster order of its first
+pixel, the background joining nothing. ``adjacency`` lists which labels touch, and how much.
+
+>>> import numpy as np
+>>> from cclabel.graph import label_tolerance, adjacency
+>>> img = np.array([[0, 3, 6, 200],
+...                 [0, 3, 6, 200]], dtype=np.uint8)
+>>> label_tolerance(img, 3)
+array([[1, 1, 1, 2],
+       [1, 1, 1, 2]], dtype=uint32)
+>>> adjacency(label_tolerance(img, 3), connectivity=4)
+array([[1, 2, 2]], dtype=uint64)
+
+See docs/tolerance_and_adjacency.md for how this differs from cc3d.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _cclabel
+
+__all__ = ["label_tolerance", "adjacency"]
+
+_SIGNED = {np.dtype(np.int8): np.uint8, np.dtype(np.int16): np.uint16, np.dtype(np.int32): np.uint32}
+
+
+def _channels(background, image):
+    """The background as a list of channel values in the (unsigned) format graph.cpp receives."""
+    if background is None:
+        return None
+    if isinstance(background, str):
+        s = background.lstrip("#")
+        if not (background.startswith("#") and len(s) in (6, 8)):
+            raise ValueError(f"background: '{background}' is not '#rrggbb' or '#rrggbbaa'")
+        try:
+            return [int(s[i:i + 2], 16) for i in range(0, len(s), 2)]
+        except ValueError:
+            raise ValueError(f"background: '{background}' is not '#rrggbb' or '#rrggbbaa'") from None
+    values = list(background) if isinstance(background, (tuple, list)) else [background]
+    out = []
+    for v in values:
+        if isinstance(v, (bool, np.bool_)) and image.dtype != np.bool_:
+            raise TypeError(f"background: expected ints, got {background!r}")
+        if isinstance(v, (float, np.floating)):
+            if not float(v).is_integer():
+                raise ValueError(f"background: {v!r} is not an integer value")
+            v = int(v)
+        try:
+            v = int(v)
+        except (TypeError, ValueError):
+            raise TypeError(f"background: expected an int, a tuple of ints or '#rrggbb', got {background!r}") from None
+        if image.dtype in _SIGNED:
+            bits = image.dtype.itemsize * 8
+            if not -(1 << (bits - 1)) <= v < (1 << (bits - 1)):
+                raise ValueError(f"background: {v} is out of range for {image.dtype}")
+            v += 1 << (bits - 1)  # the same shift as the pixels (sign bit flipped)
+        elif v < 0:
+            raise ValueError(f"background: {v} is negative, but the image is {image.dtype}")
+        out.append(v)
+    return out
+
+
+def label_tolerance(image, tolerance, *, connectivity=8, background=None, backend="auto", threads=0,
+                    return_num=False):
+    """Label the regions of an image joining neighbours that differ by at most ``tolerance``.
+
+    Parameters
+    ----------
+    image : array_like
+        A host array: ``(H, W)`` of ``bool``, ``uint8``, ``uint16``, ``uint32``, ``int8``,
+        ``int16`` or ``int32``, or ``(H, W, 3|4)`` of ``uint8`` (RGB / RGBA, every channel
+        compared on its own). Other layouts are copied once to C order.
+    tolerance : int
+        Two neighbours join when every channel differs by at most this: 0 is exact-value
+        labelling (as :func:`cclabel.label`), at most 255 for 8-bit channels, 65535 for 16-bit
+        and 4294967295 for 32-bit values. A bool image ignores it. ``TypeError`` for a
+        non-integer, ``ValueError`` below 0 or above the range.
+    connectivity : int
+        8 (default) or 4; scikit-image's 2 and 1 mean the same.
+    background : None, int, tuple of ints or str
+        A value whose pixels get 0 and join nothing, even pixels within the tolerance of it.
+    backend : {"auto", "cpu", "cuda"}
+        Tolerance labelling runs on the CPU; "cuda" with a tolerance above 0 is a ``ValueError``.
+    threads : int
+        CPU threads, 0 (default) for every core this process may use. Labels never depend on it.
+    return_num : bool
+        Also return N, the number of regions (background excluded).
+
+    Returns
+    -------
+    labels : numpy.ndarray, or (labels, N) with ``return_num=True``
+        ``uint32`` labels of shape ``(H, W)``, 1..N in raster order of each region's first pixel.
+    """
+    if not isinstance(image, np.ndarray) and type(image).__module__.split(".", 1)[0] in ("cupy", "torch"):
+        if getattr(image, "device", None) is not None and "cpu" not in str(image.device):
+            raise TypeError("image: tolerance labelling takes host arrays for now; copy it to the host first")
+    img = np.asarray(image)
+    if img.dtype.kind == "f":
+        raise TypeError(f"image: dtype {img.dtype} is not supported with a tolerance yet (integers and bool only)")
+    bg = _channels(background, img)
+    if img.dtype in _SIGNED:
+        # Flipping the sign bit maps signed order onto unsigned order and keeps every difference.
+        unsigned = _SIGNED[img.dtype]
+        img = np.ascontiguousarray(img).view(unsigned) ^ unsigned(1 << (img.dtype.itemsize * 8 - 1))
+    img = np.ascontiguousarray(img)
+    if img.ndim not in (2, 3):
+        raise ValueError(f"image: expected shape (H, W) or (H, W, 3|4), got {img.shape}")
+    out = np.empty(img.shape[:2], dtype=np.uint32)
+    n = _cclabel._label_tolerance(img, out, tolerance, connectivity, bg, backend, threads)
+    return (out, n) if return_num else out
+
+
+def adjacency(labels, connectivity=8, background=False):
+    """The region adjacency graph of a label image: which labels touch, and how much.
+
+    Parameters
+    ----------
+    labels : array_like
+        A host ``(H, W)`` label image of non-negative integers below 2**32 (any integer dtype or
+        bool); 0 is the background.
+    connectivity : int
+        8 (default: corner neighbours touch too) or 4; scikit-image's 2 and 1 mean the same.
+    background : bool
+        Include the pairs with label 0 (default: left out, as cc3d does).
+
+    Returns
+    -------
+    edges : numpy.ndarray
+        ``(E, 3)`` ``uint64`` rows ``(a, b, contacts)``, ``a < b``, sorted: labels a and b touch
+        through ``contacts`` pairs of neighbouring pixels (each pair counted once, corner pairs
+        too with ``connectivity=8``). ``{(int(a), int(b)): int(n) for a, b, n in edges}`` is
+        cc3d's ``contacts(labels, connectivity=4 or 26, surface_area=False)``, and the pairs are
+        its ``region_graph``.
+    """
+    lab = np.asarray(labels)
+    if lab.ndim != 2:
+        raise ValueError(f"labels: expected shape (H, W), got {lab.shape}")
+    if lab.dtype.kind not in "biu":
+        raise TypeError(f"labels: expected an integer or bool label image, got dtype {lab.dtype}")
+    if lab.dtype != np.uint32:
+        if lab.size and lab.dtype.kind == "i" and lab.min() < 0:
+            raise ValueError("labels: must not be negative")
+        if lab.size and lab.dtype.itemsize > 4 and lab.max() > 0xFFFFFFFF:
+            raise ValueError("labels: values above 4294967295 are not supported")
+        lab = lab.astype(np.uint32)
+    if not isinstance(background, (bool, np.bool_)):
+        raise TypeError(f"background: must be a bool, got {background!r}")
+    return _cclabel._adjacency(np.ascontiguousarray(lab), connectivity, bool(background))

@@ -1,0 +1,133 @@
+// Tolerance labelling and the region adjacency graph for Python (cclabel.graph, python/cclabel/graph.py).
+//
+// Host arrays only, for now (the CPU labeller; backend "cuda" with a tolerance is the library's
+// Error). The Python layer hands over C-contiguous NumPy arrays whose dtype is already one of the
+// library's formats (signed integers shifted to unsigned, which keeps every difference) and the
+// uint32 output; everything else is checked here: the tolerance (TypeError for a non-integer,
+// ValueError below 0 or above the format's channel range), connectivity, backend, threads and the
+// background channels. cclabel::Error from the library becomes ValueError.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cclabel/adjacency.hpp"
+#include "cclabel/error.hpp"
+#include "cclabel/label.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+using HostIn = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
+using LabelsOut = nb::ndarray<std::uint32_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+using LabelsIn = nb::ndarray<const std::uint32_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+
+std::string py_repr(nb::handle h) { return nb::cast<std::string>(nb::repr(h)); }
+
+/// An int (Python or NumPy, not bool) in 0..2^32 - 1; the format's own range is the library's check.
+std::uint32_t tolerance_arg(nb::handle h) {
+    if (PyBool_Check(h.ptr()) || !PyIndex_Check(h.ptr()))
+        throw nb::type_error(("tolerance: must be an int, got " + py_repr(h) + " (" +
+                              nb::cast<std::string>(nb::type_name(h.type())) + ")").c_str());
+    nb::object v = nb::steal(PyNumber_Index(h.ptr()));
+    if (!v.is_valid()) throw nb::python_error();
+    if (PyObject_RichCompareBool(v.ptr(), nb::int_(0).ptr(), Py_LT) == 1)
+        throw nb::value_error(("tolerance: must not be negative, got " + py_repr(v)).c_str());
+    if (PyObject_RichCompareBool(v.ptr(), nb::int_(0xFFFFFFFFull).ptr(), Py_GT) == 1)
+        throw nb::value_error(("tolerance: " + py_repr(v) + " is above 4294967295 (and above every format's range)").c_str());
+    return std::uint32_t(nb::cast<std::uint64_t>(v));
+}
+
+int connectivity_arg(int c) {
+    if (c == 1) return 4;
+    if (c == 2) return 8;
+    if (c != 4 && c != 8)
+        throw nb::value_error(("connectivity: must be 4 or 8 (or 1 or 2 as in scikit-image), got " + std::to_string(c)).c_str());
+    return c;
+}
+
+cclabel::Backend backend_arg(const std::string& s) {
+    if (s == "auto") return cclabel::Backend::Auto;
+    if (s == "cpu") return cclabel::Backend::Cpu;
+    if (s == "cuda") return cclabel::Backend::Cuda;
+    throw nb::value_error(("backend: expected 'auto', 'cpu' or 'cuda', got '" + s + "'").c_str());
+}
+
+cclabel::PixelFormat format_of(const HostIn& a) {
+    using C = nb::dlpack::dtype_code;
+    const nb::dlpack::dtype d = a.dtype();
+    const bool u8 = d.code == std::uint8_t(C::UInt) && d.bits == 8;
+    if (a.ndim() == 3 && u8 && (a.shape(2) == 3 || a.shape(2) == 4))
+        return a.shape(2) == 3 ? cclabel::PixelFormat::RGB8 : cclabel::PixelFormat::RGBA8;
+    if (a.ndim() != 2)
+        throw nb::value_error(("image: expected shape (H, W) or (H, W, 3|4) of uint8, got " + std::to_string(a.ndim()) +
+                               " dimensions").c_str());
+    if (d.code == std::uint8_t(C::Bool)) return cclabel::PixelFormat::Binary8;
+    if (d.code == std::uint8_t(C::UInt) && d.bits == 8) return cclabel::PixelFormat::Gray8;
+    if (d.code == std::uint8_t(C::UInt) && d.bits == 16) return cclabel::PixelFormat::Gray16;
+    if (d.code == std::uint8_t(C::UInt) && d.bits == 32) return cclabel::PixelFormat::U32;
+    throw nb::type_error("image: dtype must be bool, uint8, uint16 or uint32 here (graph.py maps signed integers)");
+}
+
+std::uint32_t label_tolerance(const HostIn& image, LabelsOut out, nb::handle tolerance, int connectivity,
+                              std::optional<std::vector<std::uint64_t>> background, const std::string& backend,
+                              int threads) {
+    cclabel::Options o;
+    o.tolerance = tolerance_arg(tolerance);
+    o.connectivity = connectivity_arg(connectivity);
+    o.backend = backend_arg(backend);
+    if (threads < 0) throw nb::value_error(("threads: must not be negative, got " + std::to_string(threads)).c_str());
+    o.threads = threads;
+    o.background = std::move(background);
+    const cclabel::PixelFormat f = format_of(image);
+    const auto h = std::int64_t(image.shape(0)), w = std::int64_t(image.shape(1));
+    if (std::int64_t(out.shape(0)) != h || std::int64_t(out.shape(1)) != w)
+        throw nb::value_error("out: shape must be the image's (H, W)");
+    const cclabel::ImageView view{image.data(), w, h, 0, f};
+    try {
+        nb::gil_scoped_release unlocked;
+        return cclabel::label(view, out.data(), o).count;
+    } catch (const cclabel::Error& e) {
+        throw nb::value_error(e.what());
+    }
+}
+
+nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<2>> adjacency(const LabelsIn& labels, int connectivity, bool background) {
+    const int conn = connectivity_arg(connectivity);
+    std::vector<cclabel::AdjacencyEdge> edges;
+    try {
+        nb::gil_scoped_release unlocked;
+        edges = cclabel::adjacency(labels.data(), std::int64_t(labels.shape(1)), std::int64_t(labels.shape(0)), conn,
+                                   background);
+    } catch (const cclabel::Error& e) {
+        throw nb::value_error(e.what());
+    }
+    auto* rows = new std::uint64_t[edges.size() * 3 + 1];
+    for (std::size_t i = 0; i < edges.size(); ++i) {
+        rows[3 * i] = edges[i].a;
+        rows[3 * i + 1] = edges[i].b;
+        rows[3 * i + 2] = edges[i].contacts;
+    }
+    nb::capsule owner(rows, [](void* p) noexcept { delete[] static_cast<std::uint64_t*>(p); });
+    return nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<2>>(rows, {edges.size(), std::size_t(3)}, owner);
+}
+
+}  // namespace
+
+void bind_graph(nb::module_& m) {
+    m.def("_label_tolerance", &label_tolerance, "image"_a, "out"_a, "tolerance"_a, "connectivity"_a,
+          "background"_a.none(), "backend"_a, "threads"_a,
+          "Tolerance labelling of a host image into out; returns N (see cclabel.graph.label_tolerance).");
+    m.def("_adjacency", &adjacency, "labels"_a, "connectivity"_a, "background"_a,
+          "The region adjacency graph of a uint32 label image as (E, 3) uint64 rows a, b, contacts "
+          "(see cclabel.graph.adjacency).");
+}

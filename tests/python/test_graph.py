@@ -1,0 +1,247 @@
+"""Tolerance labelling and the region adjacency graph (cclabel.graph, `cclabel label --tolerance
+--adjacency`) against a flood fill written here, cc3d's `delta` where cc3d is right (4-connectivity)
+and cc3d's `contacts` / `region_graph`.
+
+cc3d 4.1.1's 8-connected `delta` joins pixels that differ by more than delta ([[11, 2], [10, 9]]
+with delta 4 puts the 9 with the 2), so 8-connectivity is checked against the flood fill only.
+cc3d's `contacts(..., connectivity=8)` miscounts on 2-D images; its 26-connectivity on a 2-D image
+is the 8-neighbourhood and is what `adjacency(..., connectivity=8)` equals.
+"""
+from __future__ import annotations
+
+import csv
+from collections import deque
+
+import numpy as np
+import pytest
+
+from conftest import cc3d, run_cli
+
+import cclabel
+from cclabel.graph import adjacency, label_tolerance
+
+
+def flood_fill(img, tolerance, connectivity, background=None):
+    """Raster-order BFS joining neighbours whose every channel differs by at most the tolerance."""
+    a = np.asarray(img).astype(np.int64)
+    if a.ndim == 2:
+        a = a[:, :, None]
+    h, w = a.shape[:2]
+    bg = None if background is None else np.atleast_1d(np.asarray(background, dtype=np.int64))
+    is_bg = np.zeros((h, w), bool) if bg is None else np.all(a == bg, axis=2)
+    offs = [(dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1)
+            if (dy, dx) != (0, 0) and (connectivity == 8 or dy == 0 or dx == 0)]
+    out = np.zeros((h, w), np.uint32)
+    n = 0
+    for y in range(h):
+        for x in range(w):
+            if out[y, x] or is_bg[y, x]:
+                continue
+            n += 1
+            out[y, x] = n
+            queue = deque([(y, x)])
+            while queue:
+                cy, cx = queue.popleft()
+                for dy, dx in offs:
+                    ny, nx = cy + dy, cx + dx
+                    if (0 <= ny < h and 0 <= nx < w and not out[ny, nx] and not is_bg[ny, nx]
+                            and np.abs(a[ny, nx] - a[cy, cx]).max() <= tolerance):
+                        out[ny, nx] = n
+                        queue.append((ny, nx))
+    return out
+
+
+def brute_contacts(labels, connectivity, background=False):
+    """Each unordered neighbour pair of distinct labels, counted once."""
+    h, w = labels.shape
+    offs = [(0, 1), (1, 0)] + ([(1, 1), (1, -1)] if connectivity == 8 else [])
+    d = {}
+    for y in range(h):
+        for x in range(w):
+            for dy, dx in offs:
+                ny, nx = y + dy, x + dx
+                if 0 <= ny < h and 0 <= nx < w:
+                    p, q = int(labels[y, x]), int(labels[ny, nx])
+                    if p != q and (background or (p and q)):
+                        k = (min(p, q), max(p, q))
+                        d[k] = d.get(k, 0) + 1
+    return d
+
+
+def as_dict(edges):
+    return {(int(a), int(b)): int(n) for a, b, n in edges}
+
+
+def random_image(rng, dtype, shape, spread):
+    """Values within `spread` of 0 or of the dtype's top, so that the tolerance matters at both ends."""
+    info = np.iinfo(dtype)
+    v = rng.integers(0, spread + 1, size=shape)
+    top = rng.integers(0, 2, size=shape).astype(bool)
+    return np.where(top, int(info.max) - v, int(info.min) + v).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32])
+@pytest.mark.parametrize("tolerance", [1, 2, 3])
+def test_four_connected_equals_cc3d_delta(dtype, tolerance):
+    rng = np.random.default_rng(tolerance * 7 + np.dtype(dtype).itemsize)
+    for shape in [(1, 1), (1, 17), (17, 1), (9, 13), (40, 33)]:
+        img = rng.integers(0, 10, size=shape).astype(dtype)
+        got = label_tolerance(img, tolerance, connectivity=4, background=0, backend="cpu")
+        want = cc3d.connected_components(img, delta=tolerance, connectivity=4)
+        np.testing.assert_array_equal(got, want, err_msg=f"{dtype.__name__} {shape} tolerance {tolerance}")
+        np.testing.assert_array_equal(got, flood_fill(img, tolerance, 4, background=0))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32, np.int8, np.int16, np.int32])
+@pytest.mark.parametrize("connectivity", [4, 8])
+def test_equals_flood_fill_at_both_ends_of_the_range(dtype, connectivity):
+    rng = np.random.default_rng(np.dtype(dtype).itemsize * 10 + connectivity)
+    for shape in [(7, 5), (23, 31)]:
+        img = random_image(rng, dtype, shape, 8)
+        for tolerance in (1, 3):
+            for background in (None, int(np.iinfo(dtype).min)):
+                got, n = label_tolerance(img, tolerance, connectivity=connectivity, background=background,
+                                         return_num=True, threads=3)
+                want = flood_fill(img, tolerance, connectivity, background)
+                np.testing.assert_array_equal(got, want, err_msg=f"{dtype.__name__} tol {tolerance} bg {background}")
+                assert n == int(want.max())
+
+
+def test_regression_cc3d_eight_connected_delta_joins_too_far():
+    # cc3d 4.1.1 labels this [[1, 2], [1, 2]]: the 9 (1 from the 10) goes with the 2 (7 away).
+    img = np.array([[11, 2], [10, 9]], dtype=np.uint8)
+    got = label_tolerance(img, 4, connectivity=8)
+    np.testing.assert_array_equal(got, flood_fill(img, 4, 8))
+    np.testing.assert_array_equal(got, [[1, 2], [1, 1]])
+
+
+@pytest.mark.parametrize("channels", [3, 4])
+@pytest.mark.parametrize("connectivity", [4, 8])
+def test_colour_compares_every_channel(channels, connectivity):
+    rng = np.random.default_rng(channels + connectivity)
+    img = rng.integers(0, 4, size=(29, 23, channels)).astype(np.uint8)
+    img[rng.integers(0, 2, size=img.shape[:2]).astype(bool)] += 250  # some pixels near 255
+    for tolerance in (1, 2, 3):
+        got = label_tolerance(img, tolerance, connectivity=connectivity)
+        np.testing.assert_array_equal(got, flood_fill(img, tolerance, connectivity))
+    bg = tuple(int(c) for c in img[0, 0])
+    np.testing.assert_array_equal(label_tolerance(img, 2, connectivity=connectivity, background=bg),
+                                  flood_fill(img, 2, connectivity, bg))
+
+
+def test_chain_whose_ends_differ_by_more_joins():
+    ramp = np.arange(0, 256, 5, dtype=np.uint8)[None, :]
+    assert label_tolerance(ramp, 5).max() == 1
+    assert label_tolerance(ramp, 4).max() == ramp.size
+
+
+def test_zero_is_exact_labelling():
+    rng = np.random.default_rng(5)
+    img = rng.integers(0, 3, size=(31, 37)).astype(np.uint8)
+    for connectivity in (4, 8):
+        np.testing.assert_array_equal(label_tolerance(img, 0, connectivity=connectivity),
+                                      cclabel.label(img, connectivity=connectivity))
+
+
+@pytest.mark.parametrize("bad, error", [(-1, ValueError), (1.5, TypeError), (2.0, TypeError), ("3", TypeError),
+                                        (None, TypeError), (True, TypeError), (256, ValueError),
+                                        (2 ** 32, ValueError), (-(2 ** 70), ValueError)])
+def test_bad_tolerance_is_a_clear_error(bad, error):
+    with pytest.raises(error, match="tolerance"):
+        label_tolerance(np.zeros((2, 2), np.uint8), bad)
+
+
+def test_tolerance_range_follows_the_format():
+    assert label_tolerance(np.array([[0, 65535]], np.uint16), 65535).max() == 1
+    with pytest.raises(ValueError, match="tolerance 65536 is out of range for gray16"):
+        label_tolerance(np.zeros((2, 2), np.uint16), 65536)
+    assert label_tolerance(np.array([[0, 2 ** 32 - 1]], np.uint32), 2 ** 32 - 1).max() == 1
+    assert label_tolerance(np.array([[0, 2 ** 32 - 1]], np.uint32), np.uint32(2 ** 32 - 2)).max() == 2
+
+
+def test_cuda_backend_refuses_a_tolerance():
+    with pytest.raises(ValueError):
+        label_tolerance(np.zeros((4, 4), np.uint8), 3, backend="cuda")
+
+
+def test_float_images_are_refused():
+    with pytest.raises(TypeError, match="float"):
+        label_tolerance(np.zeros((2, 2), np.float32), 1)
+
+
+@pytest.mark.parametrize("connectivity", [4, 8])
+def test_adjacency_equals_cc3d_contacts_and_region_graph(connectivity):
+    rng = np.random.default_rng(connectivity)
+    for shape in [(1, 1), (1, 9), (9, 1), (2, 2), (17, 23), (64, 48)]:
+        for palette in (2, 5, 40):
+            labels = rng.integers(0, palette, size=shape).astype(np.uint32)
+            got = adjacency(labels, connectivity=connectivity)
+            assert got.dtype == np.uint64 and got.shape[1] == 3
+            pairs = [tuple(map(int, r[:2])) for r in got]
+            assert pairs == sorted(pairs) and all(a < b for a, b in pairs)
+            # cc3d's 2-D 8-neighbourhood is connectivity=26 (its connectivity=8 miscounts contacts).
+            cc3d_conn = 4 if connectivity == 4 else 26
+            want = cc3d.contacts(labels, connectivity=cc3d_conn, surface_area=False)
+            assert as_dict(got) == {k: int(v) for k, v in want.items()}, f"{shape} palette {palette}"
+            assert set(pairs) == set(cc3d.region_graph(labels, connectivity=connectivity))
+            assert as_dict(got) == brute_contacts(labels, connectivity)
+            assert as_dict(adjacency(labels, connectivity, background=True)) == brute_contacts(labels, connectivity, True)
+
+
+def test_adjacency_of_tolerance_labels():
+    rng = np.random.default_rng(11)
+    img = rng.integers(0, 12, size=(40, 40)).astype(np.uint8)
+    labels = label_tolerance(img, 2, background=0)
+    assert as_dict(adjacency(labels)) == brute_contacts(labels, 8)
+    assert as_dict(adjacency(labels.astype(np.int64), 4)) == brute_contacts(labels, 4)
+
+
+@pytest.mark.parametrize("labels, kwargs, error", [
+    (np.zeros((2, 2, 2), np.uint32), {}, ValueError),
+    (np.zeros((2, 2), np.float32), {}, TypeError),
+    (-np.ones((2, 2), np.int32), {}, ValueError),
+    (np.full((2, 2), 2 ** 40, np.int64), {}, ValueError),
+    (np.zeros((2, 2), np.uint32), {"connectivity": 6}, ValueError),
+    (np.zeros((2, 2), np.uint32), {"background": "yes"}, TypeError),
+])
+def test_adjacency_bad_arguments(labels, kwargs, error):
+    with pytest.raises(error):
+        adjacency(labels, **kwargs)
+
+
+def test_cli_tolerance_and_adjacency(cli, tmp_path):
+    rng = np.random.default_rng(3)
+    img = rng.integers(0, 12, size=(37, 41)).astype(np.uint8)
+    np.save(tmp_path / "in.npy", img)
+    for connectivity in (4, 8):
+        out, edges = tmp_path / f"labels{connectivity}.npy", tmp_path / f"edges{connectivity}.csv"
+        proc = run_cli(cli, tmp_path / "in.npy", "--tolerance", "2", "-b", "0", "-c", str(connectivity),
+                       "--backend", "cpu", "-o", out, "--adjacency", edges)
+        assert "tolerance 2" in proc.stdout
+        labels = np.load(out)
+        np.testing.assert_array_equal(labels, flood_fill(img, 2, connectivity, background=0))
+        with open(edges, newline="") as f:
+            rows = list(csv.reader(f))
+        assert rows[0] == ["a", "b", "contacts"]
+        assert {(int(a), int(b)): int(n) for a, b, n in rows[1:]} == brute_contacts(labels, connectivity)
+    with_bg = tmp_path / "edges_bg.csv"
+    run_cli(cli, tmp_path / "in.npy", "-b", "0", "--adjacency", with_bg, "--adjacency-background")
+    with open(with_bg, newline="") as f:
+        rows = list(csv.reader(f))[1:]
+    assert {(int(a), int(b)): int(n) for a, b, n in rows} == brute_contacts(cclabel.label(img, background=0), 8, True)
+
+
+@pytest.mark.parametrize("value, code, message", [("-1", 2, "--tolerance -1"), ("abc", 2, "--tolerance abc"),
+                                                  ("1.5", 2, "--tolerance 1.5"), ("300", 1, "tolerance 300")])
+def test_cli_bad_tolerance(cli, tmp_path, value, code, message):
+    np.save(tmp_path / "in.npy", np.zeros((3, 3), np.uint8))
+    proc = run_cli(cli, tmp_path / "in.npy", "--tolerance", value, expect_ok=False)
+    assert proc.returncode == code
+    assert message in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+
+
+def test_cli_tolerance_refuses_exact_only_options(cli, tmp_path):
+    np.save(tmp_path / "in.npy", np.zeros((3, 3), np.uint8))
+    for extra in (["--tile", "2x2"], ["--verify"], ["--threshold", "3"]):
+        proc = run_cli(cli, tmp_path / "in.npy", "--tolerance", "2", *extra, expect_ok=False)
+        assert proc.returncode == 2 and "tolerance" in proc.stderr, proc.stderr
