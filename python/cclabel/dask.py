@@ -30,6 +30,7 @@ labels on larger images (the relabel tasks raise ValueError if N does not fit).
 from __future__ import annotations
 
 import math
+import os
 from functools import partial
 from operator import getitem
 
@@ -121,10 +122,26 @@ def _leaf(keys, lab, first, y0, x0, h, w):
     return _pack(runs, first[closed])
 
 
-def _chunk(block, *, x0, y0, image_width, connectivity, background, backend):
+def _task_threads(threads):
+    """CPU threads for one chunk task. Given: as given. None: on a dask.distributed worker, its share
+    of the cores (usable cores / the worker's task slots), so that workers x tasks x threads stay
+    within the machine; elsewhere (the threaded scheduler, whose tasks share one process and its
+    pool's core budget) the library's rule."""
+    if threads is not None:
+        return threads
+    try:
+        from distributed import get_worker
+        slots = int(get_worker().state.nthreads)
+    except (ImportError, ValueError, AttributeError):
+        return None
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, cores // max(1, slots))
+
+
+def _chunk(block, *, x0, y0, image_width, connectivity, background, backend, threads=None):
     """Task 1: (local labels, first_index) for the relabel task; the leaf summary for the tree."""
     labels, table = label_tile(block, x0, y0, image_width, connectivity=connectivity, background=background,
-                               backend=backend)
+                               backend=backend, threads=_task_threads(threads))
     first = np.asarray(table.first_index, np.uint64)
     leaf = _leaf(table.edge_keys, table.edge_labels, first, int(y0), int(x0), table.height, table.width)
     return (labels, first), leaf
@@ -200,7 +217,7 @@ def _check(array, connectivity, background, backend):
     _cclabel._inspect(np.zeros((1, 1) + tuple(shape[2:]), dtype=array.dtype), connectivity, background, backend)
 
 
-def label(array, connectivity=8, background=None, *, backend="auto", dtype=None):
+def label(array, connectivity=8, background=None, *, backend="auto", dtype=None, threads=None):
     """Label a ``dask.array`` chunk by chunk; lazily equal to ``cclabel.label(array.compute())``.
 
     Parameters
@@ -214,6 +231,11 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None)
         As in :func:`cclabel.label`.
     dtype : None, numpy.uint32 or numpy.uint64
         The labels' dtype. None: ``uint32`` when ``H * W <= 2**32 - 1``, else ``uint64``.
+    threads : None or int
+        CPU threads a chunk task may use. None: on a ``dask.distributed`` worker, the cores it may
+        use divided by its task slots (``nthreads``), so that tasks running side by side never
+        oversubscribe the machine; with the threaded scheduler, the library's rule (its tasks share
+        one process, whose calls share the cores). Labels never depend on it.
 
     Returns
     -------
@@ -245,6 +267,7 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None)
     from dask.highlevelgraph import HighLevelGraph
 
     _check(array, connectivity, background, backend)
+    _cclabel._check_threads(threads)
     H, W = int(array.shape[0]), int(array.shape[1])
     if dtype is None:
         dtype = np.uint32 if H * W <= _U32_MAX else np.uint64
@@ -270,7 +293,7 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None)
     R, C = len(rows), len(cols)
     # A plain task graph (one dict, keys are tuples), built in O(chunks): the tasks' fixed arguments
     # ride in functools.partial so that no literal is mistaken for a key.
-    token = tokenize(array, connectivity, background, backend, dtype)
+    token = tokenize(array, connectivity, background, backend, dtype, threads)
     name = "cclabel-label-" + token
     chunk_k, local_k, leaf_k = "cclabel-chunk-" + token, "cclabel-local-" + token, "cclabel-leaf-" + token
     merge_k, group_k, ren_k = "cclabel-merge-" + token, "cclabel-group-" + token, "cclabel-rename-" + token
@@ -280,7 +303,7 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None)
     for i in range(R):
         for j in range(C):
             f = partial(_chunk, x0=int(x0s[j]), y0=int(y0s[i]), image_width=W, connectivity=connectivity,
-                        background=background, backend=backend)
+                        background=background, backend=backend, threads=threads)
             dsk[(chunk_k, i, j)] = (f, (array.name, i, j) + tail)
             dsk[(local_k, i, j)] = (getitem, (chunk_k, i, j), 0)
             dsk[(leaf_k, i, j)] = (getitem, (chunk_k, i, j), 1)

@@ -101,13 +101,15 @@ def _label_tile_gpu(tile, x0, y0, image_width, connectivity, background, backend
     return labels, TileTable(x0, y0, w, h, image_width, first_index, ring_px, ring_lb)
 
 
-def label_tile(tile, x0: int, y0: int, image_width: int, *, connectivity=8, background=None, backend="auto"):
+def label_tile(tile, x0: int, y0: int, image_width: int, *, connectivity=8, background=None, backend="auto",
+               threads=None):
     """Labels one tile whose top-left pixel is (x0, y0) of an image ``image_width`` pixels wide.
 
     ``tile``: the tile's pixels, any image :func:`cclabel.label` takes (one image, not a batch):
     a NumPy array (labelled by the C++ label_tile) or a CuPy array (labelled on its GPU).
     Returns ``(labels, table)``: ``(h, w)`` ``uint32`` local labels 1..n in raster order of the
     tile (exactly ``cclabel.label(tile)``; the tile's library) and a :class:`TileTable`.
+    ``threads``: CPU threads for a host tile, as in :func:`cclabel.label` (None: the library's rule).
     """
     if type(tile).__module__.split(".", 1)[0] == "cupy":
         return _label_tile_gpu(tile, int(x0), int(y0), int(image_width), connectivity, background, backend)
@@ -119,7 +121,7 @@ def label_tile(tile, x0: int, y0: int, image_width: int, *, connectivity=8, back
         tile = np.ascontiguousarray(tile)
     labels = np.empty(tile.shape[:2], np.uint32)
     first, keys, lab = _cclabel._label_tile(tile, labels, int(x0), int(y0), int(image_width), connectivity,
-                                            background, backend)
+                                            background, backend, threads)
     return labels, TileTable(int(x0), int(y0), int(labels.shape[1]), int(labels.shape[0]), int(image_width),
                              first, keys, lab)
 

@@ -824,7 +824,7 @@ std::tuple<nb::ndarray<nb::numpy, std::uint64_t>, nb::ndarray<nb::numpy, std::ui
            nb::ndarray<nb::numpy, std::uint32_t>>
 py_label_tile(nb::handle image, nb::ndarray<std::uint32_t, nb::ndim<2>, nb::c_contig, nb::device::cpu> labels,
               std::int64_t x0, std::int64_t y0, std::int64_t image_width, nb::handle connectivity,
-              nb::handle background, nb::handle backend) {
+              nb::handle background, nb::handle backend, nb::handle threads) {
     InArray a = import_image(image);
     const Layout L = inspect(a, nullptr, false);
     if (L.batch) throw nb::value_error("tile: one (H, W) or (H, W, 3|4) tile, not a batch");
@@ -835,6 +835,7 @@ py_label_tile(nb::handle image, nb::ndarray<std::uint32_t, nb::ndim<2>, nb::c_co
     opt.connectivity = parse_connectivity(connectivity);
     opt.background = parse_background(background, L);
     opt.backend = parse_backend(backend);
+    opt.threads = parse_threads(threads);
     cclabel::TileInfo info;
     {
         nb::gil_scoped_release unlock;
@@ -926,7 +927,9 @@ NB_MODULE(_cclabel, m) {
           "new_count"_a.none(), "stream"_a, "workspace"_a.none());
     m.def("_inspect_labels", &py_inspect_labels, "labels"_a.none());
     m.def("_label_tile", &py_label_tile, "image"_a.none(), "labels"_a, "x0"_a, "y0"_a, "image_width"_a,
-          "connectivity"_a.none(), "background"_a.none(), "backend"_a.none());
+          "connectivity"_a.none(), "background"_a.none(), "backend"_a.none(), "threads"_a.none() = nb::none());
+    m.def("_check_threads", &parse_threads, "threads"_a.none(),
+          "Validates a threads= argument as every call does; returns it as an int (None: 0).");
     m.def("_seam", &py_seam, "a"_a, "b"_a, "connectivity"_a.none());
     m.def("_resolve", &py_resolve, "first_indices"_a, "seams"_a);
     m.def("_relabel", &py_relabel, "local"_a, "map"_a, "out"_a);

@@ -527,3 +527,29 @@ def test_cli_scheduler_errors(cli_binary, tmp_path):
                           text=True, env=env, cwd=tmp_path)
     if proc.returncode != 0 and "No module named 'cclabel" in proc.stderr:
         assert "--scheduler needs the cclabel Python package" in proc.stderr, proc.stderr
+
+
+def test_threads_per_task_keep_the_labels_and_are_checked():
+    rng = np.random.default_rng(7)
+    img = (rng.random((97, 131)) < 0.45).astype(np.uint8)
+    expected = cclabel.label(img, background=0)
+    for threads in (None, 1, 3):
+        labels, n = cdask.label(da.from_array(img, chunks=(40, 50)), background=0, threads=threads)
+        got, n = dask.compute(labels, n, scheduler="threads")
+        assert np.array_equal(got, expected), threads
+        assert int(n) == int(expected.max())
+    with pytest.raises(ValueError, match="threads: must not be negative"):
+        cdask.label(da.from_array(img, chunks=40), threads=-1)
+    with pytest.raises(TypeError, match="threads: expected None or an int"):
+        cdask.label(da.from_array(img, chunks=40), threads=2.0)
+
+
+def test_a_distributed_worker_gives_each_task_its_share_of_the_cores():
+    from cclabel.dask import _task_threads
+    assert _task_threads(5) == 5
+    assert _task_threads(None) is None  # not on a worker: the library's rule
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    with distributed.Client(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None,
+                            silence_logs=40) as client:
+        got = client.submit(_task_threads, None, pure=False).result()
+    assert got == max(1, cores // 2)
