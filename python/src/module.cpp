@@ -900,8 +900,11 @@ void py_relabel(nb::ndarray<const std::uint32_t, nb::ndim<2>, nb::c_contig, nb::
 
 void register_tree_merge(nb::module_& m);  // tree_merge.cpp: cclabel.dask's merge step
 
+void bind_graph(nb::module_& m);  // graph.cpp: tolerance labelling and the adjacency graph
+
 NB_MODULE(_cclabel, m) {
     m.doc() = "cclabel's compiled core; use the functions of the cclabel package.";
+    bind_graph(m);
     m.attr("__version__") = CCLABEL_VERSION_STRING;
     nb::register_exception_translator([](const std::exception_ptr& p, void*) {
         try {
