@@ -1,6 +1,7 @@
 #pragma once
 /// @file cclabel.hpp
 /// @brief Everything of the public host API.
+#include "cclabel/adjacency.hpp"
 #include "cclabel/batch.hpp"
 #include "cclabel/error.hpp"
 #include "cclabel/image_view.hpp"

@@ -21,8 +21,10 @@ from __future__ import annotations
 from . import _arrays, _cclabel
 from ._cclabel import built_with_cuda, cuda_available
 
-__all__ = ["label", "connected_components", "regions", "remove_small", "keep_largest", "cuda_available",
-           "built_with_cuda"]
+from .graph import adjacency, label_tolerance
+
+__all__ = ["label", "connected_components", "regions", "remove_small", "keep_largest", "adjacency",
+           "label_tolerance", "cuda_available", "built_with_cuda"]
 __version__ = _cclabel.__version__
 
 
@@ -131,7 +133,7 @@ def _narrow(labels, top, target, out, lib):
 
 
 def label(image, *, connectivity=8, background=None, backend="auto", return_num=None, out=None,
-          num_as_int=False, stats=False, return_N=None, out_dtype=None, threads=None):
+          num_as_int=False, stats=False, return_N=None, out_dtype=None, threads=None, tolerance=0):
     """Label the connected regions of equal value of an image, or of each image of a batch.
 
     Pixels join when they hold exactly the same value: every integer value is its own colour (a
@@ -208,6 +210,11 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
         CPU threads for host arrays; None or 0 (default): the library's rule (the cores this
         process may use, at most one a 32,768 pixels). The labels never depend on it. Ignored
         on the GPU.
+    tolerance : int
+        0 (default): exact values. Above 0, neighbours join when every channel differs by at most
+        this much (cc3d's ``delta``), so an anti-aliased stroke and its fringe are one region:
+        :func:`cclabel.graph.label_tolerance`, on the CPU, for one host image of integers or
+        bool (not yet with ``out=``, ``out_dtype=``, ``stats=``, batches or GPU arrays).
 
     Returns
     -------
@@ -251,6 +258,13 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
     return_num = _return_num(return_num, return_N)
     for name, flag in (("num_as_int", num_as_int), ("stats", stats)):
         _flag(name, flag)
+    if not (type(tolerance) is int and tolerance == 0):  # anything else is checked by label_tolerance
+        for name, given in (("out", out is not None), ("out_dtype", out_dtype is not None), ("stats", stats)):
+            if given:
+                raise ValueError(f"{name}: not yet supported with a tolerance; call label() without it")
+        from .graph import label_tolerance
+        return label_tolerance(image, tolerance, connectivity=connectivity, background=background, backend=backend,
+                               threads=threads or 0, return_num=return_num)
     target = _out_dtype(out_dtype, out)
     if stats:
         result = label(image, connectivity=connectivity, background=background, backend=backend,
@@ -362,11 +376,17 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
 
 
 def connected_components(image, *, connectivity=8, background=None, backend="auto", return_num=None, out=None,
-                         num_as_int=False, stats=False, return_N=None, out_dtype=None, threads=None):
-    """Alias of :func:`label` under cc3d's name (``cc3d.connected_components``); same arguments."""
+                         num_as_int=False, stats=False, return_N=None, out_dtype=None, threads=None,
+                         tolerance=0, delta=None):
+    """Alias of :func:`label` under cc3d's name (``cc3d.connected_components``); same arguments, and
+    cc3d's ``delta=`` as another name for ``tolerance=``."""
+    if delta is not None:
+        if not (type(tolerance) is int and tolerance == 0):
+            raise TypeError("delta and tolerance are the same argument: give one")
+        tolerance = delta
     return label(image, connectivity=connectivity, background=background, backend=backend,
                  return_num=return_num, out=out, num_as_int=num_as_int, stats=stats, return_N=return_N,
-                 out_dtype=out_dtype, threads=threads)
+                 out_dtype=out_dtype, threads=threads, tolerance=tolerance)
 
 
 # Columns of regions(): name, word of a RegionStats row, dtype (the row's 64-bit words seen as it).

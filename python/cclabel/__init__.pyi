@@ -26,44 +26,47 @@ Regions = dict[str, _Array]
 def label(image: _Array, *, connectivity: Connectivity = 8, background: Background = None,
           backend: Backend = "auto", return_num: Optional[Literal[False]] = None, out: Optional[_Array] = None,
           num_as_int: bool = False, stats: Literal[False] = False, return_N: Optional[Literal[False]] = None,
-          out_dtype: LabelDtype = None, threads: Optional[int] = None) -> _Array: ...
+          out_dtype: LabelDtype = None, threads: Optional[int] = None, tolerance: int = 0) -> _Array: ...
 @overload
 def label(image: _Array, *, connectivity: Connectivity = 8, background: Background = None,
           backend: Backend = "auto", return_num: Literal[True], out: Optional[_Array] = None,
           num_as_int: bool = False, stats: Literal[False] = False, return_N: None = None,
-          out_dtype: LabelDtype = None, threads: Optional[int] = None) -> Tuple[_Array, Count]: ...
+          out_dtype: LabelDtype = None, threads: Optional[int] = None, tolerance: int = 0) -> Tuple[_Array, Count]: ...
 @overload
 def label(image: _Array, *, connectivity: Connectivity = 8, background: Background = None,
           backend: Backend = "auto", return_num: None = None, out: Optional[_Array] = None,
           num_as_int: bool = False, stats: Literal[False] = False, return_N: Literal[True],
-          out_dtype: LabelDtype = None, threads: Optional[int] = None) -> Tuple[_Array, Count]: ...
+          out_dtype: LabelDtype = None, threads: Optional[int] = None, tolerance: int = 0) -> Tuple[_Array, Count]: ...
 @overload
 def label(image: _Array, *, connectivity: Connectivity = 8, background: Background = None,
           backend: Backend = "auto", return_num: Optional[Literal[False]] = None, out: Optional[_Array] = None,
           num_as_int: bool = False, stats: Literal[True], return_N: Optional[Literal[False]] = None,
-          out_dtype: LabelDtype = None, threads: Optional[int] = None) -> Tuple[_Array, Union[Regions, list[Regions]]]: ...
+          out_dtype: LabelDtype = None, threads: Optional[int] = None, tolerance: int = 0) -> Tuple[_Array, Union[Regions, list[Regions]]]: ...
 @overload
 def label(image: _Array, *, connectivity: Connectivity = 8, background: Background = None,
           backend: Backend = "auto", return_num: Optional[bool] = None, out: Optional[_Array] = None,
           num_as_int: bool = False, stats: Literal[True], return_N: Optional[bool] = None,
           out_dtype: LabelDtype = None,
-          threads: Optional[int] = None) -> Tuple[_Array, Count, Union[Regions, list[Regions]]]: ...
+          threads: Optional[int] = None, tolerance: int = 0) -> Tuple[_Array, Count, Union[Regions, list[Regions]]]: ...
 @overload
 def connected_components(image: _Array, *, connectivity: Connectivity = 8, background: Background = None,
                          backend: Backend = "auto", return_num: Optional[Literal[False]] = None,
                          out: Optional[_Array] = None, num_as_int: bool = False, stats: Literal[False] = False,
                          return_N: Optional[Literal[False]] = None, out_dtype: LabelDtype = None,
-                         threads: Optional[int] = None) -> _Array: ...
+                         threads: Optional[int] = None, tolerance: int = 0,
+                         delta: Optional[int] = None) -> _Array: ...
 @overload
 def connected_components(image: _Array, *, connectivity: Connectivity = 8, background: Background = None,
                          backend: Backend = "auto", return_num: Literal[True], out: Optional[_Array] = None,
                          num_as_int: bool = False, stats: Literal[False] = False, return_N: None = None,
-                         out_dtype: LabelDtype = None, threads: Optional[int] = None) -> Tuple[_Array, Count]: ...
+                         out_dtype: LabelDtype = None, threads: Optional[int] = None, tolerance: int = 0,
+                         delta: Optional[int] = None) -> Tuple[_Array, Count]: ...
 @overload
 def connected_components(image: _Array, *, connectivity: Connectivity = 8, background: Background = None,
                          backend: Backend = "auto", return_num: None = None, out: Optional[_Array] = None,
                          num_as_int: bool = False, stats: Literal[False] = False, return_N: Literal[True],
-                         out_dtype: LabelDtype = None, threads: Optional[int] = None) -> Tuple[_Array, Count]: ...
+                         out_dtype: LabelDtype = None, threads: Optional[int] = None, tolerance: int = 0,
+                         delta: Optional[int] = None) -> Tuple[_Array, Count]: ...
 
 def regions(labels: _Array, image: _Array, *, connectivity: Connectivity = 8, backend: Backend = "auto",
             threads: Optional[int] = None) -> Regions: ...
@@ -79,3 +82,5 @@ def keep_largest(labels: _Array, k: int, *, in_place: bool = False, return_num: 
 @overload
 def keep_largest(labels: _Array, k: int, *, in_place: bool = False, return_num: Literal[True],
                  backend: Backend = "auto", threads: Optional[int] = None) -> Tuple[_Array, int]: ...
+
+from .graph import adjacency as adjacency, label_tolerance as label_tolerance

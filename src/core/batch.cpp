@@ -18,7 +18,7 @@ BatchResult run(const detail::BatchRequest& r, std::uint32_t* out) {
     const Backend use = detail::resolve_auto(r.options.backend,
                                              detail::Workload{detail::Workload::Op::Label, r.label_offsets.back(),
                                                               r.images.empty() ? PixelFormat::Gray8 : r.images[0].format,
-                                                              r.options.threads});
+                                                              r.options.threads, r.options.tolerance > 0});
     BatchResult res;
     res.backend = use;
     res.counts.assign(B, 0);

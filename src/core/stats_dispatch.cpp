@@ -27,7 +27,7 @@ detail::Workload filter_workload(std::uint64_t pixels) {
 std::vector<RegionStats> regions(const ImageView& image, const std::uint32_t* labels, const Options& options) {
     const std::uint32_t dummy = 0;
     const detail::Request r = detail::make_request(image, labels != nullptr ? labels : &dummy, options);
-    const Backend use = resolve(options.backend, {detail::Workload::Op::Stats, r.pixels(), r.format, r.threads});
+    const Backend use = resolve(options.backend, {detail::Workload::Op::Stats, r.pixels(), r.format, r.threads, r.tolerance > 0});
     if (r.pixels() != 0 && labels == nullptr) throw Error("label image is null for a non-empty image");
     if (use == Backend::Cuda && r.pixels() != 0) return detail::regions_cuda_host(image, labels, options);
     return detail::regions_cpu(image, labels, options);
@@ -51,7 +51,7 @@ std::uint32_t keep_largest(std::uint32_t* labels, std::int64_t width, std::int64
 
 LabelResult label(const ImageView& image, std::uint32_t* out, const Options& options, std::vector<RegionStats>& stats) {
     const detail::Request r = detail::make_request(image, out, options);
-    const Backend use = resolve(options.backend, {detail::Workload::Op::Label, r.pixels(), r.format, r.threads});
+    const Backend use = resolve(options.backend, {detail::Workload::Op::Label, r.pixels(), r.format, r.threads, r.tolerance > 0});
     if (use == Backend::Cuda && r.pixels() != 0)
         return LabelResult{detail::label_regions_cuda_host(image, out, options, stats), use};
     Options cpu = options;

@@ -59,6 +59,7 @@ TiledResult label_grid(const ImageView& image, Out* out, const Options& options,
     if (tile_w < 1 || tile_h < 1)
         throw Error("tile size must be at least 1 x 1 (got " + std::to_string(tile_w) + " x " + std::to_string(tile_h) +
                     ")");
+    detail::reject_tolerance_in_tiles(options.tolerance);
     if constexpr (sizeof(Out) == 4) {
         (void)detail::make_request(image, out, options);
         if (image.pixels() > detail::tiled_label_limit())

@@ -55,6 +55,12 @@ std::uint64_t channel_max(PixelFormat f) {
 
 }  // namespace
 
+void reject_tolerance_in_tiles(std::uint32_t tolerance) {
+    if (tolerance > 0)
+        throw Error("tolerance " + std::to_string(tolerance) +
+                    " is not yet supported in tiles (their seams join equal values only); label the whole picture");
+}
+
 Request make_request(const ImageView& image, const std::uint32_t* out, const Options& options) {
     const int bpp = bytes_per_pixel(image.format);
     if (bpp == 0)

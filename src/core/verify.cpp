@@ -114,6 +114,10 @@ VerifyReport verify_impl(const detail::Request& r, const std::uint32_t* lab) {
 
 VerifyReport verify(const ImageView& image, const std::uint32_t* labels, const Options& options) {
     const detail::Request r = detail::make_request(image, labels, options);
+    // The certificate is of exact-value regions: a tolerance's regions would fail it, wrongly.
+    if (r.tolerance > 0)
+        throw Error("verify: tolerance " + std::to_string(r.tolerance) +
+                    " is not supported (verify certifies exact-value labels only)");
     if (r.pixels() == 0) return VerifyReport{};
     return detail::dispatch_format(r.format, [&]<PixelFormat F>() { return verify_impl<F>(r, labels); });
 }

@@ -241,5 +241,25 @@ TEST(Tolerance, CudaBackendRefusesIt) {
     }
 }
 
+TEST(Tolerance, TilesAndVerifyRefuseItRatherThanAnswerWrongly) {
+    // Tile seams join equal values only, and verify certifies exact-value regions: with a tolerance
+    // either would be wrong silently (a stroke split at a seam; correct labels reported broken).
+    const ChannelImage img(9, 7, PixelFormat::Gray8, random_channels(9 * 7, 1, 255, 1, 2, 5));
+    std::vector<std::uint32_t> out(9 * 7);
+    const Options o{.backend = Backend::Cpu, .tolerance = 2};
+    auto expect_refused = [](auto&& call, const char* what) {
+        try {
+            call();
+            ADD_FAILURE() << what << " accepted a tolerance";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("tolerance 2"), std::string::npos) << what << ": " << e.what();
+        }
+    };
+    expect_refused([&] { label_tiled(img.view(), out.data(), o, 4, 4); }, "label_tiled");
+    expect_refused([&] { label_tile(img.view(), 0, 0, 9, out.data(), o); }, "label_tile");
+    label(img.view(), out.data(), o);
+    expect_refused([&] { verify(img.view(), out.data(), o); }, "verify");
+}
+
 }  // namespace
 }  // namespace cclabel::test

@@ -245,3 +245,22 @@ def test_cli_tolerance_refuses_exact_only_options(cli, tmp_path):
     for extra in (["--tile", "2x2"], ["--verify"], ["--threshold", "3"]):
         proc = run_cli(cli, tmp_path / "in.npy", "--tolerance", "2", *extra, expect_ok=False)
         assert proc.returncode == 2 and "tolerance" in proc.stderr, proc.stderr
+
+
+def test_label_takes_tolerance_and_cc3d_delta():
+    rng = np.random.default_rng(11)
+    img = rng.integers(0, 40, (23, 31)).astype(np.uint8)
+    for conn in (4, 8):
+        expected = label_tolerance(img, 5, connectivity=conn)
+        assert np.array_equal(cclabel.label(img, tolerance=5, connectivity=conn), expected)
+        assert np.array_equal(cclabel.connected_components(img, delta=5, connectivity=conn), expected)
+        got, n = cclabel.label(img, tolerance=5, connectivity=conn, return_num=True)
+        assert n == int(expected.max())
+    # tolerance 0 is exact labelling, on the usual path
+    assert np.array_equal(cclabel.label(img, tolerance=0), cclabel.label(img))
+    with pytest.raises(ValueError, match="out: not yet supported with a tolerance"):
+        cclabel.label(img, tolerance=5, out=np.empty(img.shape, np.uint32))
+    with pytest.raises(TypeError, match="delta and tolerance"):
+        cclabel.connected_components(img, delta=2, tolerance=3)
+    with pytest.raises((TypeError, ValueError), match="tolerance"):
+        cclabel.label(img, tolerance=-1)
