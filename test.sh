@@ -8,10 +8,13 @@
 #   pytest    the CLI against cc3d, OpenCV and scikit-image;
 #   python    `pip wheel .`, installed into a fresh venv with only NumPy (import, dependencies,
 #             doctests), then the package's tests against the peers in a venv of its own;
+#   docs      the Sphinx site (warnings as errors), the doctests of docs/ and the README, and every
+#             CLI and C++ example of the docs run against the built tool and the installed package;
 #   asan      the C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   tsan      the threaded CPU labeller under ThreadSanitizer (the emulator runs fibers, not threads);
 #   fuzz      libFuzzer (clang): the labeller and the decoders, briefly, from the committed corpora.
-# Set CCLABEL_TEST_STAGES="release consumer pytest python asan tsan fuzz" to run a subset, and
+# Set CCLABEL_TEST_STAGES="release consumer pytest python docs asan tsan fuzz" to run a subset (docs
+# needs the builds of release, consumer and python), and
 # CCLABEL_ENABLE_CUDA=ON|OFF|AUTO (default AUTO) for the release build's CUDA backend.
 #
 # Every build folder is configured with every option it depends on, whatever its cache already
@@ -19,7 +22,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")" && pwd)
 cd "$root"
-stages=${CCLABEL_TEST_STAGES:-"release consumer pytest python asan tsan fuzz"}
+stages=${CCLABEL_TEST_STAGES:-"release consumer pytest python docs asan tsan fuzz"}
 jobs=$(nproc)
 has() { [[ " $stages " == *" $1 "* ]]; }
 
@@ -163,7 +166,17 @@ assert os.path.realpath(cclabel.__file__).startswith(os.path.realpath(sys.prefix
 print('peer venv: cclabel from', cclabel.__file__)"
   PATH="$root/build/venv-peers/bin:$PATH" CCLABEL_PYTHON_REQUIRED=1 CCLABEL_CLI="$root/build/release/src/cli/cclabel" \
     run_pytest -q -p no:cacheprovider tests/python/test_package.py tests/python/test_regions_package.py \
+    tests/python/test_dtypes_package.py tests/python/test_graph.py tests/python/test_migration_doc.py \
     tests/python/test_dask.py
+fi
+if has docs; then
+  banner "docs: the Sphinx site (warnings as errors), doctests of docs/ and the README, the docs' examples"
+  # The package from the wheel (python stage), the tool from the release build, the C++ examples
+  # against the installed package (consumer stage).
+  PATH="$root/build/venv-peers/bin:$PATH" CCLABEL_CLI="$root/build/release/src/cli/cclabel" scripts/docs.sh
+  PATH="$root/build/venv-peers/bin:$PATH" run_pytest -q -p no:cacheprovider --doctest-glob='*.md' docs README.md
+  PATH="$root/build/venv-peers/bin:$PATH" CCLABEL_PYTHON_REQUIRED=1 CCLABEL_CLI="$root/build/release/src/cli/cclabel" \
+    CCLABEL_PREFIX="$root/build/install" run_pytest -q -p no:cacheprovider tests/python/test_docs_examples.py
 fi
 if has asan; then
   banner "AddressSanitizer + UndefinedBehaviorSanitizer"
@@ -189,7 +202,8 @@ if has fuzz; then
   for t in label decode; do
     work=$(mktemp -d)
     cp -r "tests/fuzz/corpus_$t/." "$work/"
-    "build/fuzz/tests/fuzz/fuzz_$t" -max_total_time="${CCLABEL_FUZZ_SECONDS:-60}" -rss_limit_mb=2048 \
+    # A unit slower than 5 s fails the stage (a small file must never stall a decoder, issue 24).
+    "build/fuzz/tests/fuzz/fuzz_$t" -max_total_time="${CCLABEL_FUZZ_SECONDS:-60}" -timeout=5 -rss_limit_mb=2048 \
       -max_len=1048576 -print_final_stats=1 "$work" 2>&1 | tail -n 5
     rm -rf "$work"
   done

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs what cclabel needs on a fresh Debian/Ubuntu machine, skipping what is already there.
 #   scripts/setup.sh          build dependencies (compiler, CMake, libpng, libtiff, CLI11)
-#   scripts/setup.sh --test   also GoogleTest, Google Benchmark, clang (fuzzing) and the Python peers
+#   scripts/setup.sh --test   also GoogleTest, Google Benchmark, clang (fuzzing), the Python peers and
+#                             the documentation tools (Doxygen, Sphinx, MyST, Breathe)
 set -euo pipefail
 
 want_test=0
 [[ "${1:-}" == "--test" ]] && want_test=1
 
 pkgs=(build-essential cmake libpng-dev libtiff-dev libcli11-dev pkg-config libpoppler-cpp-dev)
-((want_test)) && pkgs+=(libgtest-dev libbenchmark-dev clang libclang-rt-dev python3-pip poppler-utils)
+((want_test)) && pkgs+=(libgtest-dev libbenchmark-dev clang libclang-rt-dev python3-pip poppler-utils doxygen)
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -35,6 +36,10 @@ if ((want_test)); then
   # What `pip install .` needs to build the Python package without build isolation.
   python3 -c "import scikit_build_core" 2>/dev/null || py_missing+=(scikit-build-core)
   python3 -c "import nanobind" 2>/dev/null || py_missing+=(nanobind)
+  # The documentation site (scripts/docs.sh, test.sh's docs stage).
+  python3 -c "import sphinx" 2>/dev/null || py_missing+=(sphinx)
+  python3 -c "import myst_parser" 2>/dev/null || py_missing+=(myst-parser)
+  python3 -c "import breathe" 2>/dev/null || py_missing+=(breathe)
   if ((${#py_missing[@]})); then
     echo "setup: pip installing ${py_missing[*]}"
     python3 -m pip install -q "${py_missing[@]}" 2>/dev/null ||
