@@ -7,7 +7,8 @@
 #             tree) finding it with find_package(cclabel CONFIG REQUIRED) and with pkg-config;
 #   pytest    the CLI against cc3d, OpenCV and scikit-image;
 #   python    `pip wheel .`, installed into a fresh venv with only NumPy (import, dependencies,
-#             doctests), then the package's tests against the peers in a venv of its own;
+#             doctests); a wheel built from the sdist alone; then the package's tests against the
+#             peers in a venv of its own;
 #   docs      the Sphinx site (warnings as errors), the doctests of docs/ and the README, and every
 #             CLI and C++ example of the docs run against the built tool and the installed package;
 #   asan      the C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer;
@@ -164,6 +165,23 @@ EOF
   build/venv-peers/bin/python -c "import cclabel, os, sys
 assert os.path.realpath(cclabel.__file__).startswith(os.path.realpath(sys.prefix) + os.sep), cclabel.__file__
 print('peer venv: cclabel from', cclabel.__file__)"
+  # 3. The sdist (the PEP 517 hook): a wheel built from it alone (CPU only, to keep CI short)
+  #    labels as cc3d does, so the sdist carries every file a build needs.
+  rm -rf build/sdist build/sdist-site
+  python3 -c "import scikit_build_core.build as b; b.build_sdist('build/sdist')" >/dev/null
+  CMAKE_BUILD_PARALLEL_LEVEL="$jobs" PIP_ROOT_USER_ACTION=ignore python3 -m pip wheel -q --no-build-isolation \
+    --no-deps -w build/sdist --config-settings=cmake.define.CCLABEL_ENABLE_CUDA=OFF \
+    --config-settings=build-dir="$root/build/sdist-build" build/sdist/cclabel-*.tar.gz
+  PIP_ROOT_USER_ACTION=ignore python3 -m pip install -q --no-deps --target build/sdist-site build/sdist/cclabel-*.whl
+  PYTHONPATH="$root/build/sdist-site" python3 - <<'EOF'
+import os, numpy as np, cc3d, cclabel
+assert os.path.realpath(cclabel.__file__).startswith(os.path.realpath("build/sdist-site") + os.sep), cclabel.__file__
+img = np.random.default_rng(5).integers(0, 3, (61, 47)).astype(np.uint8)
+for conn in (4, 8):
+    assert np.array_equal(cclabel.label(img, connectivity=conn, background=0),
+                          cc3d.connected_components(img, connectivity=conn))
+print("sdist: a wheel built from it alone labels as cc3d does")
+EOF
   PATH="$root/build/venv-peers/bin:$PATH" CCLABEL_PYTHON_REQUIRED=1 CCLABEL_CLI="$root/build/release/src/cli/cclabel" \
     run_pytest -q -p no:cacheprovider tests/python/test_package.py tests/python/test_regions_package.py \
     tests/python/test_dtypes_package.py tests/python/test_graph.py tests/python/test_migration_doc.py \
