@@ -549,7 +549,7 @@ def test_a_distributed_worker_gives_each_task_its_share_of_the_cores():
     assert _task_threads(5) == 5
     assert _task_threads(None) is None  # not on a worker: the library's rule
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    with distributed.Client(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None,
+    with distributed.Client(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0",
                             silence_logs=40) as client:
         got = client.submit(_task_threads, None, pure=False).result()
     assert got == max(1, cores // 2)
