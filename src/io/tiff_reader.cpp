@@ -253,7 +253,10 @@ std::string describe(const Layout& l) {
     const char* pname = photometric_name(l.photometric);
     std::string desc = "tiff " + std::string(pname != nullptr ? pname : "?");
     if (l.photometric != PHOTOMETRIC_PALETTE && (l.spp == 2 || l.spp == 4)) desc += "+alpha";
-    desc += " " + std::to_string(l.bps) + "-bit";
+    // Appended piece by piece: GCC 12 warns (-Wrestrict, falsely) on `" " + std::to_string(...)`.
+    desc += ' ';
+    desc += std::to_string(l.bps);
+    desc += "-bit";
     if (l.format == SAMPLEFORMAT_IEEEFP) desc += " float (bitwise)";
     if (l.format == SAMPLEFORMAT_INT) desc += " signed (bitwise)";
     if (l.tiled) desc += " tiled";
