@@ -3,7 +3,8 @@
 //
 // Nothing is measured where there is no choice: no CUDA device, an explicit backend, or a rate
 // given in CCLABEL_RATES. Otherwise the first Auto call that could go either way measures the CPU at
-// its format and thread count (a few milliseconds: one probe picture of about 2^18 pixels a thread)
+// its format and thread count (tens of milliseconds: a small and a large probe picture, about 2^18
+// pixels a thread, three runs each)
 // and, once in the process, the GPU's host path (two probe pictures through it, and a pageable copy
 // each way); later calls read the cache.
 #include <algorithm>

@@ -69,7 +69,7 @@ struct GivenRates {
 GivenRates parse_rates(const std::string& text);
 
 /// The CPU's rate for @p op on this machine at @p format and @p threads, measured on the probe
-/// picture (core/probe.hpp); a few milliseconds.
+/// picture (core/probe.hpp); tens of milliseconds (about 25 ms for RGB8 at 2 threads here).
 CpuRate measure_cpu_rate(Workload::Op op, PixelFormat format, int threads);
 
 /// Applies the given rates over measured ones.

@@ -95,3 +95,32 @@ def assert_same(got: np.ndarray, want: np.ndarray, what: str) -> None:
     y, x = int(ys[0]), int(xs[0])
     pytest.fail(f"{what}: {ys.size} pixels differ; first at (row {y}, col {x}): cclabel {got[y, x]}, "
                 f"peer {want[y, x]}; cclabel max {got.max()}, peer max {want.max()}")
+
+
+def bfs_labels(h, w, joins, connectivity, is_background=lambda y, x: False):
+    """The tests' reference labeller: breadth-first search from each unlabelled pixel in raster order,
+    stepping to a 4- or 8-neighbour (y2, x2) of (y, x) when joins(y, x, y2, x2); background pixels
+    get 0 and join nothing. Regions are numbered 1..N by their first pixel. Callers say what joins
+    (equal values, NaN with NaN, a tolerance), so every such rule shares one search."""
+    from collections import deque
+    steps = [(-1, 0), (1, 0), (0, -1), (0, 1)]
+    if connectivity == 8:
+        steps += [(-1, -1), (-1, 1), (1, -1), (1, 1)]
+    labels = np.zeros((h, w), np.uint32)
+    n = 0
+    for y in range(h):
+        for x in range(w):
+            if labels[y, x] or is_background(y, x):
+                continue
+            n += 1
+            labels[y, x] = n
+            queue = deque([(y, x)])
+            while queue:
+                cy, cx = queue.popleft()
+                for dy, dx in steps:
+                    ny, nx = cy + dy, cx + dx
+                    if (0 <= ny < h and 0 <= nx < w and not labels[ny, nx] and not is_background(ny, nx)
+                            and joins(cy, cx, ny, nx)):
+                        labels[ny, nx] = n
+                        queue.append((ny, nx))
+    return labels

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import os
 import re
-from collections import deque
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from conftest import assert_same, cc3d, measure
+from conftest import assert_same, bfs_labels, cc3d, measure
 
 if os.environ.get("CCLABEL_PYTHON_REQUIRED") == "1":
     import cclabel
@@ -53,28 +52,9 @@ def same(a, b) -> bool:
 def flood_fill(image: np.ndarray, connectivity: int, background=None) -> np.ndarray:
     """Breadth-first labelling over the values (Python scalars), raster order of first pixels."""
     vals = image.tolist()
-    h, w = image.shape
-    steps = [(-1, 0), (1, 0), (0, -1), (0, 1)]
-    if connectivity == 8:
-        steps += [(-1, -1), (-1, 1), (1, -1), (1, 1)]
     bg = None if background is None else image.dtype.type(background).item()
-    labels = np.zeros((h, w), np.uint32)
-    n = 0
-    for y in range(h):
-        for x in range(w):
-            if labels[y, x] or (bg is not None and same(vals[y][x], bg)):
-                continue
-            n += 1
-            labels[y, x] = n
-            queue = deque([(y, x)])
-            while queue:
-                cy, cx = queue.popleft()
-                for dy, dx in steps:
-                    ny, nx = cy + dy, cx + dx
-                    if 0 <= ny < h and 0 <= nx < w and not labels[ny, nx] and same(vals[ny][nx], vals[cy][cx]):
-                        labels[ny, nx] = n
-                        queue.append((ny, nx))
-    return labels
+    return bfs_labels(*image.shape, lambda y, x, y2, x2: same(vals[y2][x2], vals[y][x]), connectivity,
+                      lambda y, x: bg is not None and same(vals[y][x], bg))
 
 
 def cc3d_ids(image: np.ndarray, connectivity: int, background=None) -> np.ndarray:

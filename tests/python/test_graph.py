@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import csv
 import os
-from collections import deque
 
 import numpy as np
 import pytest
 
-from conftest import cc3d, run_cli
+from conftest import bfs_labels, cc3d, run_cli
 
 # The package's tests and the CLI's run together in test.sh's python stage, where the package must
 # be there; the pytest stage (the CLI alone, no package installed) skips this module.
@@ -32,29 +31,10 @@ def flood_fill(img, tolerance, connectivity, background=None):
     a = np.asarray(img).astype(np.int64)
     if a.ndim == 2:
         a = a[:, :, None]
-    h, w = a.shape[:2]
     bg = None if background is None else np.atleast_1d(np.asarray(background, dtype=np.int64))
-    is_bg = np.zeros((h, w), bool) if bg is None else np.all(a == bg, axis=2)
-    offs = [(dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1)
-            if (dy, dx) != (0, 0) and (connectivity == 8 or dy == 0 or dx == 0)]
-    out = np.zeros((h, w), np.uint32)
-    n = 0
-    for y in range(h):
-        for x in range(w):
-            if out[y, x] or is_bg[y, x]:
-                continue
-            n += 1
-            out[y, x] = n
-            queue = deque([(y, x)])
-            while queue:
-                cy, cx = queue.popleft()
-                for dy, dx in offs:
-                    ny, nx = cy + dy, cx + dx
-                    if (0 <= ny < h and 0 <= nx < w and not out[ny, nx] and not is_bg[ny, nx]
-                            and np.abs(a[ny, nx] - a[cy, cx]).max() <= tolerance):
-                        out[ny, nx] = n
-                        queue.append((ny, nx))
-    return out
+    is_bg = np.zeros(a.shape[:2], bool) if bg is None else np.all(a == bg, axis=2)
+    return bfs_labels(a.shape[0], a.shape[1], lambda y, x, y2, x2: np.abs(a[y2, x2] - a[y, x]).max() <= tolerance,
+                      connectivity, lambda y, x: is_bg[y, x])
 
 
 def brute_contacts(labels, connectivity, background=False):
