@@ -501,6 +501,12 @@ nb::dict py_inspect(nb::handle image, nb::handle connectivity, nb::handle backgr
 
 // _label(image, out, counts, connectivity, background, backend, stream, workspace): labels into
 // out and writes the counts (shape (B,) or ()), on the image's device.
+// The backend the calling thread's last label() of a host array ran on (Auto resolved), for the
+// benchmark of backend="auto" (bench/auto_sweep.py); "" before any.
+thread_local std::string last_backend;
+
+std::string py_last_backend() { return last_backend; }
+
 void py_label(nb::handle image, nb::handle out, nb::handle counts, nb::handle connectivity, nb::handle background,
               nb::handle backend, std::uintptr_t stream, nb::handle workspace, bool as_unsigned, bool out_int32,
               nb::handle threads) {
@@ -524,8 +530,19 @@ void py_label(nb::handle image, nb::handle out, nb::handle counts, nb::handle co
         if (L.B == 0) return;
         cclabel::validate(view_of(L, 0), plane ? labels : nullptr, opt);
         nb::gil_scoped_release unlock;
-        for (std::int64_t b = 0; b < L.B; ++b)
-            count[b] = cclabel::label(view_of(L, b), labels + b * plane, opt).count;
+        if (stackable(L)) {
+            // One call for the whole batch: auto weighs it as one workload, and the GPU takes it in
+            // one transfer each way and one set of launches.
+            const cclabel::BatchResult r = cclabel::label_batch(batch_of(L), labels, opt);
+            for (std::int64_t b = 0; b < L.B; ++b) count[b] = r.counts[std::size_t(b)];
+            last_backend = r.backend == cclabel::Backend::Cuda ? "cuda" : "cpu";
+            return;
+        }
+        for (std::int64_t b = 0; b < L.B; ++b) {
+            const cclabel::LabelResult r = cclabel::label(view_of(L, b), labels + b * plane, opt);
+            count[b] = r.count;
+            last_backend = r.backend == cclabel::Backend::Cuda ? "cuda" : "cpu";
+        }
         return;
     }
 #if CCLABEL_HAVE_CUDA
@@ -923,6 +940,7 @@ NB_MODULE(_cclabel, m) {
     m.def("_filter", &py_filter, "labels"_a.none(), "largest"_a, "param"_a.none(), "backend"_a.none(),
           "threads"_a.none() = nb::none());
     m.def("_needs_copy", &py_needs_copy, "image"_a.none());
+    m.def("_last_backend", &py_last_backend);
     m.def("_threads", &parse_threads, "threads"_a.none());
     m.def("_regions_device", &py_regions_device, "labels"_a.none(), "image"_a.none(), "rows"_a.none(),
           "connectivity"_a.none(), "stream"_a, "workspace"_a.none());

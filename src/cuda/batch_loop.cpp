@@ -1,17 +1,21 @@
 // cclabel's own batch loop on the GPU (batch_loop.hpp), and the host batch path of Backend::Cuda:
-// the images' bytes are copied up in one transfer, labelled on one stream, and the labels and
+// the images' bytes are copied up in one transfer (through the host path's staging ring,
+// cuda/host_stager.hpp, when they are pageable), labelled on one stream, and the labels and
 // counts copied back. Runs of packed images of one size (a whole uniform batch, or such runs of
 // a ragged one) go through label_batch_device, one set of launches a run; the rest one
 // label_device call an image.
 #include "cuda/batch_loop.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "cclabel/cuda.hpp"
 #include "cclabel/error.hpp"
 #include "core/backends.hpp"
 #include "core/batch_request.hpp"
+#include "core/cores.hpp"
+#include "cuda/host_stager.hpp"
 #include "cuda/no_tolerance.hpp"
 
 namespace cclabel::cuda {
@@ -132,8 +136,31 @@ void cuda_label_batch(const BatchRequest& r, std::uint32_t* out, std::uint32_t* 
     }
     DeviceMemory d_ws(ws_bytes, "the workspace");
 
-    if (pixel_bytes)
+    // Pageable memory through the host path's staging ring (its threads fill and empty pinned
+    // blocks while the copy engine moves others); memory the caller pinned is copied in place.
+    const std::size_t label_bytes = std::size_t(total) * sizeof(std::uint32_t);
+    const cuda::host::StagerTuning& st = cuda::host::stager_tuning();
+    const bool in_pinned = st.direct_pinned && cuda::host::is_pinned(lo, pixel_bytes);
+    const bool out_pinned = st.direct_pinned && cuda::host::is_pinned(out, label_bytes);
+    cuda::host::HostStager stager;
+    if (!in_pinned || !out_pinned) {
+        const int cores = usable_cores();
+        const int threads = r.options.threads > 0 ? std::min(r.options.threads, cores) : cores;
+        stager.create(std::max(in_pinned ? 0 : pixel_bytes, out_pinned ? 0 : label_bytes), threads, st);
+    }
+    cuda::host::PooledPinned counts_host;
+    counts_host.reserve(B * sizeof(std::uint32_t), "the batch's counts");
+    struct SyncOnExit {  // nothing may copy into a pooled block after an error returns it
+        cudaStream_t s;
+        ~SyncOnExit() {
+            cudaStreamSynchronize(s);
+            cudaGetLastError();
+        }
+    } sync_on_exit{stream.s};
+    if (pixel_bytes && in_pinned)
         check(cudaMemcpyAsync(d_pixels.p, lo, pixel_bytes, cudaMemcpyHostToDevice, stream.s), "copying the pixels up");
+    else if (pixel_bytes)
+        stager.upload(d_pixels.p, lo, pixel_bytes, pixel_bytes, 1, stream.s);
     auto* d_out = static_cast<std::uint32_t*>(d_labels.p);
     auto* d_n = static_cast<std::uint32_t*>(d_counts.p);
     for (const Run& u : runs) {
@@ -147,13 +174,15 @@ void cuda_label_batch(const BatchRequest& r, std::uint32_t* out, std::uint32_t* 
         else
             check(cudaMemsetAsync(d_n + u.first, 0, sizeof(std::uint32_t), stream.s), "clearing a count");
     }
-    if (total)
-        check(cudaMemcpyAsync(out, d_labels.p, std::size_t(total) * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
-                              stream.s),
-              "copying the labels back");
-    check(cudaMemcpyAsync(counts, d_counts.p, B * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream.s),
+    check(cudaMemcpyAsync(counts_host.p, d_counts.p, B * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream.s),
           "copying the counts back");
+    if (total && out_pinned)
+        check(cudaMemcpyAsync(out, d_labels.p, label_bytes, cudaMemcpyDeviceToHost, stream.s), "copying the labels back");
+    else if (total)
+        stager.download(out, label_bytes, d_labels.p, label_bytes, 1, stream.s);
+    if (stager.created()) stager.drain_all();
     check(cudaStreamSynchronize(stream.s), "labelling the batch");
+    std::memcpy(counts, counts_host.p, B * sizeof(std::uint32_t));
 }
 
 }  // namespace cclabel::detail

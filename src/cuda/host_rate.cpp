@@ -1,5 +1,5 @@
 // The GPU host path's rates for Backend::Auto (core/cost_model.hpp): measured by running the path
-// itself on probe pictures, so that its fixed cost (allocations, staging, launches, the final
+// (and its staging ring for the copy rate) itself on probe pictures, so that its fixed cost (allocations, staging, launches, the final
 // synchronisation) and its copies are what the model weighs, not a card's data sheet.
 #include <cuda_runtime_api.h>
 
@@ -8,6 +8,8 @@
 
 #include "cclabel/cuda.hpp"
 #include "core/backends.hpp"
+#include "core/cores.hpp"
+#include "cuda/host_stager.hpp"
 #include "core/probe.hpp"
 
 namespace cclabel::detail {
@@ -15,26 +17,10 @@ namespace cclabel::detail {
 std::optional<GpuHostRate> measure_cuda_host_rate() noexcept {
     try {
         if (!cuda_device_present()) return std::nullopt;
-        // Copies: 16 MiB of pageable memory each way, the memory users' pictures are in.
-        const std::size_t bytes = std::size_t(16) << 20;
-        std::vector<std::uint8_t> host(bytes, 1);
-        void* d = nullptr;
-        if (cudaMalloc(&d, bytes) != cudaSuccess) {
-            cudaGetLastError();
-            return std::nullopt;
-        }
-        bool ok = true;
-        auto copy = [&] {
-            ok = ok && cudaMemcpy(d, host.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess &&
-                 cudaMemcpy(host.data(), d, bytes, cudaMemcpyDeviceToHost) == cudaSuccess;
-        };
-        copy();  // the first copy pays for the context's staging buffers
-        const double t_copy = best_seconds(3, copy);
-        cudaFree(d);
-        if (!ok) {
-            cudaGetLastError();
-            return std::nullopt;
-        }
+        // Copies: 64 MiB of pageable memory each way (the memory users' pictures are in) through the
+        // path's own staging ring with all the cores the path would use.
+        const std::size_t bytes = std::size_t(64) << 20;
+        const double t_copy = cuda::host::staged_round_trip_seconds(bytes, usable_cores());
         GpuHostRate rate;
         rate.per_byte_s = t_copy / double(2 * bytes);
 

@@ -21,8 +21,10 @@
 #include "cclabel/tiles.hpp"
 #include "core/backends.hpp"
 #include "core/batch_request.hpp"
+#include "core/cores.hpp"
 #include "core/request.hpp"
 #include "cuda/kernels/bodies.cuh"
+#include "cuda/host_stager.hpp"
 #include "cuda/kernels/segments.cuh"
 #include "cuda/launch.hpp"
 #include "cuda/no_tolerance.hpp"
@@ -524,21 +526,6 @@ struct DeviceBuffer {
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 };
 
-struct PinnedBuffer {
-    void* p = nullptr;
-    PinnedBuffer(std::size_t bytes, const char* what) {
-        const cudaError_t e = cudaHostAlloc(&p, std::max<std::size_t>(bytes, 1), cudaHostAllocDefault);
-        if (e != cudaSuccess) {
-            cudaGetLastError();
-            throw Error(std::string("cudaHostAlloc of ") + std::to_string(bytes) + " bytes for " + what +
-                        " failed: " + cudaGetErrorString(e));
-        }
-    }
-    ~PinnedBuffer() { cudaFreeHost(p); }
-    PinnedBuffer(const PinnedBuffer&) = delete;
-    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-};
-
 struct Stream {
     cudaStream_t s = nullptr;
     Stream() { CCL_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
@@ -551,8 +538,6 @@ struct Event {
     ~Event() { cudaEventDestroy(e); }
 };
 
-constexpr std::size_t kStagingBytes = std::size_t(32) << 20;  // per staging buffer; two alternate
-
 }  // namespace
 
 std::uint32_t label_host(const ImageView& image, std::uint32_t* out, const Options& options, const Tuning& tuning) {
@@ -561,6 +546,13 @@ std::uint32_t label_host(const ImageView& image, std::uint32_t* out, const Optio
     if (!cclabel::detail::cuda_device_present()) throw Error("backend cuda: no CUDA device is present");
     const std::uint64_t pixels = r.pixels();
     if (pixels == 0) return 0;
+    // Host threads read the picture and write the labels: device memory would crash them.
+    if (host::memory_kind(r.data) == host::MemoryKind::Device)
+        throw Error("backend cuda: the picture is in device memory; the host API takes host memory (use "
+                    "cclabel::cuda::label_device for device pointers)");
+    if (host::memory_kind(out) == host::MemoryKind::Device)
+        throw Error("backend cuda: the labels buffer is in device memory; the host API takes host memory (use "
+                    "cclabel::cuda::label_device for device pointers)");
     const std::size_t row_bytes = std::size_t(r.width) * std::size_t(bytes_per_pixel(r.format));
     const std::size_t image_bytes = row_bytes * std::size_t(r.height);
     const std::size_t label_bytes = std::size_t(pixels) * sizeof(std::uint32_t);
@@ -576,76 +568,48 @@ std::uint32_t label_host(const ImageView& image, std::uint32_t* out, const Optio
                  tuning);
     DeviceBuffer d_ws(ws_bytes, "the workspace");
 
-    // Copies go through two pinned buffers in turn: the CPU fills one while the DMA engine moves
-    // the other, so pageable memory costs one host memcpy that overlaps the transfer.
-    const std::size_t stage = std::min(kStagingBytes, std::max(image_bytes, label_bytes));
-    PinnedBuffer pin0(stage, "staging"), pin1(stage, "staging");
-    void* pins[2] = {pin0.p, pin1.p};
-    Event ev[2];
-    bool busy[2] = {false, false};
-
-    // Upload, whole rows per chunk (a row longer than a chunk goes in pieces).
-    {
-        const std::size_t rows_per_chunk = std::max<std::size_t>(1, stage / std::max<std::size_t>(row_bytes, 1));
-        int k = 0;
-        for (std::int64_t y = 0; y < r.height;) {
-            if (busy[k]) CCL_CUDA(cudaEventSynchronize(ev[k].e));
-            auto* dst_dev = static_cast<std::uint8_t*>(d_image.p) + std::size_t(y) * row_bytes;
-            if (row_bytes <= stage) {
-                const std::size_t rows = std::min<std::size_t>(rows_per_chunk, std::size_t(r.height - y));
-                for (std::size_t j = 0; j < rows; ++j)
-                    std::memcpy(static_cast<std::uint8_t*>(pins[k]) + j * row_bytes, r.row(y + std::int64_t(j)),
-                                row_bytes);
-                CCL_CUDA(cudaMemcpyAsync(dst_dev, pins[k], rows * row_bytes, cudaMemcpyHostToDevice, stream.s));
-                y += std::int64_t(rows);
-            } else {
-                for (std::size_t off = 0; off < row_bytes; off += stage) {
-                    if (busy[k]) CCL_CUDA(cudaEventSynchronize(ev[k].e));
-                    const std::size_t n = std::min(stage, row_bytes - off);
-                    std::memcpy(pins[k], r.row(y) + off, n);
-                    CCL_CUDA(cudaMemcpyAsync(dst_dev + off, pins[k], n, cudaMemcpyHostToDevice, stream.s));
-                    CCL_CUDA(cudaEventRecord(ev[k].e, stream.s));
-                    busy[k] = true;
-                    k ^= 1;
-                }
-                ++y;
-                continue;
-            }
-            CCL_CUDA(cudaEventRecord(ev[k].e, stream.s));
-            busy[k] = true;
-            k ^= 1;
-        }
+    // Pageable memory goes through a ring of pinned blocks that the call's host threads fill and
+    // empty while the copy engine moves the others (cuda/host_stager.hpp); memory the caller pinned
+    // already is copied in place.
+    const host::StagerTuning& st = host::stager_tuning();
+    const bool in_pinned = st.direct_pinned && std::int64_t(row_bytes) <= r.stride &&
+                           host::is_pinned(r.data, std::size_t(r.stride) * std::size_t(r.height - 1) + row_bytes);
+    const bool out_pinned = st.direct_pinned && host::is_pinned(out, label_bytes);
+    host::HostStager stager;
+    if (!in_pinned || !out_pinned) {
+        const int cores = cclabel::detail::usable_cores();
+        const int threads = options.threads > 0 ? std::min(options.threads, cores) : cores;
+        stager.create(std::max(in_pinned ? 0 : image_bytes, out_pinned ? 0 : label_bytes), threads, st);
     }
+    host::PooledPinned count_host;
+    count_host.reserve(sizeof(std::uint32_t), "the count");
+    // After an error mid-way, nothing may still be copying into or out of a block that goes back to
+    // the pool: this is destroyed first.
+    struct SyncOnExit {
+        cudaStream_t s;
+        ~SyncOnExit() {
+            cudaStreamSynchronize(s);
+            cudaGetLastError();
+        }
+    } sync_on_exit{stream.s};
+
+    if (in_pinned)
+        CCL_CUDA(cudaMemcpy2DAsync(d_image.p, row_bytes, r.data, std::size_t(r.stride), row_bytes,
+                                   std::size_t(r.height), cudaMemcpyHostToDevice, stream.s));
+    else
+        stager.upload(d_image.p, r.data, std::size_t(r.stride), row_bytes, std::size_t(r.height), stream.s);
 
     label_device(d_ws.p, ws_bytes, d_view, static_cast<std::uint32_t*>(d_labels.p),
                  static_cast<std::uint32_t*>(d_count.p), options, stream.s, tuning);
 
-    // Download: the DMA engine fills one buffer while the CPU empties the other.
-    std::uint32_t n = 0;
-    {
-        CCL_CUDA(cudaMemcpyAsync(&n, d_count.p, sizeof n, cudaMemcpyDeviceToHost, stream.s));
-        const std::size_t chunk = stage / sizeof(std::uint32_t) * sizeof(std::uint32_t);
-        std::size_t pending_off[2] = {0, 0}, pending_len[2] = {0, 0};
-        int k = 0;
-        auto drain = [&](int b) {
-            CCL_CUDA(cudaEventSynchronize(ev[b].e));
-            std::memcpy(reinterpret_cast<std::uint8_t*>(out) + pending_off[b], pins[b], pending_len[b]);
-            pending_len[b] = 0;
-        };
-        for (std::size_t off = 0; off < label_bytes; off += chunk) {
-            if (pending_len[k]) drain(k);
-            const std::size_t len = std::min(chunk, label_bytes - off);
-            CCL_CUDA(cudaMemcpyAsync(pins[k], static_cast<std::uint8_t*>(d_labels.p) + off, len, cudaMemcpyDeviceToHost,
-                                     stream.s));
-            CCL_CUDA(cudaEventRecord(ev[k].e, stream.s));
-            pending_off[k] = off;
-            pending_len[k] = len;
-            k ^= 1;
-        }
-        for (int b : {k, k ^ 1})
-            if (pending_len[b]) drain(b);
-        CCL_CUDA(cudaStreamSynchronize(stream.s));
-    }
+    CCL_CUDA(cudaMemcpyAsync(count_host.p, d_count.p, sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream.s));
+    if (out_pinned)
+        CCL_CUDA(cudaMemcpyAsync(out, d_labels.p, label_bytes, cudaMemcpyDeviceToHost, stream.s));
+    else
+        stager.download(out, label_bytes, d_labels.p, label_bytes, 1, stream.s);
+    if (stager.created()) stager.drain_all();
+    CCL_CUDA(cudaStreamSynchronize(stream.s));
+    const std::uint32_t n = *count_host.as<std::uint32_t>();
     return n;
 }
 

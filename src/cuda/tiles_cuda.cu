@@ -71,12 +71,16 @@
 #include "core/tiles_backends.hpp"
 #include "core/tiles_limit.hpp"
 #include "core/tiles_profile.hpp"
+#include "cuda/host_stager.hpp"
 #include "cuda/no_tolerance.hpp"
+#include "cuda/pinned_pool.hpp"
 
 namespace cclabel::cuda {
 namespace {
 
 using cclabel::detail::TileGrid;
+using host::is_pinned;
+using host::PooledPinned;
 
 [[noreturn]] void throw_cuda(cudaError_t e, const char* what) {
     cudaGetLastError();  // clear a non-sticky error so that later calls are not blamed for it
@@ -245,145 +249,6 @@ struct DeviceBuffer {
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 };
 
-struct PinnedBuffer {
-    void* p = nullptr;
-    PinnedBuffer() = default;
-    void alloc(std::size_t bytes, const char* what) {
-        if (p) {
-            cudaFreeHost(p);
-            p = nullptr;
-        }
-        const cudaError_t e = cudaHostAlloc(&p, std::max<std::size_t>(bytes, 1), cudaHostAllocPortable);
-        if (e != cudaSuccess) {
-            cudaGetLastError();
-            p = nullptr;
-            throw Error(std::string("cudaHostAlloc of ") + std::to_string(bytes) + " bytes for " + what +
-                        " failed: " + cudaGetErrorString(e));
-        }
-    }
-    template <typename T>
-    T* as() const {
-        return static_cast<T*>(p);
-    }
-    ~PinnedBuffer() {
-        if (p) cudaFreeHost(p);
-    }
-    PinnedBuffer(const PinnedBuffer&) = delete;
-    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-};
-
-/// Pinned host blocks kept between calls, process-wide. cudaHostAlloc page-locks and maps every
-/// page (about a millisecond per few MiB) and cudaFreeHost unmaps them again, so a call that pinned
-/// its border, first-table and map buffers afresh paid that every time. Blocks of up to kKeep bytes
-/// in all are kept for the next call (larger ones are freed when given back); a kept block is
-/// checked to be still pinned before reuse (a cudaDeviceReset in between drops it). The pool is
-/// never destroyed: the process's exit unpins what is left, and no CUDA call runs from a static
-/// destructor after the runtime is gone.
-class PinnedPool {
-public:
-    static PinnedPool& get() {
-        static PinnedPool* pool = new PinnedPool;
-        return *pool;
-    }
-    /// A block of at least @p bytes (a block the pool may keep rounded up to a power of two, at
-    /// least 1 MiB, so that the next call of about the same picture finds it; a larger one pinned at
-    /// its size, as it is freed when given back); @p cap receives its size.
-    void* take(std::size_t bytes, std::size_t& cap, const char* what) {
-        {
-            const std::lock_guard<std::mutex> lock(mutex_);
-            std::size_t best = free_.size();
-            for (std::size_t i = 0; i < free_.size(); ++i)
-                if (free_[i].second >= bytes && (best == free_.size() || free_[i].second < free_[best].second)) best = i;
-            if (best != free_.size()) {
-                const auto [p, c] = free_[best];
-                if (is_pinned_block(p)) {
-                    free_.erase(free_.begin() + std::ptrdiff_t(best));
-                    kept_ -= c;
-                    cap = c;
-                    return p;
-                }
-                // Not pinned any more: the context it was pinned in was reset, which unpinned every
-                // block kept. Forget them all now, before anything is allocated again: a new block
-                // may come back at a forgotten block's address, which would then pass the check and
-                // be handed out twice.
-                free_.clear();
-                kept_ = 0;
-            }
-        }
-        std::size_t c = bytes;
-        if (bytes <= kKeep) {
-            c = std::size_t(1) << 20;
-            while (c < bytes) c *= 2;
-        }
-        void* p = nullptr;
-        // Mapped too, so that a kernel may write into a block (the first-pixel tables of phase A);
-        // under unified addressing every pinned block is mapped anyway.
-        const cudaError_t e = cudaHostAlloc(&p, c, cudaHostAllocPortable | cudaHostAllocMapped);
-        if (e != cudaSuccess) {
-            cudaGetLastError();
-            throw Error(std::string("cudaHostAlloc of ") + std::to_string(c) + " bytes for " + what +
-                        " failed: " + cudaGetErrorString(e));
-        }
-        cap = c;
-        return p;
-    }
-    void give(void* p, std::size_t cap) {
-        if (!p) return;
-        {
-            const std::lock_guard<std::mutex> lock(mutex_);
-            if (kept_ + cap <= kKeep) {
-                free_.push_back({p, cap});
-                kept_ += cap;
-                return;
-            }
-        }
-        cudaFreeHost(p);
-        cudaGetLastError();  // a failure here must not be blamed on a later call's launch
-    }
-
-private:
-    // 128 MiB: a call on 2.5 Gpx keeps about 64 MiB here (counts and borders 16, maps 16, the
-    // mapped first-pixel tables 32), and a smaller picture's blocks may still be in the pool.
-    // The early maps of full-width strips take 32 more.
-    static constexpr std::size_t kKeep = std::size_t(192) << 20;
-    static bool is_pinned_block(void* p) {
-        cudaPointerAttributes a{};
-        if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-            cudaGetLastError();
-            return false;
-        }
-        return a.type == cudaMemoryTypeHost;
-    }
-    std::mutex mutex_;
-    std::vector<std::pair<void*, std::size_t>> free_;
-    std::size_t kept_ = 0;
-};
-
-/// A block of the pool, given back on destruction (the caller has synchronised every copy into or
-/// out of it by then: Context's destructor waits for its streams first).
-struct PooledPinned {
-    void* p = nullptr;
-    std::size_t cap = 0;
-    PooledPinned() = default;
-    void reserve(std::size_t bytes, const char* what) {
-        if (p && cap >= bytes) return;
-        reset();
-        p = PinnedPool::get().take(std::max<std::size_t>(bytes, 1), cap, what);
-    }
-    template <typename T>
-    T* as() const {
-        return static_cast<T*>(p);
-    }
-    void reset() {
-        PinnedPool::get().give(p, cap);
-        p = nullptr;
-        cap = 0;
-    }
-    ~PooledPinned() { reset(); }
-    PooledPinned(const PooledPinned&) = delete;
-    PooledPinned& operator=(const PooledPinned&) = delete;
-};
-
 struct Stream {
     cudaStream_t s = nullptr;
     void create() { CCL_TILES_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
@@ -412,93 +277,8 @@ void set_device(int ordinal) {
     if (e != cudaSuccess) throw_cuda(e, ("cudaSetDevice(" + std::to_string(ordinal) + ")").c_str());
 }
 
-/// Whether [p, p + bytes) is page-locked host memory (registered or cudaHostAlloc'ed), so that the
-/// copy engine can read or write it in place.
-bool is_pinned(const void* p, std::size_t bytes) {
-    if (!p || bytes == 0) return false;
-    for (const void* q : {p, static_cast<const void*>(static_cast<const std::uint8_t*>(p) + (bytes - 1))}) {
-        cudaPointerAttributes a{};
-        const cudaError_t e = cudaPointerGetAttributes(&a, q);
-        if (e != cudaSuccess) {
-            cudaGetLastError();
-            return false;
-        }
-        if (a.type != cudaMemoryTypeHost) return false;
-    }
-    return true;
-}
-
-constexpr std::size_t kStagingBytes = std::size_t(32) << 20;  // per staging buffer; two alternate
+constexpr std::size_t kStagingBytes = std::size_t(32) << 20;  // the staging ring holds a tile, up to this
 constexpr std::int64_t kMaxCopyPitch = 0x7FFFFFFF;           // larger pitches go through staging
-
-/// A pair of pinned buffers through which pageable host memory is copied, as in label_host: the
-/// host fills (or empties) one while the copy engine moves the other.
-struct Stager {
-    PinnedBuffer buf[2];
-    Event ev[2];
-    bool busy[2] = {false, false};
-    std::size_t bytes = 0;
-    int k = 0;
-    // A download waiting for the host to copy it out: rows of row_bytes from buf[b] to dst.
-    struct Pending {
-        std::uint8_t* dst = nullptr;
-        std::size_t dst_pitch = 0, row_bytes = 0, rows = 0;
-    } pending[2];
-
-    void create(std::size_t b) {
-        bytes = b;
-        for (int i = 0; i < 2; ++i) {
-            buf[i].alloc(b, "staging");
-            ev[i].create();
-        }
-    }
-    void drain(int b) {
-        if (!busy[b]) return;
-        CCL_TILES_CUDA(cudaEventSynchronize(ev[b].e));
-        busy[b] = false;
-        Pending& p = pending[b];
-        for (std::size_t r = 0; r < p.rows; ++r)
-            std::memcpy(p.dst + r * p.dst_pitch, buf[b].as<std::uint8_t>() + r * p.row_bytes, p.row_bytes);
-        p.rows = 0;
-    }
-    void drain_all() {
-        drain(k);
-        drain(k ^ 1);
-    }
-    /// Copies @p rows rows of @p row_bytes from host @p src (pitch @p src_pitch) to device @p dst (packed).
-    void upload(std::uint8_t* dst, const std::uint8_t* src, std::size_t src_pitch, std::size_t row_bytes,
-                std::size_t rows, cudaStream_t s) {
-        const std::size_t per = std::max<std::size_t>(1, bytes / std::max<std::size_t>(row_bytes, 1));
-        for (std::size_t r = 0; r < rows;) {
-            drain(k);
-            const std::size_t n = std::min(per, rows - r);
-            for (std::size_t j = 0; j < n; ++j)
-                std::memcpy(buf[k].as<std::uint8_t>() + j * row_bytes, src + (r + j) * src_pitch, row_bytes);
-            CCL_TILES_CUDA(cudaMemcpyAsync(dst + r * row_bytes, buf[k].p, n * row_bytes, cudaMemcpyHostToDevice, s));
-            CCL_TILES_CUDA(cudaEventRecord(ev[k].e, s));
-            busy[k] = true;
-            pending[k].rows = 0;
-            k ^= 1;
-            r += n;
-        }
-    }
-    /// Copies @p rows rows of @p row_bytes from device @p src (packed) to host @p dst (pitch
-    /// @p dst_pitch); the last two chunks reach the host at the next drain.
-    void download(std::uint8_t* dst, std::size_t dst_pitch, const std::uint8_t* src, std::size_t row_bytes,
-                  std::size_t rows, cudaStream_t s) {
-        const std::size_t per = std::max<std::size_t>(1, bytes / std::max<std::size_t>(row_bytes, 1));
-        for (std::size_t r = 0; r < rows;) {
-            drain(k);
-            const std::size_t n = std::min(per, rows - r);
-            CCL_TILES_CUDA(cudaMemcpyAsync(buf[k].p, src + r * row_bytes, n * row_bytes, cudaMemcpyDeviceToHost, s));
-            CCL_TILES_CUDA(cudaEventRecord(ev[k].e, s));
-            busy[k] = true;
-            pending[k] = Pending{dst + r * dst_pitch, dst_pitch, row_bytes, n};
-            k ^= 1;
-            r += n;
-        }
-    }
-};
 
 struct Slot {
     Stream stream;
@@ -534,7 +314,7 @@ struct Context {
     PooledPinned maps_host;
     Event maps_in;
     Slot slot[2];
-    Stager stager;
+    host::HostStager stager;  // pageable pictures and labels, through a ring of pinned blocks
 
     // Wait for every copy in flight before the buffers (pooled pinned ones included) are released:
     // only reached with work in flight when an error is thrown mid-pipeline.
@@ -760,7 +540,7 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
             s.workspace.alloc(ws_bytes, "the workspace");
             s.workspace_bytes = ws_bytes;
         }
-        if (!image_pinned || !out_pinned) c.stager.create(stage);
+        if (!image_pinned || !out_pinned) c.stager.create(stage, host_threads(options.threads));
         // The cursor is cleared before either stream uses it (one tiny wait, here rather than an
         // event between the streams).
         CCL_TILES_CUDA(cudaMemsetAsync(c.cursor.p, 0, 2 * sizeof(unsigned long long), c.side.s));
@@ -1218,7 +998,7 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
     }
     for (auto& c : ctx) {
         set_device(c->ordinal);
-        if (c->stager.bytes) c->stager.drain_all();
+        if (c->stager.created()) c->stager.drain_all();
         for (Slot& s : c->slot) CCL_TILES_CUDA(cudaStreamSynchronize(s.stream.s));
     }
     if (early) {

@@ -1,0 +1,177 @@
+// The GPU's host path (cuda::label_host, what label() with Backend::Cuda runs on host memory)
+// against the CPU backend: every format, both connectivities, background on and off, pageable and
+// pinned picture and labels, padded rows, with the staging ring cut small so that chunks cross
+// rows, blocks and the ring's wrap many times; rows longer than a block; a failing call. Skipped
+// without a device.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cclabel/cclabel.hpp"
+#include "cclabel/cuda.hpp"
+#include "cuda/gpu_test.hpp"
+#include "cuda/host_stager.hpp"
+#include "support/test_image.hpp"
+
+namespace cclabel::test {
+namespace {
+
+constexpr PixelFormat kFormats[] = {PixelFormat::Binary8, PixelFormat::Gray8, PixelFormat::Gray16,
+                                    PixelFormat::U32,     PixelFormat::RGB8,  PixelFormat::RGBA8};
+
+/// Sets the process's stager tuning for one scope.
+struct TuningScope {
+    cuda::host::StagerTuning saved = cuda::host::stager_tuning();
+    explicit TuningScope(const cuda::host::StagerTuning& t) { cuda::host::stager_tuning() = t; }
+    ~TuningScope() { cuda::host::stager_tuning() = saved; }
+};
+
+struct PinnedFree {
+    void operator()(void* p) const { cudaFreeHost(p); }
+};
+
+/// The labels of @p view through label_host, with picture and labels pageable or pinned, against
+/// the CPU's; the word past the labels must stay untouched.
+void expect_host_path(const ImageView& view, const Options& o0, bool pinned_in, bool pinned_out,
+                      const std::string& what) {
+    Options o = o0;
+    o.backend = Backend::Cpu;
+    const std::size_t n = std::size_t(view.pixels());
+    std::vector<std::uint32_t> want(n);
+    const LabelResult cpu = label(view, want.data(), o);
+
+    ImageView v = view;
+    std::unique_ptr<void, PinnedFree> pin_in, pin_out;
+    const std::size_t in_bytes = std::size_t(view.row_bytes()) * std::size_t(view.height);
+    if (pinned_in) {
+        void* p = nullptr;
+        ASSERT_EQ(cudaMallocHost(&p, in_bytes), cudaSuccess);
+        pin_in.reset(p);
+        std::memcpy(p, view.data, in_bytes);
+        v.data = p;
+    }
+    std::vector<std::uint32_t> pageable_out;
+    std::uint32_t* out = nullptr;
+    if (pinned_out) {
+        void* p = nullptr;
+        ASSERT_EQ(cudaMallocHost(&p, (n + 1) * 4), cudaSuccess);
+        pin_out.reset(p);
+        out = static_cast<std::uint32_t*>(p);
+    } else {
+        pageable_out.resize(n + 1);
+        out = pageable_out.data();
+    }
+    std::fill(out, out + n + 1, 0xC0FFEE11u);
+    std::uint32_t count = 0;
+    try {
+        count = cuda::label_host(v, out, o0);
+    } catch (const std::exception& e) {
+        FAIL() << what << ": " << e.what();
+    }
+    ASSERT_EQ(count, cpu.count) << what;
+    ASSERT_EQ(out[n], 0xC0FFEE11u) << what << ": wrote past the labels";
+    for (std::size_t i = 0; i < n; ++i)
+        ASSERT_EQ(out[i], want[i]) << what << " at (" << i % std::size_t(view.width) << ", "
+                                   << i / std::size_t(view.width) << ")";
+}
+
+TEST(HostPath, EveryFormatThroughASmallRing) {
+    REQUIRE_GPU();
+    // Blocks of 4 KiB, three in the ring, three threads of at least 64 bytes: a 97 × 61 picture
+    // takes dozens of chunks each way, some of them a row's piece (RGBA rows are 388 bytes, the
+    // labels 388), wrapping the ring many times.
+    cuda::host::StagerTuning t;
+    t.block_bytes = 4096;
+    t.blocks = 3;
+    t.threads = 3;
+    t.min_part = 64;
+    const TuningScope scope(t);
+    std::uint32_t seed = 11;
+    for (PixelFormat f : kFormats)
+        for (int conn : {4, 8})
+            for (bool bg : {false, true})
+                for (int mem = 0; mem < 4; ++mem) {
+                    const bool pin_in = mem & 1, pin_out = mem & 2;
+                    for (std::int64_t pad : {0, 5}) {
+                        const TestImage img = make_image(97, 61, f, random_values(97, 61, 3, 0.3, seed++), pad, 3);
+                        Options o;
+                        o.connectivity = conn;
+                        if (bg && f != PixelFormat::Binary8) o.background = std::vector<std::uint64_t>(
+                            std::size_t(f == PixelFormat::RGB8 ? 3 : f == PixelFormat::RGBA8 ? 4 : 1), 0);
+                        expect_host_path(img.view(), o, pin_in, pin_out,
+                                         std::string(format_name(f)) + " conn " + std::to_string(conn) +
+                                             (bg ? " bg" : "") + (pin_in ? " pinned in" : " pageable in") +
+                                             (pin_out ? " pinned out" : " pageable out") + " pad " +
+                                             std::to_string(pad));
+                    }
+                }
+}
+
+TEST(HostPath, RowsLongerThanABlock) {
+    REQUIRE_GPU();
+    // 1 KiB blocks and rows of 3 × 1000 bytes in, 4000 bytes of labels out: every row in pieces,
+    // padded (not back to back) and packed (cut as one long row).
+    cuda::host::StagerTuning t;
+    t.block_bytes = 1024;
+    t.blocks = 2;
+    t.threads = 4;
+    t.min_part = 100;
+    const TuningScope scope(t);
+    for (std::int64_t pad : {0, 7}) {
+        const TestImage img = make_image(1000, 23, PixelFormat::RGB8, random_values(1000, 23, 2, 0.2, 5), pad, 1);
+        expect_host_path(img.view(), Options{}, false, false, "RGB8 1000 wide, pad " + std::to_string(pad));
+    }
+}
+
+TEST(HostPath, DefaultRingOnAPictureOfManyBlocks) {
+    REQUIRE_GPU();
+    // The default tuning: 16 MiB blocks, all threads. 3000 × 2500 RGB8 (22.5 MB in, 30 MB of labels)
+    // passes through several blocks each way.
+    const TestImage img = make_image(3000, 2500, PixelFormat::RGB8, random_values(3000, 2500, 4, 0.1, 9));
+    for (int mem = 0; mem < 4; ++mem)
+        expect_host_path(img.view(), Options{}, mem & 1, mem & 2, "default ring, memory kind " + std::to_string(mem));
+}
+
+TEST(HostPath, ThreadsOptionChangesNothing) {
+    REQUIRE_GPU();
+    const TestImage img = make_image(777, 555, PixelFormat::Gray8, random_values(777, 555, 3, 0.2, 21));
+    for (int threads : {1, 2, 5}) {
+        Options o;
+        o.threads = threads;
+        expect_host_path(img.view(), o, false, false, "threads " + std::to_string(threads));
+    }
+}
+
+TEST(HostPath, DeviceMemoryIsRefusedByName) {
+    REQUIRE_GPU();
+    // A device pointer handed to the host path would be read by host threads (a crash): the path
+    // refuses it, naming the argument, before anything is copied; the labels are left alone.
+    const TestImage img = make_image(64, 64, PixelFormat::Gray8, random_values(64, 64, 3, 0.2, 1));
+    void* d = nullptr;
+    ASSERT_EQ(cudaMalloc(&d, 64 * 64 * 4), cudaSuccess);
+    ImageView on_device = img.view();
+    on_device.data = d;
+    on_device.stride = 64;
+    std::vector<std::uint32_t> out(64 * 64, 7);
+    try {
+        cuda::label_host(on_device, out.data(), Options{});
+        ADD_FAILURE() << "a picture in device memory was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("picture"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("device memory"), std::string::npos) << e.what();
+    }
+    try {
+        cuda::label_host(img.view(), static_cast<std::uint32_t*>(d), Options{});
+        ADD_FAILURE() << "labels in device memory were accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("labels"), std::string::npos) << e.what();
+    }
+    cudaFree(d);
+    for (std::uint32_t v : out) ASSERT_EQ(v, 7u);
+}
+
+}  // namespace
+}  // namespace cclabel::test
