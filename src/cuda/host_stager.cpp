@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cclabel/error.hpp"
+#include "core/cores.hpp"
 #include "core/parallel_for.hpp"
 #include "core/probe.hpp"
 #include "core/staged_copy.hpp"
@@ -121,6 +122,42 @@ void HostStager::download(void* dst, std::size_t dst_pitch, const void* src, std
 void HostStager::drain_all() {
     // Oldest first: the slot the next chunk would take, then round the ring.
     for (std::size_t i = 0; i < slots_.size(); ++i) wait_and_empty(slots_[(next_ + i) % slots_.size()]);
+}
+
+int copy_threads(int asked) noexcept {
+    const int cores = cclabel::detail::usable_cores();
+    return asked > 0 ? std::min(asked, cores) : cores;
+}
+
+void copy_up(void* dst, const void* src, std::size_t src_pitch, std::size_t row_bytes, std::size_t rows,
+             cudaStream_t s, int threads) {
+    if (rows == 0 || row_bytes == 0) return;
+    const StagerTuning& t = stager_tuning();
+    if (t.direct_pinned && is_pinned(src, src_pitch * (rows - 1) + row_bytes)) {
+        check(cudaMemcpy2DAsync(dst, row_bytes, src, src_pitch, row_bytes, rows, cudaMemcpyHostToDevice, s),
+              "cudaMemcpy2DAsync (host to device)");
+        return;
+    }
+    HostStager st;
+    st.create(row_bytes * rows, threads, t);
+    st.upload(dst, src, src_pitch, row_bytes, rows, s);
+    st.drain_all();
+}
+
+void copy_down(void* dst, std::size_t dst_pitch, const void* src, std::size_t row_bytes, std::size_t rows,
+               cudaStream_t s, int threads) {
+    if (rows == 0 || row_bytes == 0) return;
+    const StagerTuning& t = stager_tuning();
+    if (t.direct_pinned && is_pinned(dst, dst_pitch * (rows - 1) + row_bytes)) {
+        check(cudaMemcpy2DAsync(dst, dst_pitch, src, row_bytes, row_bytes, rows, cudaMemcpyDeviceToHost, s),
+              "cudaMemcpy2DAsync (device to host)");
+        check(cudaStreamSynchronize(s), "cudaStreamSynchronize (device to host)");
+        return;
+    }
+    HostStager st;
+    st.create(row_bytes * rows, threads, t);
+    st.download(dst, dst_pitch, src, row_bytes, rows, s);
+    st.drain_all();
 }
 
 double staged_round_trip_seconds(std::size_t bytes, int threads) {

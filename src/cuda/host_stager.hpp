@@ -69,6 +69,18 @@ private:
     std::size_t next_ = 0;  // the slot the next chunk takes
 };
 
+/// Host threads for a call's copies: @p asked (Options::threads) when positive, else every core this
+/// process may use.
+int copy_threads(int asked) noexcept;
+
+/// One whole copy up: in place when @p src is pinned, else through a ring of @p threads threads.
+/// Returns once @p src may be reused; the device side completes in stream order on @p s.
+void copy_up(void* dst, const void* src, std::size_t src_pitch, std::size_t row_bytes, std::size_t rows,
+             cudaStream_t s, int threads);
+/// One whole copy down, finished on return (@p s is waited for up to it).
+void copy_down(void* dst, std::size_t dst_pitch, const void* src, std::size_t row_bytes, std::size_t rows,
+               cudaStream_t s, int threads);
+
 /// Seconds for @p bytes up and the same down through a HostStager of @p threads threads (the
 /// best of three, after one unmeasured round): the GPU host path's copy rate, for the cost model.
 double staged_round_trip_seconds(std::size_t bytes, int threads);

@@ -16,6 +16,7 @@
 #include "core/backends.hpp"
 #include "core/request.hpp"
 #include "core/segment_backends.hpp"
+#include "cuda/host_stager.hpp"
 #include "cuda/kernels/segment_bodies.cuh"
 
 namespace cclabel::cuda {
@@ -479,7 +480,10 @@ std::size_t packed_row(const seg::Picture& p) {
 /// Copies the picture packed into @p buf (packed_row(p) · height bytes); the view of the copy.
 ImageView upload(const seg::Picture& p, DeviceBuffer& buf) {
     const std::size_t row = packed_row(p);
-    cuda::check(cudaMemcpy2D(buf.p, row, p.data, p.stride, row, p.height, cudaMemcpyHostToDevice), "cudaMemcpy2D");
+    // Pageable pictures through the host path's staging ring (cuda/host_stager.hpp), on the legacy
+    // default stream that the kernels below run on.
+    cuda::host::copy_up(buf.p, p.data, std::size_t(p.stride), row, std::size_t(p.height), nullptr,
+                        cuda::host::copy_threads(0));
     return ImageView{buf.p, p.width, p.height, std::int64_t(row), PixelFormat(p.format)};
 }
 
@@ -503,7 +507,8 @@ void threshold_cuda_host(const seg::Picture& p, std::uint32_t t, std::uint8_t* m
     const ImageView v = upload(p, img);
     DeviceBuffer m(v.pixels());
     cuda::threshold_device(v, t, m.as<std::uint8_t>());
-    cuda::check(cudaMemcpy(mask, m.p, v.pixels(), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    cuda::host::copy_down(mask, std::size_t(v.pixels()), m.p, std::size_t(v.pixels()), 1, nullptr,
+                          cuda::host::copy_threads(0));
 }
 
 KMeansResult kmeans_cuda_host(const seg::Picture& p, std::uint32_t* clusters, const KMeansOptions& options) {
@@ -517,7 +522,8 @@ KMeansResult kmeans_cuda_host(const seg::Picture& p, std::uint32_t* clusters, co
     cuda::kmeans_device(ws.p, bytes, v, cl.as<std::uint32_t>(), ctr.as<std::uint32_t>(), info.as<cuda::KMeansDeviceInfo>(), options);
     std::vector<std::uint32_t> c(3 * k);
     cuda::KMeansDeviceInfo in{};
-    cuda::check(cudaMemcpy(clusters, cl.p, v.pixels() * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    cuda::host::copy_down(clusters, std::size_t(v.pixels()) * 4, cl.p, std::size_t(v.pixels()) * 4, 1, nullptr,
+                          cuda::host::copy_threads(0));
     cuda::check(cudaMemcpy(c.data(), ctr.p, 3 * k * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
     cuda::check(cudaMemcpy(&in, info.p, sizeof in, cudaMemcpyDeviceToHost), "cudaMemcpy");
     KMeansResult r;

@@ -21,6 +21,7 @@
 #include "core/backends.hpp"
 #include "core/request.hpp"
 #include "core/stats_backends.hpp"
+#include "cuda/host_stager.hpp"
 #include "cuda/kernels/stats_bodies.cuh"
 #include "cuda/no_tolerance.hpp"
 
@@ -469,9 +470,8 @@ struct DevicePicture {
         : mem(std::size_t(r.width) * std::size_t(bytes_per_pixel(r.format)) * std::size_t(r.height), "the picture") {
         const std::size_t row = std::size_t(r.width) * std::size_t(bytes_per_pixel(r.format));
         view = ImageView{mem.p, r.width, r.height, std::int64_t(row), r.format};
-        check(cudaMemcpy2DAsync(mem.p, row, r.data, std::size_t(r.stride), row, std::size_t(r.height),
-                                cudaMemcpyHostToDevice, s),
-              "cudaMemcpy2DAsync (picture)");
+        cuda::host::copy_up(mem.p, r.data, std::size_t(r.stride), row, std::size_t(r.height), s,
+                            cuda::host::copy_threads(r.threads));
     }
 };
 
@@ -499,7 +499,7 @@ std::vector<RegionStats> regions_cuda_host(const ImageView& image, const std::ui
     OwnStream stream;
     DevicePicture pic(r, stream.s);
     DeviceMem d_labels(pixels * 4, "the labels");
-    check(cudaMemcpyAsync(d_labels.p, labels, pixels * 4, cudaMemcpyHostToDevice, stream.s), "cudaMemcpyAsync (labels)");
+    cuda::host::copy_up(d_labels.p, labels, pixels * 4, pixels * 4, 1, stream.s, cuda::host::copy_threads(options.threads));
     DeviceMem d_word(4, "the largest label");
     const std::uint32_t n = checked_max_label(d_labels.as<std::uint32_t>(), pixels, d_word.as<std::uint32_t>(),
                                               std::to_string(r.width) + " x " + std::to_string(r.height) + " picture",
@@ -545,7 +545,7 @@ std::uint32_t label_regions_cuda_host(const ImageView& image, std::uint32_t* out
     DeviceMem d_rows(stats.size() * sizeof(RegionStats), "the statistics");
     cuda::regions_device(ws.p, ws_bytes, pic.view, d_labels.as<std::uint32_t>(), d_count.as<std::uint32_t>(),
                          stats.size(), d_rows.as<RegionStats>(), options, stream.s);
-    check(cudaMemcpyAsync(out, d_labels.p, pixels * 4, cudaMemcpyDeviceToHost, stream.s), "cudaMemcpyAsync (labels)");
+    cuda::host::copy_down(out, pixels * 4, d_labels.p, pixels * 4, 1, stream.s, cuda::host::copy_threads(options.threads));
     check(cudaMemcpyAsync(stats.data(), d_rows.p, stats.size() * sizeof(RegionStats), cudaMemcpyDeviceToHost,
                           stream.s),
           "cudaMemcpyAsync (statistics)");
@@ -560,7 +560,7 @@ std::uint32_t filter_cuda_host(std::uint32_t* labels, std::int64_t width, std::i
     if (pixels == 0) return 0;
     OwnStream stream;
     DeviceMem d_labels(pixels * 4, "the labels");
-    check(cudaMemcpyAsync(d_labels.p, labels, pixels * 4, cudaMemcpyHostToDevice, stream.s), "cudaMemcpyAsync (labels)");
+    cuda::host::copy_up(d_labels.p, labels, pixels * 4, pixels * 4, 1, stream.s, cuda::host::copy_threads(0));
     DeviceMem d_words(8, "the counts");
     auto* d_n = d_words.as<std::uint32_t>();
     const std::uint32_t n = checked_max_label(d_labels.as<std::uint32_t>(), pixels, d_n, "size", stream.s);
@@ -578,7 +578,7 @@ std::uint32_t filter_cuda_host(std::uint32_t* labels, std::int64_t width, std::i
     run(ws.p);
     std::uint32_t m = 0;
     check(cudaMemcpyAsync(&m, d_n + 1, 4, cudaMemcpyDeviceToHost, stream.s), "cudaMemcpyAsync (count)");
-    check(cudaMemcpyAsync(labels, d_labels.p, pixels * 4, cudaMemcpyDeviceToHost, stream.s), "cudaMemcpyAsync (labels)");
+    cuda::host::copy_down(labels, pixels * 4, d_labels.p, pixels * 4, 1, stream.s, cuda::host::copy_threads(0));
     check(cudaStreamSynchronize(stream.s), "cudaStreamSynchronize");
     return m;
 }
