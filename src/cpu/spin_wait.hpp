@@ -72,11 +72,17 @@ inline void mark_oversubscribed(std::int64_t now_ns) noexcept {
     }
 }
 
+/// The machine's cores less the threads of other processes' calls, as the last call of this process
+/// to read the machine's budget found them (machine_budget.hpp); large when there is none.
+inline constinit std::atomic<int> machine_cores_left{1 << 30};
+
 /// True when every thread of every parallel call in progress can have a core: only then does a
 /// spinning thread take no core from one that still has work (a thread woken on a machine whose
 /// cores all spin waits for a time slice, about as long as the spin).
 inline bool spinning_pays() noexcept {
-    return threads_in_parallel_calls.load(std::memory_order_relaxed) <= core_budget() && !machine_oversubscribed();
+    const int in_calls = threads_in_parallel_calls.load(std::memory_order_relaxed);
+    return in_calls <= core_budget() && in_calls <= machine_cores_left.load(std::memory_order_relaxed) &&
+           !machine_oversubscribed();
 }
 
 /// Waits until @p a no longer holds @p old and returns its new value: spins for up to kSpinTime

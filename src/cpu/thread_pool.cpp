@@ -26,6 +26,7 @@
 #include <mutex>
 #include <thread>
 
+#include "cpu/machine_budget.hpp"
 #include "cpu/spin_wait.hpp"
 
 namespace cclabel::cpu {
@@ -208,31 +209,61 @@ bool run_on_a_pool(int threads, Job& job) {
     return false;
 }
 
-/// Threads for a call of @p n parts now, given @p in_calls threads in calls already.
-int threads_for(int n, int in_calls) noexcept {
+/// The machine's budget for calls in this process, or null: none (turned off, no file), or a test
+/// that sets its own core budget.
+MachineBudget* budget_for_calls() noexcept {
+    return core_budget_for_tests.load(std::memory_order_relaxed) > 0 ? nullptr : machine_budget();
+}
+
+/// Threads for a call of @p n parts now, given @p in_calls threads in this process's calls and
+/// @p others in other processes' calls (counted by @p mb; null: none counted).
+int threads_for(int n, int in_calls, const MachineBudget* mb, int others) noexcept {
     if (n <= 1 || machine_oversubscribed()) return 1;
-    const int own = parts_running > 0 ? 1 : 0;  // a nested call's thread is counted in its caller's
-    return std::clamp(core_budget() - in_calls + own, 1, n);
+    return threads_to_take(n, core_budget(), mb ? mb->cores() : 0, others, in_calls, parts_running > 0);
 }
 
 }  // namespace
 
 int parallel_threads_now(int n) noexcept {
-    return threads_for(n, threads_in_parallel_calls.load(std::memory_order_relaxed));
+    MachineBudget* mb = n > 1 ? budget_for_calls() : nullptr;
+    return threads_for(n, threads_in_parallel_calls.load(std::memory_order_relaxed), mb, mb ? mb->others() : 0);
 }
 
 void run_parallel_erased(int n, void (*part)(void*, int), void* fn) {
     if (n <= 0) return;
+    MachineBudget* mb = budget_for_calls();
+    const int others = mb && n > 1 ? mb->others() : 0;
+    if (mb && n > 1) machine_cores_left.store(mb->cores() - others, std::memory_order_relaxed);
     // Reserve the threads, so that calls starting at the same time do not both take every core.
-    int in_calls = threads_in_parallel_calls.load(std::memory_order_relaxed), threads = 1, added = 0;
+    const int own = parts_running > 0 ? 1 : 0;
+    int in_calls = threads_in_parallel_calls.load(std::memory_order_relaxed), threads = 1;
     do {
-        threads = threads_for(n, in_calls);
-        added = threads - (parts_running > 0 ? 1 : 0);
-    } while (!threads_in_parallel_calls.compare_exchange_weak(in_calls, in_calls + added, std::memory_order_relaxed));
+        threads = threads_for(n, in_calls, mb, others);
+    } while (!threads_in_parallel_calls.compare_exchange_weak(in_calls, in_calls + threads - own, std::memory_order_relaxed));
     struct Unreserve {
+        MachineBudget* mb;
         int n;
-        ~Unreserve() { threads_in_parallel_calls.fetch_sub(n, std::memory_order_relaxed); }
-    } unreserve{added};
+        ~Unreserve() {
+            threads_in_parallel_calls.fetch_sub(n, std::memory_order_relaxed);
+            if (mb) mb->add(-n);
+        }
+    } unreserve{mb, threads - own};
+    if (mb) {
+        // Published, then the others read again: of two processes' calls starting together, at
+        // least one sees the other (machine_budget.hpp). One that now finds too few cores gives
+        // back the threads it has not started.
+        mb->add(unreserve.n);
+        if (threads > 1) {
+            const int fit = threads_to_take(n, core_budget(), mb->cores(), mb->others(),
+                                            threads_in_parallel_calls.load(std::memory_order_relaxed) - unreserve.n, own);
+            if (fit < threads) {
+                threads_in_parallel_calls.fetch_sub(threads - fit, std::memory_order_relaxed);
+                mb->add(fit - threads);
+                unreserve.n -= threads - fit;
+                threads = fit;
+            }
+        }
+    }
     if (n == 1) {
         struct Running {
             Running() { ++parts_running; }
