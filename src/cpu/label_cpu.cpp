@@ -10,7 +10,7 @@
 //      the larger root under the smaller, so every set stays rooted at its first pixel.
 //   2. Seams. One thread unites the labels that touch across each band seam (last row of band b-1,
 //      first row of band b), and points every root it hung under another band's straight at the
-//      final root.
+//      final root (band_numbering.hpp, shared with the tolerance labeller).
 //   3. Number. Walking its pixels in raster order, a band gives each root (out[i] == i + 1) the next
 //      number and every other pixel the number already written at its parent's pixel, which comes
 //      earlier. With several bands, the roots each band holds (counted per row during the scan and
@@ -36,49 +36,13 @@
 #include "cpu/run_rows.hpp"
 #include "cpu/simd.hpp"
 #include "cpu/tolerance_cpu.hpp"
+#include "cpu/band_numbering.hpp"
 #include "cpu/band_phases.hpp"
 
 namespace cclabel::cpu {
 namespace {
 
-/// The union-find over labels stored in the label image: the parent of label l is out[l - 1].
-struct Forest {
-    std::uint32_t* out;
-
-    std::uint32_t parent(std::uint32_t l) const { return out[l - 1]; }
-    /// Root of @p l, halving the path on the way.
-    std::uint32_t find(std::uint32_t l) const {
-        while (out[l - 1] != l) {
-            const std::uint32_t g = out[out[l - 1] - 1];
-            out[l - 1] = g;
-            l = g;
-        }
-        return l;
-    }
-    /// Root of @p l without writing.
-    std::uint32_t find_readonly(std::uint32_t l) const {
-        while (out[l - 1] != l) l = out[l - 1];
-        return l;
-    }
-    /// Joins the sets of @p a and @p b; returns the root hung under the other, or 0 when they were
-    /// one set already.
-    std::uint32_t unite(std::uint32_t a, std::uint32_t b) const {
-        a = find(a);
-        b = find(b);
-        if (a == b) return 0;
-        if (a > b) std::swap(a, b);
-        out[b - 1] = a;
-        return b;
-    }
-};
-
-struct Band {
-    std::int64_t y0 = 0, y1 = 0;
-    std::uint64_t begin = 0;  ///< index of the band's first pixel
-    std::uint32_t first_label = 0;  ///< numbers of this band's roots start after this
-    /// Roots per row, kept by the scan (a fresh label adds one to its row, a union takes one from
-    /// the hung root's row) and the seams: no pass over the pixels is needed to count them.
-    std::vector<std::uint32_t> row_roots;
+struct Band : BandRoots {
     /// Per row: 0 noisy; 1 mostly long stretches of one label (then numbering caches the last
     /// label); 2 as 1, and at least half the row takes the labels above (then numbering looks up).
     std::vector<std::uint8_t> stretchy_rows;
@@ -268,41 +232,21 @@ void scan_band(const detail::Request& r, const Switches& sw, Band& b, std::uint3
     }
 }
 
-// Unites the labels of touching same-keyed pixels across the seam above band @p below; returns the
-// roots it hung under other roots.
+// Unites the labels of touching same-keyed pixels across the seam above band @p below; appends the
+// roots it hung under other roots to @p hung.
 template <PixelFormat F, int Conn>
-void merge_seam(const detail::Request& r, const Forest& forest, const Band& below, std::vector<std::uint32_t>& linked) {
+void merge_seam(const detail::Request& r, const Forest& forest, const Band& below, std::vector<std::uint32_t>& hung) {
     const auto w = std::uint32_t(r.width);
     std::vector<std::uint32_t> ka(w), kb(w);
     load_row_keys<F>(r.row(below.y0 - 1), w, ka.data());
     load_row_keys<F>(r.row(below.y0), w, kb.data());
-    const std::uint32_t* la = forest.out + std::size_t(below.y0 - 1) * w;
-    const std::uint32_t* lb = forest.out + std::size_t(below.y0) * w;
-    std::uint32_t last_a = 0, last_b = 0;
-    for (std::uint32_t x = 0; x < w; ++x) {
-        if (lb[x] == 0) continue;
-        const std::uint32_t lo = Conn == 8 && x > 0 ? x - 1 : x;
-        const std::uint32_t hi = Conn == 8 && x + 1 < w ? x + 1 : x;
-        for (std::uint32_t q = lo; q <= hi; ++q) {
-            if (la[q] == 0 || ka[q] != kb[x]) continue;
-            if (la[q] == last_a && lb[x] == last_b) continue;
-            last_a = la[q];
-            last_b = lb[x];
-            // No path halving here: it could point pixels across bands at non-roots, which the
-            // numbering step does not expect.
-            std::uint32_t a = forest.find_readonly(la[q]), c = forest.find_readonly(lb[x]);
-            if (a == c) continue;
-            if (a > c) std::swap(a, c);
-            forest.out[c - 1] = a;
-            linked.push_back(c);
-        }
-    }
+    merge_seam<Conn>(forest, w, below.y0, [&](std::uint32_t x, std::uint32_t q) { return ka[q] == kb[x]; }, hung);
 }
 
 // Numbers the pixels [begin, end) of one row, continuing from @p n (see number_pixels).
 template <bool External, bool Stretchy>
 void number_row(std::uint64_t begin, std::uint64_t end, std::uint64_t band_begin, std::uint32_t* out, std::uint32_t& n,
-                const std::vector<std::uint32_t>& ext_root, const std::vector<std::uint32_t>& ext_number) {
+                const SeamRoots& ext) {
     // On stretchy rows runs of one provisional label take the number just given (a branch that
     // predicts well there); elsewhere every pixel goes through selects.
     std::uint32_t last_v = 0, last_number = 0;
@@ -323,8 +267,7 @@ void number_row(std::uint64_t begin, std::uint64_t end, std::uint64_t band_begin
         }
         if constexpr (External) {
             if (v <= band_begin && v != 0) [[unlikely]] {
-                const auto it = std::lower_bound(ext_root.begin(), ext_root.end(), v);
-                out[i] = last_number = ext_number[std::size_t(it - ext_root.begin())];
+                out[i] = last_number = ext.number_of(v);
                 continue;
             }
         }
@@ -347,8 +290,7 @@ template <bool External>
 __attribute__((target("avx2"))) void number_row_above_avx2(std::uint64_t begin, std::uint64_t end,
                                                            std::uint64_t band_begin, std::uint64_t w, std::uint32_t* out,
                                                            std::uint32_t* __restrict prov, std::uint32_t& n,
-                                                           const std::vector<std::uint32_t>& ext_root,
-                                                           const std::vector<std::uint32_t>& ext_number) {
+                                                           const SeamRoots& ext) {
     std::uint32_t last_v = 0, last_number = 0;  // label 0 is background, number 0
     auto slow = [&](std::uint64_t i) {
         const std::uint32_t v = out[i];
@@ -360,8 +302,7 @@ __attribute__((target("avx2"))) void number_row_above_avx2(std::uint64_t begin, 
         } else if (v == 0) {
             number = 0;
         } else if (External && v <= band_begin) [[unlikely]] {
-            const auto it = std::lower_bound(ext_root.begin(), ext_root.end(), v);
-            number = ext_number[std::size_t(it - ext_root.begin())];
+            number = ext.number_of(v);
         } else {
             number = out[v - 1];
         }
@@ -407,7 +348,7 @@ __attribute__((target("avx2"))) void number_row_above_avx2(std::uint64_t begin, 
 // that root's number. Returns the band's last number.
 template <bool External>
 std::uint32_t number_pixels(const Band& b, const Switches& sw, std::uint64_t w, std::uint32_t* out,
-                            const std::vector<std::uint32_t>& ext_root, const std::vector<std::uint32_t>& ext_number) {
+                            const SeamRoots& ext) {
     std::uint32_t n = b.first_label;
     bool from_above = false;
 #if CCLABEL_X86_SIMD
@@ -424,7 +365,7 @@ std::uint32_t number_pixels(const Band& b, const Switches& sw, std::uint64_t w, 
 #if CCLABEL_X86_SIMD
         if (from_above) {
             if (b.stretchy_rows[std::size_t(y - b.y0)] == 2 && y > b.y0) {
-                number_row_above_avx2<External>(begin, end, b.begin, w, out, prov.data(), n, ext_root, ext_number);
+                number_row_above_avx2<External>(begin, end, b.begin, w, out, prov.data(), n, ext);
                 continue;
             }
             if (y + 1 < b.y1 && b.stretchy_rows[std::size_t(y + 1 - b.y0)] == 2)  // the next row looks up
@@ -432,17 +373,16 @@ std::uint32_t number_pixels(const Band& b, const Switches& sw, std::uint64_t w, 
         }
 #endif
         if (stretchy)
-            number_row<External, true>(begin, end, b.begin, out, n, ext_root, ext_number);
+            number_row<External, true>(begin, end, b.begin, out, n, ext);
         else
-            number_row<External, false>(begin, end, b.begin, out, n, ext_root, ext_number);
+            number_row<External, false>(begin, end, b.begin, out, n, ext);
     }
     return n;
 }
 
 std::uint32_t number_band(const Band& b, const Switches& sw, std::uint64_t w, std::uint32_t* out,
-                          const std::vector<std::uint32_t>& ext_root, const std::vector<std::uint32_t>& ext_number) {
-    return ext_root.empty() || b.begin == 0 ? number_pixels<false>(b, sw, w, out, ext_root, ext_number)
-                                            : number_pixels<true>(b, sw, w, out, ext_root, ext_number);
+                          const SeamRoots& ext) {
+    return ext.empty() || b.begin == 0 ? number_pixels<false>(b, sw, w, out, ext) : number_pixels<true>(b, sw, w, out, ext);
 }
 
 /// Switches::run_length: mean run length of up to 64 rows spread over the picture, at least this
@@ -516,78 +456,24 @@ std::uint32_t label_impl(const detail::Request& r, const Switches& sw, std::uint
         if (const std::uint64_t expected = expected_runs<F>(r, sw)) return label_runs<F, Conn>(r, sw, expected, out);
     const int nb = band_count(int(r.threads), r.height, sw);
     const auto w = std::uint64_t(r.width);
-    std::vector<Band> bands(static_cast<std::size_t>(nb));
-    for (int i = 0; i < nb; ++i) {
-        Band& b = bands[std::size_t(i)];
-        b.y0 = r.height * i / nb;
-        b.y1 = r.height * (i + 1) / nb;
-        b.begin = std::uint64_t(b.y0) * w;
-    }
+    std::vector<Band> bands = split_bands<Band>(nb, r.height, w);
     const Forest forest{out};
     if (nb == 1) {
         scan_band<F, Conn>(r, sw, bands[0], out);
-        return number_band(bands[0], sw, w, out, {}, {});
+        return number_band(bands[0], sw, w, out, {});
     }
 
-    std::vector<std::uint32_t> ext_root, ext_number;  // roots pointed at across bands, and numbers
+    SeamRoots ext;
     std::uint32_t total = 0;
-    auto band_of = [&](std::uint32_t label) -> Band& {
-        auto it = std::upper_bound(bands.begin(), bands.end(), std::uint64_t(label),
-                                   [](std::uint64_t v, const Band& b) { return v <= b.begin; });
-        return *(it - 1);
-    };
-    // One thread, between the scan and the numbering: merge the seams, count every band's roots,
-    // and number the roots that pixels of later bands point at.
+    // One thread, between the scan and the numbering.
     auto after_scan = [&]() noexcept {
-        std::vector<std::uint32_t> linked;
-        for (int i = 1; i < nb; ++i) merge_seam<F, Conn>(r, forest, bands[std::size_t(i)], linked);
-        for (std::uint32_t c : linked) {
-            Band& b = band_of(c);
-            --b.row_roots[std::size_t((c - 1) / w - std::uint64_t(b.y0))];
-        }
-        for (std::uint32_t c : linked) {
-            const std::uint32_t root = forest.find_readonly(c);
-            out[c - 1] = root;
-            ext_root.push_back(root);
-        }
-        std::sort(ext_root.begin(), ext_root.end());
-        ext_root.erase(std::unique(ext_root.begin(), ext_root.end()), ext_root.end());
-
-        std::uint32_t next = 0;
-        for (Band& b : bands) {
-            b.first_label = next;
-            for (std::uint32_t c : b.row_roots) next += c;
-        }
-        total = next;
-
-        // A root's number: its band's first label, the roots of the rows above it in the band, and
-        // the roots of its own row up to it (targets are sorted, so a row is read once).
-        ext_number.reserve(ext_root.size());
-        const Band* band = nullptr;
-        std::uint64_t row = 0, pos = 0;
-        std::uint32_t before_row = 0, in_row = 0;  // roots of the band before `row`; of `row` before `pos`
-        for (std::uint32_t root : ext_root) {
-            const Band& b = band_of(root);
-            if (&b != band) {
-                band = &b;
-                row = std::uint64_t(b.y0);
-                before_row = b.first_label;
-                pos = row * w;
-                in_row = 0;
-            }
-            const std::uint64_t root_row = (root - 1) / w;
-            if (root_row != row) {
-                for (; row < root_row; ++row) before_row += b.row_roots[std::size_t(row - std::uint64_t(b.y0))];
-                pos = row * w;
-                in_row = 0;
-            }
-            for (; pos < root; ++pos) in_row += out[pos] == std::uint32_t(pos + 1);  // up to the root itself
-            ext_number.push_back(before_row + in_row);
-        }
+        std::vector<std::uint32_t> hung;
+        for (int i = 1; i < nb; ++i) merge_seam<F, Conn>(r, forest, bands[std::size_t(i)], hung);
+        total = settle_seams(bands, forest, w, hung, ext);
     };
     over_bands(
         int(r.threads), nb, after_scan, [&](int bi) { scan_band<F, Conn>(r, sw, bands[std::size_t(bi)], out); },
-        [&](int bi) { number_band(bands[std::size_t(bi)], sw, w, out, ext_root, ext_number); });
+        [&](int bi) { number_band(bands[std::size_t(bi)], sw, w, out, ext); });
     return total;
 }
 
