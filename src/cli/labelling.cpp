@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 #include "cclabel/segment.hpp"
 #include "cclabel/tiles.hpp"
@@ -10,6 +12,24 @@
 #include "cli/pixel_census.hpp"
 
 namespace cclabel::cli {
+namespace {
+
+/// @p text as a uint32 in decimal digits only (no sign, no spaces: stoull would take "+5" and " 5");
+/// anything else is an Error naming @p option and what it @p expects.
+std::uint32_t parse_u32(const std::string& text, const std::string& option, const std::string& expects) {
+    const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+    unsigned long long v = 0;
+    try {
+        if (digits) v = std::stoull(text, nullptr, 10);
+    } catch (const std::out_of_range&) {
+        v = ~0ull;
+    }
+    if (!digits || v > std::numeric_limits<std::uint32_t>::max())
+        throw Error(option + " " + text + ": expected " + expects);
+    return std::uint32_t(v);
+}
+
+}  // namespace
 
 void add_label_options(CLI::App& cmd, LabelOptions& o) {
     cmd.add_option("-c,--connectivity", o.connectivity, "4 (edges) or 8 (edges and corners)")
@@ -51,35 +71,14 @@ void add_label_options(CLI::App& cmd, LabelOptions& o) {
 
 Labeller::Labeller(const LabelOptions& o) : o_(o) {
     if (!o.background.empty()) bg_ = parse_background(o.background);
-    if (!o.threshold.empty() && o.threshold != "otsu") {
-        std::size_t used = 0;
-        unsigned long long t = 0;
-        try {
-            t = std::stoull(o.threshold, &used, 10);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used != o.threshold.size() || o.threshold[0] == '-' || t > std::numeric_limits<std::uint32_t>::max())
-            throw Error("--threshold " + o.threshold + ": expected 'otsu' or an integer 0..4294967295");
-        fixed_threshold_ = std::uint32_t(t);
-    }
+    if (!o.threshold.empty() && o.threshold != "otsu")
+        fixed_threshold_ = parse_u32(o.threshold, "--threshold", "'otsu' or an integer 0..4294967295");
     if (!o.threshold.empty() && bg_)
         throw Error("--background does not apply with --threshold: the mask's 0 is the background");
     if (!o.tile.empty()) tile_ = parse_tile(o.tile);
-    if (!o.tolerance.empty()) {
-        std::size_t used = 0;
-        unsigned long long t = 0;
-        try {
-            t = std::stoull(o.tolerance, &used, 10);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used != o.tolerance.size() || o.tolerance[0] == '-' || o.tolerance[0] == '+' ||
-            t > std::numeric_limits<std::uint32_t>::max())
-            throw Error("--tolerance " + o.tolerance + ": expected an integer 0..4294967295 (at most 255 for 8-bit "
-                        "channels, 65535 for gray16)");
-        tolerance_ = std::uint32_t(t);
-    }
+    if (!o.tolerance.empty())
+        tolerance_ = parse_u32(o.tolerance, "--tolerance",
+                               "an integer 0..4294967295 (at most 255 for 8-bit channels, 65535 for gray16)");
     if (tolerance_ > 0) {
         // Segmentation makes masks and cluster indices, whose values a tolerance means nothing for;
         // tiles and the certificate compare values for equality only.
