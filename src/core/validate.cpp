@@ -5,6 +5,7 @@
 #include "core/cores.hpp"
 #include "cclabel/error.hpp"
 #include "cclabel/label.hpp"
+#include "core/refuse_tolerance.hpp"
 #include "core/request.hpp"
 #include "cclabel/detail/pixel_traits.hpp"
 
@@ -56,9 +57,7 @@ std::uint64_t channel_max(PixelFormat f) {
 }  // namespace
 
 void reject_tolerance_in_tiles(std::uint32_t tolerance) {
-    if (tolerance > 0)
-        throw Error("tolerance " + std::to_string(tolerance) +
-                    " is not yet supported in tiles (their seams join equal values only); label the whole picture");
+    refuse_tolerance(tolerance, "in tiles (their seams join equal values only)", "label the whole picture");
 }
 
 Request make_request(const ImageView& image, const std::uint32_t* out, const Options& options) {

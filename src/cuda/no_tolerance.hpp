@@ -4,16 +4,13 @@
 // device work, rather than give exact-value labels silently. Backend::Auto is to take the CPU when
 // a tolerance is set.
 #include <cstdint>
-#include <string>
 
-#include "cclabel/error.hpp"
+#include "core/refuse_tolerance.hpp"
 
 namespace cclabel::cuda::detail {
 
 inline void reject_tolerance(std::uint32_t tolerance, const char* where) {
-    if (tolerance > 0)
-        throw Error(std::string(where) + ": tolerance " + std::to_string(tolerance) +
-                    " is not yet supported on the GPU (backend cuda); use backend cpu or auto");
+    ::cclabel::detail::refuse_tolerance(tolerance, "on the GPU (backend cuda)", "use backend cpu or auto", where);
 }
 
 }  // namespace cclabel::cuda::detail
