@@ -22,6 +22,13 @@ raster order of each region's first pixel. The graph:
 4. one task per chunk relabels its local labels: each local label's first-pixel index, renamed by
    the merges above the chunk, ranked among the roots.
 
+Every dtype :func:`cclabel.label` takes, with its meaning; seams compare 32-bit keys that must be
+the same in every chunk (:mod:`cclabel.tiles`). ``float16``/``float32`` chunks key their canonical
+bits on their own. ``int64``/``uint64``/``float64`` arrays need one map for all chunks, which
+``label()`` makes when it is called (:func:`_value_keys`): one Dask reduction for the smallest and
+largest canonical bits, and only when they span 2**32 or more, the array's distinct values (sorted
+per chunk, merged by a tree). The map is one value of the graph that every chunk task reads.
+
 Labels are ``uint32`` when ``H * W <= 2**32 - 1`` (N cannot exceed it) and ``uint64`` otherwise:
 a dask array's dtype is fixed when the graph is built, before N is known, so it is chosen from
 the bound N <= H * W rather than by computing the image twice. ``dtype=np.uint32`` forces 32-bit
@@ -36,7 +43,8 @@ from operator import getitem
 
 import numpy as np
 
-from . import _cclabel
+from . import _arrays, _cclabel
+from ._piece_keys import ValueKeys, ordered_bits
 from .tiles import label_tile, relabel_tile
 
 __all__ = ["label", "label_files"]
@@ -138,10 +146,11 @@ def _task_threads(threads):
     return max(1, cores // max(1, slots))
 
 
-def _chunk(block, *, x0, y0, image_width, connectivity, background, backend, threads=None):
-    """Task 1: (local labels, first_index) for the relabel task; the leaf summary for the tree."""
+def _chunk(block, keys=None, *, x0, y0, image_width, connectivity, background, backend, threads=None):
+    """Task 1: (local labels, first_index) for the relabel task; the leaf summary for the tree.
+    ``keys``: the array's ValueKeys for 64-bit dtypes (one graph value shared by every chunk)."""
     labels, table = label_tile(block, x0, y0, image_width, connectivity=connectivity, background=background,
-                               backend=backend, threads=_task_threads(threads))
+                               backend=backend, threads=_task_threads(threads), keys=keys)
     first = np.asarray(table.first_index, np.uint64)
     leaf = _leaf(table.edge_keys, table.edge_labels, first, int(y0), int(x0), table.height, table.width)
     return (labels, first), leaf
@@ -214,7 +223,51 @@ def _check(array, connectivity, background, backend):
     if any(np.isnan(c) for cs in array.chunks for c in cs):
         raise ValueError("array: has chunks of unknown size; call array.compute_chunk_sizes() first")
     # The same checks as cclabel.label (dtype, connectivity, background, backend) on a 1 x 1 sample.
-    _cclabel._inspect(np.zeros((1, 1) + tuple(shape[2:]), dtype=array.dtype), connectivity, background, backend)
+    name = np.dtype(array.dtype).name
+    if name in _arrays.FLOATS:
+        _arrays.to_keys(np.zeros((1, 1), dtype=array.dtype), background, "numpy")
+        _cclabel._inspect(np.zeros((1, 1), np.uint8), connectivity, None, backend)
+    elif name in _arrays.WIDE:
+        _arrays._wide_background(background, name)
+        _cclabel._inspect(np.zeros((1, 1), np.uint8), connectivity, None, backend)
+    else:
+        _cclabel._inspect(np.zeros((1, 1) + tuple(shape[2:]), dtype=array.dtype), connectivity, background, backend)
+
+
+# --- the key map of a 64-bit array: made once, when label() is called ----------------------------
+
+def _bits(block):
+    """A chunk's int64 bits (_piece_keys.ordered_bits) as NumPy."""
+    lib = type(block).__module__.split(".", 1)[0]
+    lib = lib if lib == "cupy" else "numpy"
+    bits = ordered_bits(block if lib == "cupy" else np.asarray(block), lib, np.dtype(block.dtype).name)
+    return bits.get() if lib == "cupy" else bits
+
+
+def _distinct(*parts):
+    """Sorted distinct int64 bits of some chunks' bits (or of sorted distinct parts)."""
+    return _arrays._sorted_unique(np.concatenate([np.asarray(p, np.int64).reshape(-1) for p in parts]))
+
+
+def _value_keys(array):
+    """The ValueKeys of a 64-bit dask array: its smallest and largest canonical bits (one
+    reduction), and only when they span 2**32 or more, its distinct values, found by sorting each
+    chunk and merging the sorted sets by a tree of up to 16 at a time. Computed here, on the
+    scheduler in use, so that every chunk task reads the same map (a lazy map would hold every
+    chunk in memory until the whole array had been reduced)."""
+    import dask
+    import dask.array as da
+
+    bits = array.map_blocks(_bits, dtype=np.int64, meta=np.empty((0, 0), np.int64))
+    lo, hi = dask.compute(bits.min(), bits.max())
+
+    def unique():
+        parts = [dask.delayed(_distinct)(b) for b in bits.to_delayed().ravel()]
+        while len(parts) > 1:
+            parts = [dask.delayed(_distinct)(*parts[i:i + 16]) for i in range(0, len(parts), 16)]
+        return dask.compute(parts[0])[0]
+
+    return ValueKeys.from_bits(np.dtype(array.dtype).name, int(lo), int(hi), unique)
 
 
 def label(array, connectivity=8, background=None, *, backend="auto", dtype=None, threads=None):
@@ -223,12 +276,17 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None,
     Parameters
     ----------
     array : dask.array.Array
-        ``(H, W)`` of ``bool``, ``uint8``, ``uint16``, ``uint32`` or ``int32``, or ``(H, W, 3|4)``
-        ``uint8`` RGB/RGBA whose colour axis is one chunk; chunks of any shape (ragged, one pixel
-        wide, ...), backed by NumPy (labelled by the C++ tile API) or CuPy (labelled on the
-        chunk's GPU). Each chunk may hold at most 2**32 - 1 pixels.
+        ``(H, W)`` of ``bool``, ``int8``..``int64``, ``uint8``..``uint64`` or ``float16``..``float64``,
+        or ``(H, W, 3|4)`` ``uint8`` RGB/RGBA whose colour axis is one chunk; chunks of any shape
+        (ragged, one pixel wide, ...), backed by NumPy (labelled by the C++ tile API) or CuPy
+        (labelled on the chunk's GPU). Each chunk may hold at most 2**32 - 1 pixels. Values as in
+        :func:`cclabel.label`: equal values join, ``0.0`` and ``-0.0`` are one value and all NaNs
+        one value (``background=float("nan")`` leaves them unlabelled), and 64-bit values that
+        differ only above bit 32 never join. ``int64``, ``uint64`` and ``float64`` arrays are read
+        once more when ``label()`` is called, to make the value-to-key map that all chunks share
+        (the module's docstring); the other dtypes are read only when the labels are computed.
     connectivity, background, backend
-        As in :func:`cclabel.label`.
+        As in :func:`cclabel.label`; the background is a value of the array's dtype.
     dtype : None, numpy.uint32 or numpy.uint64
         The labels' dtype. None: ``uint32`` when ``H * W <= 2**32 - 1``, else ``uint64``.
     threads : None or int
@@ -268,6 +326,7 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None,
 
     _check(array, connectivity, background, backend)
     _cclabel._check_threads(threads)
+    wide = np.dtype(array.dtype).name in _arrays.WIDE
     H, W = int(array.shape[0]), int(array.shape[1])
     if dtype is None:
         dtype = np.uint32 if H * W <= _U32_MAX else np.uint64
@@ -288,6 +347,7 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None,
     original_chunks = array.chunks[:2]
     if any(c == 0 for cs in original_chunks for c in cs):
         array = array.rechunk(tuple(tuple(c for c in cs if c) for cs in original_chunks) + array.chunks[2:])
+    value_keys = _value_keys(array) if wide else None
     rows, cols = array.chunks[0], array.chunks[1]
     y0s, x0s = np.cumsum((0,) + rows[:-1]), np.cumsum((0,) + cols[:-1])
     R, C = len(rows), len(cols)
@@ -295,16 +355,19 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None,
     # ride in functools.partial so that no literal is mistaken for a key.
     token = tokenize(array, connectivity, background, backend, dtype, threads)
     name = "cclabel-label-" + token
+    keys_k = "cclabel-keys-" + token
     chunk_k, local_k, leaf_k = "cclabel-chunk-" + token, "cclabel-local-" + token, "cclabel-leaf-" + token
     merge_k, group_k, ren_k = "cclabel-merge-" + token, "cclabel-group-" + token, "cclabel-rename-" + token
     roots_k, n_k = "cclabel-roots-" + token, "cclabel-n-" + token
     tail = (0,) if array.ndim == 3 else ()
     dsk = {}
+    if wide:
+        dsk[keys_k] = value_keys  # one value (not a tuple: never read as a task) that every chunk reads
     for i in range(R):
         for j in range(C):
             f = partial(_chunk, x0=int(x0s[j]), y0=int(y0s[i]), image_width=W, connectivity=connectivity,
                         background=background, backend=backend, threads=threads)
-            dsk[(chunk_k, i, j)] = (f, (array.name, i, j) + tail)
+            dsk[(chunk_k, i, j)] = (f, (array.name, i, j) + tail) + ((keys_k,) if wide else ())
             dsk[(local_k, i, j)] = (getitem, (chunk_k, i, j), 0)
             dsk[(leaf_k, i, j)] = (getitem, (chunk_k, i, j), 1)
 

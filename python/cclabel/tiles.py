@@ -17,6 +17,24 @@ Tables are tuples of plain NumPy arrays, so they pickle as they are (Dask, multi
 >>> n, maps = T.resolve_tiles([ta.first_index, tb.first_index], [(0, 1, T.seam_equivalences(ta, tb))])
 >>> n, np.hstack([T.relabel_tile(la, maps[0]), T.relabel_tile(lb, maps[1])])
 (3, array([[1, 1, 2, 3]], dtype=uint32))
+
+Tiles take every dtype :func:`cclabel.label` takes, with its meaning (equal values join; ``0.0``
+and ``-0.0`` are one value, all NaNs one value). Seams compare 32-bit keys of the tiles' borders, so
+a value's key must be the same in every tile: ``bool`` and 8- to 32-bit integers are their own keys,
+``float16``/``float32`` their canonical bits (each tile on its own). ``int64``, ``uint64`` and
+``float64`` tiles take ``keys=``, one :class:`ValueKeys` made by :func:`value_keys` from the whole
+image's values and passed to every tile: a tile alone cannot know which of its 64-bit values other
+tiles hold, and per-tile numbering would join different values across a seam. For an integer
+image with ``max - min < 2**32``, ``[min, max]`` is enough; otherwise give its distinct values (the
+union of each tile's ``np.unique``):
+
+>>> img64 = np.array([[2**40, 2**40, 5, 2**40]], dtype=np.int64)
+>>> km = T.value_keys(np.unique(img64))
+>>> la, ta = T.label_tile(img64[:, :2], 0, 0, 4, keys=km)
+>>> lb, tb = T.label_tile(img64[:, 2:], 2, 0, 4, keys=km)
+>>> n, maps = T.resolve_tiles([ta.first_index, tb.first_index], [(0, 1, T.seam_equivalences(ta, tb))])
+>>> np.hstack([T.relabel_tile(la, maps[0]), T.relabel_tile(lb, maps[1])])
+array([[1, 1, 2, 3]], dtype=uint32)
 """
 from __future__ import annotations
 
@@ -24,9 +42,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _cclabel
+from . import _arrays, _cclabel
+from ._piece_keys import ValueKeys, piece_keys, value_keys
 
-__all__ = ["TileTable", "label_tile", "seam_equivalences", "resolve_tiles", "relabel_tile", "edge_keys"]
+__all__ = ["TileTable", "label_tile", "seam_equivalences", "resolve_tiles", "relabel_tile", "edge_keys",
+           "ValueKeys", "value_keys"]
 
 
 class TileTable(NamedTuple):
@@ -60,26 +80,32 @@ def _as_tuple(t: TileTable):
             _u(t.edge_keys, np.uint32), _u(t.edge_labels, np.uint32))
 
 
-def edge_keys(pixels) -> np.ndarray:
+def edge_keys(pixels, keys: ValueKeys = None) -> np.ndarray:
     """Equality keys of a run of pixels (NumPy, shape (k,) or (k, 3|4) uint8), as label_tile
-    writes them: the value (bool 0/1, int32 as its uint32 bits), r | g<<8 | b<<16 (| a<<24)."""
+    writes them: the value (bool 0/1; signed integers as the unsigned bits of their width; floats
+    as canonical bits; int64/uint64/float64 through ``keys``), r | g<<8 | b<<16 (| a<<24)."""
     p = np.asarray(pixels)
     if p.ndim == 2:
         k = np.zeros(p.shape[0], np.uint32)
         for c in range(p.shape[1]):
             k |= p[:, c].astype(np.uint32) << np.uint32(8 * c)
         return k
-    if p.dtype == np.int32:
-        return p.view(np.uint32).copy()
-    return p.astype(np.uint32)
+    key, _ = piece_keys(p.reshape(1, -1), None, keys, "numpy")
+    key = np.asarray(key).reshape(-1)
+    name = _arrays.dtype_name(key)
+    if name in _arrays.SIGNED:
+        key = key.view("uint" + str(_arrays.SIGNED[name]))
+    return key.astype(np.uint32)
 
 
-def _label_tile_gpu(tile, x0, y0, image_width, connectivity, background, backend):
-    """A CuPy tile: labelled on its GPU by cclabel.label; the table from the labels (one sort on
-    the GPU for the first pixels) and the border (a ring of pixels copied to the host)."""
+def _label_tile_gpu(tile, x0, y0, image_width, connectivity, background, backend, keys):
+    """A CuPy tile: its keys (piece_keys, on its GPU) labelled there by cclabel.label; the table
+    from the labels (one sort on the GPU for the first pixels) and the border (a ring of keys
+    copied to the host)."""
     import cupy
     from . import label
 
+    tile, background = piece_keys(tile, background, keys, "cupy")
     labels, n = label(tile, connectivity=connectivity, background=background, backend=backend, return_num=True,
                       num_as_int=True)
     h, w = int(labels.shape[0]), int(labels.shape[1])
@@ -102,18 +128,28 @@ def _label_tile_gpu(tile, x0, y0, image_width, connectivity, background, backend
 
 
 def label_tile(tile, x0: int, y0: int, image_width: int, *, connectivity=8, background=None, backend="auto",
-               threads=None):
+               threads=None, keys: ValueKeys = None):
     """Labels one tile whose top-left pixel is (x0, y0) of an image ``image_width`` pixels wide.
 
-    ``tile``: the tile's pixels, any image :func:`cclabel.label` takes (one image, not a batch):
-    a NumPy array (labelled by the C++ label_tile) or a CuPy array (labelled on its GPU).
-    Returns ``(labels, table)``: ``(h, w)`` ``uint32`` local labels 1..n in raster order of the
-    tile (exactly ``cclabel.label(tile)``; the tile's library) and a :class:`TileTable`.
+    ``tile``: the tile's pixels, any image :func:`cclabel.label` takes (one image, not a batch),
+    of any dtype it takes: a NumPy array (labelled by the C++ label_tile) or a CuPy array
+    (labelled on its GPU). Returns ``(labels, table)``: ``(h, w)`` ``uint32`` local labels 1..n in
+    raster order of the tile (exactly ``cclabel.label(tile)``; the tile's library) and a
+    :class:`TileTable`, whose ``edge_keys`` are the 32-bit keys of the module's docstring.
     ``threads``: CPU threads for a host tile, as in :func:`cclabel.label` (None: the library's rule).
+    ``keys``: for ``int64``, ``uint64`` and ``float64`` tiles (and only those), the
+    :class:`ValueKeys` of the whole image (:func:`value_keys`), the same for every tile; the
+    background goes through it too. TypeError without it; ValueError when the tile holds a value
+    the map was not made from.
     """
     if type(tile).__module__.split(".", 1)[0] == "cupy":
-        return _label_tile_gpu(tile, int(x0), int(y0), int(image_width), connectivity, background, backend)
+        return _label_tile_gpu(tile, int(x0), int(y0), int(image_width), connectivity, background, backend, keys)
     tile = np.asarray(tile)
+    if _arrays.dtype_name(tile) in _arrays.CONVERTED:  # the other arguments first, before a copy
+        _cclabel._inspect(np.zeros((1, 1), np.uint8), connectivity, None, backend)
+    if not tile.dtype.isnative:
+        tile = tile.astype(tile.dtype.newbyteorder("="))
+    tile, background = piece_keys(tile, background, keys, "numpy")
     info = _cclabel._inspect(tile, connectivity, background, backend)
     if info["batch"]:
         raise ValueError(f"tile: expected one (H, W) or (H, W, 3|4) image, got shape {tile.shape} (a batch)")

@@ -177,8 +177,8 @@ def test_tile_errors():
         tiles.label_tile(np.zeros((4, 4), np.uint8), 6, 0, 8)
     with pytest.raises(ValueError, match="fit a uint32"):
         tiles.relabel_tile(lab, np.array([0, 2 ** 32], np.uint64))
-    with pytest.raises(TypeError, match="float32"):
-        tiles.label_tile(np.zeros((4, 4), np.float32), 0, 0, 4)
+    with pytest.raises(TypeError, match="complex64"):
+        tiles.label_tile(np.zeros((4, 4), np.complex64), 0, 0, 4)
 
 
 # --- cclabel.dask.label on the threaded scheduler (many cases, fast) --------------------------------
@@ -447,10 +447,8 @@ def test_errors():
     img = np.zeros((8, 8, 3), np.uint8)
     with pytest.raises(ValueError, match=r"colour axis .* split across chunks"):
         cdask.label(da.from_array(img, chunks=(4, 4, 1)))
-    with pytest.raises(TypeError, match="dtype float32 is not supported"):
-        cdask.label(da.zeros((8, 8), dtype=np.float32, chunks=4))
-    with pytest.raises(TypeError, match="dtype int64 is not supported"):
-        cdask.label(da.zeros((8, 8), dtype=np.int64, chunks=4))
+    with pytest.raises(TypeError, match="dtype complex64 is not supported"):
+        cdask.label(da.zeros((8, 8), dtype=np.complex64, chunks=4))
     with pytest.raises(ValueError, match="expected shape"):
         cdask.label(da.zeros((2, 8, 8), dtype=np.uint16, chunks=4))
     with pytest.raises(TypeError, match="dask.array"):

@@ -571,7 +571,9 @@ def test_dlpack_only_host_arrays_of_every_dtype():
         assert t["value"].dtype == img.dtype
 
 
-def test_the_tile_steps_name_the_dtypes_only_label_converts():
-    import cclabel.tiles as T
+def test_the_core_tile_call_names_the_dtypes_only_python_converts():
+    """The compiled tile step reads the native dtypes only; cclabel.tiles.label_tile makes keys of
+    the others first (test_dtypes_dask.py)."""
     with pytest.raises(TypeError, match="dtype float32 is not supported by this call, .* cclabel.label converts"):
-        T.label_tile(np.zeros((3, 3), np.float32), 0, 0, 3)
+        cclabel._cclabel._label_tile(np.zeros((3, 3), np.float32), np.zeros((3, 3), np.uint32), 0, 0, 3, 8, None,
+                                     "auto", None)
