@@ -15,6 +15,7 @@
 #include "core/backends.hpp"
 #include "core/batch_request.hpp"
 #include "core/cores.hpp"
+#include "cuda/handles.hpp"
 #include "cuda/host_stager.hpp"
 #include "cuda/no_tolerance.hpp"
 
@@ -47,35 +48,9 @@ void label_batch_loop(void* workspace, std::size_t workspace_bytes, const std::v
 namespace cclabel::detail {
 namespace {
 
-void check(cudaError_t e, const char* what) {
-    if (e != cudaSuccess) {
-        cudaGetLastError();
-        throw Error(std::string("batch: ") + what + " failed: " + cudaGetErrorString(e));
-    }
-}
-
-struct DeviceMemory {
-    void* p = nullptr;
-    DeviceMemory(std::size_t bytes, const char* what) {
-        const cudaError_t e = cudaMalloc(&p, std::max<std::size_t>(bytes, 1));
-        if (e != cudaSuccess) {
-            cudaGetLastError();
-            throw Error(std::string("batch: cudaMalloc of ") + std::to_string(bytes) + " bytes for " + what +
-                        " failed: " + cudaGetErrorString(e));
-        }
-    }
-    ~DeviceMemory() { cudaFree(p); }
-    DeviceMemory(const DeviceMemory&) = delete;
-    DeviceMemory& operator=(const DeviceMemory&) = delete;
-};
-
-struct OwnStream {
-    cudaStream_t s = nullptr;
-    OwnStream() { check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate"); }
-    ~OwnStream() { cudaStreamDestroy(s); }
-    OwnStream(const OwnStream&) = delete;
-    OwnStream& operator=(const OwnStream&) = delete;
-};
+using cuda::detail::check;
+using cuda::detail::DeviceBuffer;
+using cuda::detail::Stream;
 
 }  // namespace
 
@@ -96,10 +71,11 @@ void cuda_label_batch(const BatchRequest& r, std::uint32_t* out, std::uint32_t* 
     const std::size_t pixel_bytes = lo ? std::size_t(hi - lo) : 0;
     const std::uint64_t total = r.label_offsets[B];
 
-    OwnStream stream;
-    DeviceMemory d_pixels(pixel_bytes, "the batch's pixels");
-    DeviceMemory d_labels(std::size_t(total) * sizeof(std::uint32_t), "the batch's labels");
-    DeviceMemory d_counts(B * sizeof(std::uint32_t), "the batch's counts");
+    Stream stream;
+    stream.create();
+    DeviceBuffer d_pixels(pixel_bytes, "the batch's pixels");
+    DeviceBuffer d_labels(std::size_t(total) * sizeof(std::uint32_t), "the batch's labels");
+    DeviceBuffer d_counts(B * sizeof(std::uint32_t), "the batch's counts");
     std::vector<ImageView> d_images = r.images;
     for (ImageView& v : d_images)
         v.data = v.pixels() ? static_cast<std::uint8_t*>(d_pixels.p) + (static_cast<const std::uint8_t*>(v.data) - lo)
@@ -134,7 +110,7 @@ void cuda_label_batch(const BatchRequest& r, std::uint32_t* out, std::uint32_t* 
             cuda::label_device(nullptr, bytes, d_images[u.first], nullptr, nullptr, r.options, stream.s);
         ws_bytes = std::max(ws_bytes, bytes);
     }
-    DeviceMemory d_ws(ws_bytes, "the workspace");
+    DeviceBuffer d_ws(ws_bytes, "the workspace");
 
     // Pageable memory through the host path's staging ring (its threads fill and empty pinned
     // blocks while the copy engine moves others); memory the caller pinned is copied in place.

@@ -8,18 +8,11 @@
 #include "core/parallel_for.hpp"
 #include "core/probe.hpp"
 #include "core/staged_copy.hpp"
+#include "cuda/handles.hpp"
 
 namespace cclabel::cuda::host {
 
-namespace {
-
-void check(cudaError_t e, const char* what) {
-    if (e == cudaSuccess) return;
-    cudaGetLastError();
-    throw Error(std::string("CUDA error in ") + what + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
-}
-
-}  // namespace
+using detail::check;
 
 StagerTuning& stager_tuning() noexcept {
     static StagerTuning t;

@@ -24,6 +24,7 @@
 #include "core/cores.hpp"
 #include "core/request.hpp"
 #include "cuda/kernels/bodies.cuh"
+#include "cuda/handles.hpp"
 #include "cuda/host_stager.hpp"
 #include "cuda/kernels/segments.cuh"
 #include "cuda/launch.hpp"
@@ -32,15 +33,6 @@
 
 namespace cclabel::cuda::detail {
 namespace {
-
-[[noreturn]] void throw_cuda(cudaError_t e, const char* what) {
-    throw Error(std::string("CUDA error in ") + what + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
-}
-void check(cudaError_t e, const char* what) {
-    if (e != cudaSuccess) throw_cuda(e, what);
-}
-#define CCL_CUDA(call) ::cclabel::cuda::detail::check((call), #call)
-#define CCL_LAUNCHED(name) ::cclabel::cuda::detail::check(cudaGetLastError(), "launch of " name)
 
 /// The Ops of bodies.cuh on the GPU. Shared-array loads are relaxed atomics at device scope, so
 /// spin loops re-read memory and concurrent atomicMin writes are not data races.
@@ -503,44 +495,9 @@ void label_batch_device(void* workspace, std::size_t& workspace_bytes, const Bat
     }
 }
 
-namespace {
-
-std::string mem_info() {
-    std::size_t free_b = 0, total_b = 0;
-    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) return "";
-    return " (" + std::to_string(free_b) + " of " + std::to_string(total_b) + " bytes free)";
-}
-
-struct DeviceBuffer {
-    void* p = nullptr;
-    DeviceBuffer(std::size_t bytes, const char* what) {
-        const cudaError_t e = cudaMalloc(&p, std::max<std::size_t>(bytes, 1));
-        if (e != cudaSuccess) {
-            cudaGetLastError();  // clear the (non-sticky) allocation error
-            throw Error(std::string("cudaMalloc of ") + std::to_string(bytes) + " bytes for " + what + " failed: " +
-                        cudaGetErrorString(e) + mem_info());
-        }
-    }
-    ~DeviceBuffer() { cudaFree(p); }
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-};
-
-struct Stream {
-    cudaStream_t s = nullptr;
-    Stream() { CCL_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
-    ~Stream() { cudaStreamDestroy(s); }
-};
-
-struct Event {
-    cudaEvent_t e = nullptr;
-    Event() { CCL_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming)); }
-    ~Event() { cudaEventDestroy(e); }
-};
-
-}  // namespace
-
 std::uint32_t label_host(const ImageView& image, std::uint32_t* out, const Options& options, const Tuning& tuning) {
+    using detail::DeviceBuffer;
+    using detail::Stream;
     const cclabel::detail::Request r = cclabel::detail::make_request(image, out, options);
     detail::reject_tolerance(r.tolerance, "backend cuda");
     if (!cclabel::detail::cuda_device_present()) throw Error("backend cuda: no CUDA device is present");
@@ -558,6 +515,7 @@ std::uint32_t label_host(const ImageView& image, std::uint32_t* out, const Optio
     const std::size_t label_bytes = std::size_t(pixels) * sizeof(std::uint32_t);
 
     Stream stream;
+    stream.create();
     ImageView d_view{nullptr, r.width, r.height, std::int64_t(row_bytes), r.format};
     std::size_t ws_bytes = 0;
     DeviceBuffer d_image(image_bytes, "the picture");

@@ -16,20 +16,14 @@
 #include "core/backends.hpp"
 #include "core/request.hpp"
 #include "core/segment_backends.hpp"
+#include "cuda/handles.hpp"
 #include "cuda/host_stager.hpp"
 #include "cuda/kernels/segment_bodies.cuh"
 
 namespace cclabel::cuda {
 namespace {
 
-[[noreturn]] void throw_cuda(cudaError_t e, const char* what) {
-    throw Error(std::string("CUDA error in ") + what + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
-}
-void check(cudaError_t e, const char* what) {
-    if (e != cudaSuccess) throw_cuda(e, what);
-}
-#define SEG_CUDA(call) check((call), #call)
-#define SEG_LAUNCHED(name) check(cudaGetLastError(), "launch of " name)
+using detail::check;
 
 constexpr std::uint32_t kThreads = 256;
 constexpr std::uint32_t kHistPerBlock = kThreads * 16;
@@ -357,24 +351,24 @@ void otsu_threshold_device(void* workspace, std::size_t& workspace_bytes, const 
     }
     need_workspace("otsu_threshold_device", workspace_bytes, need);
     if (c.pixels == 0) {
-        if (threshold) SEG_CUDA(cudaMemsetAsync(threshold, 0, sizeof(std::uint32_t), stream));
+        if (threshold) CCL_CUDA(cudaMemsetAsync(threshold, 0, sizeof(std::uint32_t), stream));
         return;
     }
     auto* hist = static_cast<std::uint32_t*>(workspace);
-    SEG_CUDA(cudaMemsetAsync(hist, 0, need, stream));
+    CCL_CUDA(cudaMemsetAsync(hist, 0, need, stream));
     if (image.format == PixelFormat::Gray8 && c.p.stride == c.p.width && reinterpret_cast<std::uintptr_t>(c.p.data) % 4 == 0) {
         histogram_words_kernel<<<blocks_for(c.pixels / 4 + 1, kHistWordsPerBlock), kThreads, 0, stream>>>(c.p.data,
                                                                                                            c.pixels, hist);
-        SEG_LAUNCHED("histogram_words_kernel");
+        CCL_LAUNCHED("histogram_words_kernel");
     } else {
         const std::uint32_t pass_bins = bins < kHistPassBins ? bins : kHistPassBins;
         const std::uint32_t per_block = bins > 256 ? kThreads * 64 : kHistPerBlock;
         histogram_kernel<<<dim3(blocks_for(c.pixels, per_block), bins / pass_bins), kThreads, pass_bins * 4, stream>>>(
             c.p, per_block, pass_bins, hist);
-        SEG_LAUNCHED("histogram_kernel");
+        CCL_LAUNCHED("histogram_kernel");
     }
     otsu_kernel<<<1, kOtsuThreads, 0, stream>>>(hist, bins, threshold);
-    SEG_LAUNCHED("otsu_kernel");
+    CCL_LAUNCHED("otsu_kernel");
 }
 
 namespace {
@@ -388,7 +382,7 @@ void threshold_launch(const ImageView& image, const std::uint32_t* t_ptr, std::u
                        reinterpret_cast<std::uintptr_t>(c.p.data) % 16 == 0;
     const bool aligned_mask = reinterpret_cast<std::uintptr_t>(mask) % 16 == 0;
     threshold_kernel<<<blocks_for(c.pixels, kThreads * 16), kThreads, 0, stream>>>(c.p, t_ptr, t, mask, words, aligned_mask);
-    SEG_LAUNCHED("threshold_kernel");
+    CCL_LAUNCHED("threshold_kernel");
 }
 }  // namespace
 
@@ -420,8 +414,8 @@ void kmeans_device(void* workspace, std::size_t& workspace_bytes, const ImageVie
     }
     need_workspace("kmeans_device", workspace_bytes, L.bytes);
     if (c.pixels == 0) {
-        SEG_CUDA(cudaMemsetAsync(centres, 0, 3ull * k * 4, stream));
-        if (info) SEG_CUDA(cudaMemsetAsync(info, 0, sizeof(KMeansDeviceInfo), stream));
+        CCL_CUDA(cudaMemsetAsync(centres, 0, 3ull * k * 4, stream));
+        if (info) CCL_CUDA(cudaMemsetAsync(info, 0, sizeof(KMeansDeviceInfo), stream));
         return;
     }
     auto* base = static_cast<std::uint8_t*>(workspace);
@@ -431,9 +425,9 @@ void kmeans_device(void* workspace, std::size_t& workspace_bytes, const ImageVie
     auto* sample = reinterpret_cast<std::uint32_t*>(base + L.sample);
     const std::uint32_t n = seg::kmeans_sample_size(c.pixels);
     kmeans_sample_kernel<<<(n + kThreads - 1) / kThreads, kThreads, 0, stream>>>(c.p, options.seed, n, sample);
-    SEG_LAUNCHED("kmeans_sample_kernel");
+    CCL_LAUNCHED("kmeans_sample_kernel");
     kmeans_init_kernel<<<1, kInitThreads, 0, stream>>>(sample, n, k, options.seed, ctr, sums, state);
-    SEG_LAUNCHED("kmeans_init_kernel");
+    CCL_LAUNCHED("kmeans_init_kernel");
     const bool fast = k <= seg::kKMeansFastK;
     const unsigned blocks = blocks_for(c.pixels, fast ? kThreads * seg::kKMeansFastPpt : kKMeansPerBlock);
     const std::size_t shared = fast ? 2ull * k * kThreads * 4 : 4ull * k * 8 + 3ull * k * 4;
@@ -442,16 +436,16 @@ void kmeans_device(void* workspace, std::size_t& workspace_bytes, const ImageVie
             kmeans_fast_kernel<<<blocks, kThreads, shared, stream>>>(c.p, ctr, k, clusters, compare, sums, state);
         else
             kmeans_assign_kernel<<<blocks, kThreads, shared, stream>>>(c.p, ctr, k, clusters, compare, sums, state);
-        SEG_LAUNCHED("kmeans assign kernel");
+        CCL_LAUNCHED("kmeans assign kernel");
     };
     assign(false);
     for (int it = 1; it <= options.max_iterations; ++it) {
         kmeans_update_kernel<<<1, kThreads, 0, stream>>>(k, ctr, sums, state, std::uint32_t(it));
-        SEG_LAUNCHED("kmeans_update_kernel");
+        CCL_LAUNCHED("kmeans_update_kernel");
         assign(true);
     }
     kmeans_finish_kernel<<<1, kThreads, 0, stream>>>(k, ctr, state, centres, info);
-    SEG_LAUNCHED("kmeans_finish_kernel");
+    CCL_LAUNCHED("kmeans_finish_kernel");
 }
 
 }  // namespace cclabel::cuda
@@ -460,17 +454,7 @@ void kmeans_device(void* workspace, std::size_t& workspace_bytes, const ImageVie
 namespace cclabel::detail {
 namespace {
 
-/// Device memory freed on scope exit.
-struct DeviceBuffer {
-    void* p = nullptr;
-    explicit DeviceBuffer(std::size_t bytes) {
-        if (bytes) cuda::check(cudaMalloc(&p, bytes), "cudaMalloc");
-    }
-    ~DeviceBuffer() { cudaFree(p); }
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    template <class T> T* as() const { return static_cast<T*>(p); }
-};
+using cuda::detail::DeviceBuffer;
 
 std::size_t packed_row(const seg::Picture& p) {
     if (!cuda_device_present()) throw Error("backend cuda: no CUDA device is present");
@@ -490,42 +474,43 @@ ImageView upload(const seg::Picture& p, DeviceBuffer& buf) {
 }  // namespace
 
 std::uint32_t otsu_cuda_host(const seg::Picture& p) {
-    DeviceBuffer img(packed_row(p) * p.height);
+    DeviceBuffer img(packed_row(p) * p.height, "the picture");
     const ImageView v = upload(p, img);
     std::size_t bytes = 0;
-    DeviceBuffer t(4);
+    DeviceBuffer t(4, "the threshold");
     cuda::otsu_threshold_device(nullptr, bytes, v, t.as<std::uint32_t>());
-    DeviceBuffer ws(bytes);
+    DeviceBuffer ws(bytes, "the workspace");
     cuda::otsu_threshold_device(ws.p, bytes, v, t.as<std::uint32_t>());
     std::uint32_t out = 0;
-    cuda::check(cudaMemcpy(&out, t.p, 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    cuda::detail::check(cudaMemcpy(&out, t.p, 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
     return out;
 }
 
 void threshold_cuda_host(const seg::Picture& p, std::uint32_t t, std::uint8_t* mask) {
-    DeviceBuffer img(packed_row(p) * p.height);
+    DeviceBuffer img(packed_row(p) * p.height, "the picture");
     const ImageView v = upload(p, img);
-    DeviceBuffer m(v.pixels());
+    DeviceBuffer m(v.pixels(), "the mask");
     cuda::threshold_device(v, t, m.as<std::uint8_t>());
     cuda::host::copy_down(mask, std::size_t(v.pixels()), m.p, std::size_t(v.pixels()), 1, nullptr,
                           cuda::host::copy_threads(0));
 }
 
 KMeansResult kmeans_cuda_host(const seg::Picture& p, std::uint32_t* clusters, const KMeansOptions& options) {
-    DeviceBuffer img(packed_row(p) * p.height);
+    DeviceBuffer img(packed_row(p) * p.height, "the picture");
     const ImageView v = upload(p, img);
     const std::size_t k = std::size_t(options.k);
-    DeviceBuffer cl(v.pixels() * 4), ctr(k * 12), info(sizeof(cuda::KMeansDeviceInfo));
+    DeviceBuffer cl(v.pixels() * 4, "the clusters"), ctr(k * 12, "the centres"),
+        info(sizeof(cuda::KMeansDeviceInfo), "the K-means state");
     std::size_t bytes = 0;
     cuda::kmeans_device(nullptr, bytes, v, cl.as<std::uint32_t>(), ctr.as<std::uint32_t>(), info.as<cuda::KMeansDeviceInfo>(), options);
-    DeviceBuffer ws(bytes);
+    DeviceBuffer ws(bytes, "the workspace");
     cuda::kmeans_device(ws.p, bytes, v, cl.as<std::uint32_t>(), ctr.as<std::uint32_t>(), info.as<cuda::KMeansDeviceInfo>(), options);
     std::vector<std::uint32_t> c(3 * k);
     cuda::KMeansDeviceInfo in{};
     cuda::host::copy_down(clusters, std::size_t(v.pixels()) * 4, cl.p, std::size_t(v.pixels()) * 4, 1, nullptr,
                           cuda::host::copy_threads(0));
-    cuda::check(cudaMemcpy(c.data(), ctr.p, 3 * k * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
-    cuda::check(cudaMemcpy(&in, info.p, sizeof in, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    cuda::detail::check(cudaMemcpy(c.data(), ctr.p, 3 * k * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    cuda::detail::check(cudaMemcpy(&in, info.p, sizeof in, cudaMemcpyDeviceToHost), "cudaMemcpy");
     KMeansResult r;
     r.centres.resize(k);
     for (std::size_t i = 0; i < k; ++i)

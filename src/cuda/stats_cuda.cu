@@ -21,6 +21,7 @@
 #include "core/backends.hpp"
 #include "core/request.hpp"
 #include "core/stats_backends.hpp"
+#include "cuda/handles.hpp"
 #include "cuda/host_stager.hpp"
 #include "cuda/kernels/stats_bodies.cuh"
 #include "cuda/no_tolerance.hpp"
@@ -37,14 +38,6 @@ static_assert(offsetof(RegionStats, area) == kArea * 8 && offsetof(RegionStats, 
 
 namespace {
 
-[[noreturn]] void throw_cuda(cudaError_t e, const char* what) {
-    throw Error(std::string("CUDA error in ") + what + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
-}
-void check(cudaError_t e, const char* what) {
-    if (e != cudaSuccess) throw_cuda(e, what);
-}
-#define CCL_STATS_CUDA(call) ::cclabel::cuda::detail::check((call), #call)
-#define CCL_STATS_LAUNCHED(name) ::cclabel::cuda::detail::check(cudaGetLastError(), "launch of " name)
 
 constexpr std::size_t kAlign = 256;
 constexpr std::uint32_t kGridThreads = 256;
@@ -215,23 +208,23 @@ __global__ void relabel_kernel(std::uint32_t* labels, std::uint64_t pixels, cons
 
 /// Enqueues the largest label of @p labels into @p out (device word, zeroed here).
 void launch_max_label(const std::uint32_t* labels, std::uint64_t pixels, std::uint32_t* out, cudaStream_t stream) {
-    CCL_STATS_CUDA(cudaMemsetAsync(out, 0, sizeof(std::uint32_t), stream));
+    CCL_CUDA(cudaMemsetAsync(out, 0, sizeof(std::uint32_t), stream));
     if (pixels == 0) return;
     max_label_kernel<<<stride_blocks(pixels), kGridThreads, 0, stream>>>(labels, pixels, out);
-    CCL_STATS_LAUNCHED("max_label_kernel");
+    CCL_LAUNCHED("max_label_kernel");
 }
 
 /// Init and Stats into g.rows (the accumulating form of the rows).
 void launch_sums(const StatsParams& g, cudaStream_t stream) {
     stats_init_kernel<<<stride_blocks(g.capacity), kGridThreads, 0, stream>>>(g);
-    CCL_STATS_LAUNCHED("stats_init_kernel");
+    CCL_LAUNCHED("stats_init_kernel");
     if (g.pixels == 0) return;
     // Several tiles a block once there are thousands of blocks: a label covering the picture then
     // costs a flush per block, not per tile, and the grid still fills the GPU.
     const std::uint64_t tiles = (g.pixels + kStatsTile - 1) / kStatsTile;  // ≤ 2^21
     const auto per_block = std::uint32_t(std::clamp<std::uint64_t>(tiles / kStatsTargetBlocks, 1, kStatsMaxTilesPerBlock));
     stats_kernel<<<unsigned((tiles + per_block - 1) / per_block), kStatsThreads, 0, stream>>>(g, per_block);
-    CCL_STATS_LAUNCHED("stats_kernel");
+    CCL_LAUNCHED("stats_kernel");
 }
 
 StatsParams params_for(const cclabel::detail::Request& r, const std::uint32_t* labels, std::uint64_t capacity,
@@ -262,11 +255,11 @@ struct FilterLayout {
 
 FilterLayout filter_layout(std::uint64_t capacity, cudaStream_t stream) {
     std::size_t t64 = 0, t32 = 0;
-    CCL_STATS_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, t64, static_cast<const unsigned long long*>(nullptr),
+    CCL_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, t64, static_cast<const unsigned long long*>(nullptr),
                                                    static_cast<unsigned long long*>(nullptr),
                                                    static_cast<const std::uint32_t*>(nullptr),
                                                    static_cast<std::uint32_t*>(nullptr), capacity, 0, 64, stream));
-    CCL_STATS_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, t32, static_cast<const std::uint32_t*>(nullptr),
+    CCL_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, t32, static_cast<const std::uint32_t*>(nullptr),
                                                    static_cast<std::uint32_t*>(nullptr),
                                                    static_cast<const std::uint32_t*>(nullptr),
                                                    static_cast<std::uint32_t*>(nullptr), capacity, 0, 32, stream));
@@ -309,9 +302,9 @@ void filter_device(bool largest, void* workspace, std::size_t& workspace_bytes, 
                     std::to_string(f.total) + " needed");
     auto* ws = static_cast<std::uint8_t*>(workspace);
     auto* words = reinterpret_cast<std::uint32_t*>(ws + f.words);  // [0] largest label, [1] kept count
-    CCL_STATS_CUDA(cudaMemsetAsync(words, 0, 16, stream));
+    CCL_CUDA(cudaMemsetAsync(words, 0, 16, stream));
     if (pixels == 0) {
-        CCL_STATS_CUDA(cudaMemsetAsync(new_count, 0, 4, stream));
+        CCL_CUDA(cudaMemsetAsync(new_count, 0, 4, stream));
         return;
     }
     if (!count) {
@@ -337,25 +330,25 @@ void filter_device(bool largest, void* workspace, std::size_t& workspace_bytes, 
     const unsigned blocks = stride_blocks(capacity);
     if (!largest) {
         small_keys_kernel<<<blocks, kGridThreads, 0, stream>>>(g, min_area, k32a, va, words + 1);
-        CCL_STATS_LAUNCHED("small_keys_kernel");
+        CCL_LAUNCHED("small_keys_kernel");
     } else {
         auto* k64a = reinterpret_cast<unsigned long long*>(ws + f.keys_a);
         auto* k64b = reinterpret_cast<unsigned long long*>(ws + f.keys_b);
         largest_keys_kernel<<<blocks, kGridThreads, 0, stream>>>(g, k64a, va);
-        CCL_STATS_LAUNCHED("largest_keys_kernel");
+        CCL_LAUNCHED("largest_keys_kernel");
         std::size_t tb = f.temp_bytes;
-        CCL_STATS_CUDA(cub::DeviceRadixSort::SortPairs(temp, tb, k64a, k64b, va, vb, capacity, 0, 64, stream));
+        CCL_CUDA(cub::DeviceRadixSort::SortPairs(temp, tb, k64a, k64b, va, vb, capacity, 0, 64, stream));
         // k64a and va are free again: the keys by first pixel go there.
         largest_select_kernel<<<blocks, kGridThreads, 0, stream>>>(g, k64b, vb, k, k32a, va, words + 1);
-        CCL_STATS_LAUNCHED("largest_select_kernel");
+        CCL_LAUNCHED("largest_select_kernel");
     }
     std::size_t tb = f.temp_bytes;
-    CCL_STATS_CUDA(cub::DeviceRadixSort::SortPairs(temp, tb, k32a, k32b, va, vb, capacity, 0, 32, stream));
+    CCL_CUDA(cub::DeviceRadixSort::SortPairs(temp, tb, k32a, k32b, va, vb, capacity, 0, 32, stream));
     rank_kernel<<<blocks, kGridThreads, 0, stream>>>(capacity, k32b, vb, map);
-    CCL_STATS_LAUNCHED("rank_kernel");
+    CCL_LAUNCHED("rank_kernel");
     relabel_kernel<<<stride_blocks(pixels), kGridThreads, 0, stream>>>(labels, pixels, map, capacity);
-    CCL_STATS_LAUNCHED("relabel_kernel");
-    CCL_STATS_CUDA(cudaMemcpyAsync(new_count, words + 1, 4, cudaMemcpyDeviceToDevice, stream));
+    CCL_LAUNCHED("relabel_kernel");
+    CCL_CUDA(cudaMemcpyAsync(new_count, words + 1, 4, cudaMemcpyDeviceToDevice, stream));
 }
 
 }  // namespace
@@ -389,7 +382,7 @@ void regions_device(void* workspace, std::size_t& workspace_bytes, const ImageVi
     g.count = count;
     launch_sums(g, stream);
     stats_finish_kernel<<<stride_blocks(capacity), kGridThreads, 0, stream>>>(g);
-    CCL_STATS_LAUNCHED("stats_finish_kernel");
+    CCL_LAUNCHED("stats_finish_kernel");
 }
 
 void label_regions_device(void* workspace, std::size_t& workspace_bytes, const ImageView& image,
@@ -433,30 +426,8 @@ namespace {
 
 using cuda::detail::check;
 
-struct DeviceMem {
-    void* p = nullptr;
-    DeviceMem(std::size_t bytes, const char* what) {
-        const cudaError_t e = cudaMalloc(&p, std::max<std::size_t>(bytes, 1));
-        if (e != cudaSuccess) {
-            cudaGetLastError();  // allocation errors are not sticky
-            throw Error(std::string("cudaMalloc of ") + std::to_string(bytes) + " bytes for " + what +
-                        " failed: " + cudaGetErrorString(e));
-        }
-    }
-    ~DeviceMem() { cudaFree(p); }
-    DeviceMem(const DeviceMem&) = delete;
-    DeviceMem& operator=(const DeviceMem&) = delete;
-    template <typename T>
-    T* as() const {
-        return static_cast<T*>(p);
-    }
-};
-
-struct OwnStream {
-    cudaStream_t s = nullptr;
-    OwnStream() { check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"); }
-    ~OwnStream() { cudaStreamDestroy(s); }
-};
+using cuda::detail::DeviceBuffer;
+using cuda::detail::Stream;
 
 void require_device() {
     if (!cuda_device_present()) cuda_stats_unavailable();
@@ -464,7 +435,7 @@ void require_device() {
 
 /// The picture, packed, in device memory.
 struct DevicePicture {
-    DeviceMem mem;
+    DeviceBuffer mem;
     ImageView view;
     DevicePicture(const Request& r, cudaStream_t s)
         : mem(std::size_t(r.width) * std::size_t(bytes_per_pixel(r.format)) * std::size_t(r.height), "the picture") {
@@ -496,20 +467,21 @@ std::vector<RegionStats> regions_cuda_host(const ImageView& image, const std::ui
     require_device();
     const Request r = make_request(image, labels, options);
     const std::uint64_t pixels = r.pixels();
-    OwnStream stream;
+    Stream stream;
+    stream.create();
     DevicePicture pic(r, stream.s);
-    DeviceMem d_labels(pixels * 4, "the labels");
+    DeviceBuffer d_labels(pixels * 4, "the labels");
     cuda::host::copy_up(d_labels.p, labels, pixels * 4, pixels * 4, 1, stream.s, cuda::host::copy_threads(options.threads));
-    DeviceMem d_word(4, "the largest label");
+    DeviceBuffer d_word(4, "the largest label");
     const std::uint32_t n = checked_max_label(d_labels.as<std::uint32_t>(), pixels, d_word.as<std::uint32_t>(),
                                               std::to_string(r.width) + " x " + std::to_string(r.height) + " picture",
                                               stream.s);
     std::vector<RegionStats> out(std::size_t(n) + 1);
-    DeviceMem d_rows(out.size() * sizeof(RegionStats), "the statistics");
+    DeviceBuffer d_rows(out.size() * sizeof(RegionStats), "the statistics");
     std::size_t ws_bytes = 0;
     cuda::regions_device(nullptr, ws_bytes, pic.view, d_labels.as<std::uint32_t>(), d_word.as<std::uint32_t>(),
                          out.size(), d_rows.as<RegionStats>(), options, stream.s);
-    DeviceMem ws(ws_bytes, "the workspace");
+    DeviceBuffer ws(ws_bytes, "the workspace");
     cuda::regions_device(ws.p, ws_bytes, pic.view, d_labels.as<std::uint32_t>(), d_word.as<std::uint32_t>(),
                          out.size(), d_rows.as<RegionStats>(), options, stream.s);
     check(cudaMemcpyAsync(out.data(), d_rows.p, out.size() * sizeof(RegionStats), cudaMemcpyDeviceToHost, stream.s),
@@ -524,17 +496,18 @@ std::uint32_t label_regions_cuda_host(const ImageView& image, std::uint32_t* out
     const Request r = make_request(image, out, options);
     cclabel::cuda::detail::reject_tolerance(r.tolerance, "backend cuda");
     const std::uint64_t pixels = r.pixels();
-    OwnStream stream;
+    Stream stream;
+    stream.create();
     DevicePicture pic(r, stream.s);
-    DeviceMem d_labels(pixels * 4, "the labels");
-    DeviceMem d_count(4, "the count");
+    DeviceBuffer d_labels(pixels * 4, "the labels");
+    DeviceBuffer d_count(4, "the count");
     std::size_t label_bytes = 0;
     cuda::label_device(nullptr, label_bytes, pic.view, d_labels.as<std::uint32_t>(), d_count.as<std::uint32_t>(),
                        options, stream.s);
     std::size_t stats_bytes = 0;
     cuda::regions_device(nullptr, stats_bytes, pic.view, nullptr, nullptr, 1, nullptr, options, stream.s);
     std::size_t ws_bytes = std::max(label_bytes, stats_bytes);  // one after the other: one workspace
-    DeviceMem ws(ws_bytes, "the workspace");
+    DeviceBuffer ws(ws_bytes, "the workspace");
     cuda::label_device(ws.p, ws_bytes, pic.view, d_labels.as<std::uint32_t>(), d_count.as<std::uint32_t>(), options,
                        stream.s);
     // The rows are allocated for N: the one wait of the call before the copies back.
@@ -542,7 +515,7 @@ std::uint32_t label_regions_cuda_host(const ImageView& image, std::uint32_t* out
     check(cudaMemcpyAsync(&n, d_count.p, 4, cudaMemcpyDeviceToHost, stream.s), "cudaMemcpyAsync (count)");
     check(cudaStreamSynchronize(stream.s), "cudaStreamSynchronize");
     stats.assign(std::size_t(n) + 1, RegionStats{});
-    DeviceMem d_rows(stats.size() * sizeof(RegionStats), "the statistics");
+    DeviceBuffer d_rows(stats.size() * sizeof(RegionStats), "the statistics");
     cuda::regions_device(ws.p, ws_bytes, pic.view, d_labels.as<std::uint32_t>(), d_count.as<std::uint32_t>(),
                          stats.size(), d_rows.as<RegionStats>(), options, stream.s);
     cuda::host::copy_down(out, pixels * 4, d_labels.p, pixels * 4, 1, stream.s, cuda::host::copy_threads(options.threads));
@@ -558,10 +531,11 @@ std::uint32_t filter_cuda_host(std::uint32_t* labels, std::int64_t width, std::i
     require_device();
     const std::uint64_t pixels = filter_pixels(labels, width, height, false);
     if (pixels == 0) return 0;
-    OwnStream stream;
-    DeviceMem d_labels(pixels * 4, "the labels");
+    Stream stream;
+    stream.create();
+    DeviceBuffer d_labels(pixels * 4, "the labels");
     cuda::host::copy_up(d_labels.p, labels, pixels * 4, pixels * 4, 1, stream.s, cuda::host::copy_threads(0));
-    DeviceMem d_words(8, "the counts");
+    DeviceBuffer d_words(8, "the counts");
     auto* d_n = d_words.as<std::uint32_t>();
     const std::uint32_t n = checked_max_label(d_labels.as<std::uint32_t>(), pixels, d_n, "size", stream.s);
     std::size_t ws_bytes = 0;
@@ -574,7 +548,7 @@ std::uint32_t filter_cuda_host(std::uint32_t* labels, std::int64_t width, std::i
                                       std::uint64_t(n) + 1, min_area, d_n + 1, stream.s);
     };
     run(nullptr);
-    DeviceMem ws(ws_bytes, "the workspace");
+    DeviceBuffer ws(ws_bytes, "the workspace");
     run(ws.p);
     std::uint32_t m = 0;
     check(cudaMemcpyAsync(&m, d_n + 1, 4, cudaMemcpyDeviceToHost, stream.s), "cudaMemcpyAsync (count)");

@@ -71,6 +71,7 @@
 #include "core/tiles_backends.hpp"
 #include "core/tiles_limit.hpp"
 #include "core/tiles_profile.hpp"
+#include "cuda/handles.hpp"
 #include "cuda/host_stager.hpp"
 #include "cuda/no_tolerance.hpp"
 #include "cuda/pinned_pool.hpp"
@@ -82,15 +83,12 @@ using cclabel::detail::TileGrid;
 using host::is_pinned;
 using host::PooledPinned;
 
-[[noreturn]] void throw_cuda(cudaError_t e, const char* what) {
-    cudaGetLastError();  // clear a non-sticky error so that later calls are not blamed for it
-    throw Error(std::string("CUDA error in ") + what + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
-}
-void check(cudaError_t e, const char* what) {
-    if (e != cudaSuccess) throw_cuda(e, what);
-}
-#define CCL_TILES_CUDA(call) ::cclabel::cuda::check((call), #call)
-#define CCL_TILES_LAUNCHED(name) ::cclabel::cuda::check(cudaGetLastError(), "launch of " name)
+using detail::check;
+using detail::DeviceBuffer;
+using detail::DeviceGuard;
+using detail::Event;
+using detail::Stream;
+using detail::throw_cuda;
 
 // ---------------------------------------------------------------------------------------------
 // Kernels
@@ -211,66 +209,7 @@ __global__ void relabel_kernel(const std::uint32_t* labels, std::uint64_t pixels
 }
 
 // ---------------------------------------------------------------------------------------------
-// Small RAII helpers (as in label_cuda.cu). Each is created and destroyed with its device current.
-
-std::string mem_info() {
-    std::size_t free_b = 0, total_b = 0;
-    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
-        cudaGetLastError();
-        return "";
-    }
-    return " (" + std::to_string(free_b) + " of " + std::to_string(total_b) + " bytes free)";
-}
-
-struct DeviceBuffer {
-    void* p = nullptr;
-    DeviceBuffer() = default;
-    void alloc(std::size_t bytes, const char* what) {
-        if (p) {
-            cudaFree(p);
-            p = nullptr;
-        }
-        const cudaError_t e = cudaMalloc(&p, std::max<std::size_t>(bytes, 1));
-        if (e != cudaSuccess) {
-            cudaGetLastError();
-            p = nullptr;
-            throw Error(std::string("cudaMalloc of ") + std::to_string(bytes) + " bytes for " + what +
-                        " failed: " + cudaGetErrorString(e) + mem_info());
-        }
-    }
-    template <typename T>
-    T* as() const {
-        return static_cast<T*>(p);
-    }
-    ~DeviceBuffer() {
-        if (p) cudaFree(p);
-    }
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-};
-
-struct Stream {
-    cudaStream_t s = nullptr;
-    void create() { CCL_TILES_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
-    ~Stream() {
-        if (s) cudaStreamDestroy(s);
-    }
-};
-
-struct Event {
-    cudaEvent_t e = nullptr;
-    void create() { CCL_TILES_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming)); }
-    ~Event() {
-        if (e) cudaEventDestroy(e);
-    }
-};
-
-/// Restores the caller's current device.
-struct DeviceGuard {
-    int saved = 0;
-    DeviceGuard() { CCL_TILES_CUDA(cudaGetDevice(&saved)); }
-    ~DeviceGuard() { cudaSetDevice(saved); }
-};
+// Small helpers (the RAII handles are cuda/handles.hpp). Each is made and released with its device current.
 
 void set_device(int ordinal) {
     const cudaError_t e = cudaSetDevice(ordinal);
@@ -410,7 +349,7 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
     const DeviceGuard guard;
     if (devices.empty()) devices.push_back(guard.saved);
     int n_devices = 0;
-    CCL_TILES_CUDA(cudaGetDeviceCount(&n_devices));
+    CCL_CUDA(cudaGetDeviceCount(&n_devices));
     for (int d : devices)
         if (d < 0 || d >= n_devices)
             throw Error("label_tiled_streamed: device " + std::to_string(d) + " does not exist (" +
@@ -474,7 +413,7 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         for (auto [d, b] : need) {
             set_device(d);
             std::size_t free_b = 0, total_b = 0;
-            CCL_TILES_CUDA(cudaMemGetInfo(&free_b, &total_b));
+            CCL_CUDA(cudaMemGetInfo(&free_b, &total_b));
             const std::uint64_t margin = std::max<std::uint64_t>(std::uint64_t(256) << 20, total_b / 50);
             if (early_wanted && b + early_bytes + margin > free_b) early_wanted = false;  // not worth failing for
             if (b + margin > free_b) {
@@ -543,8 +482,8 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         if (!image_pinned || !out_pinned) c.stager.create(stage, host_threads(options.threads));
         // The cursor is cleared before either stream uses it (one tiny wait, here rather than an
         // event between the streams).
-        CCL_TILES_CUDA(cudaMemsetAsync(c.cursor.p, 0, 2 * sizeof(unsigned long long), c.side.s));
-        CCL_TILES_CUDA(cudaStreamSynchronize(c.side.s));
+        CCL_CUDA(cudaMemsetAsync(c.cursor.p, 0, 2 * sizeof(unsigned long long), c.side.s));
+        CCL_CUDA(cudaStreamSynchronize(c.side.s));
     }
     std::unique_ptr<Early> early;
     if (early_wanted) {
@@ -575,7 +514,7 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
     if (prof)
         for (auto& c : ctx) {
             set_device(c->ordinal);
-            CCL_TILES_CUDA(cudaDeviceSynchronize());
+            CCL_CUDA(cudaDeviceSynchronize());
         }
     mark(&cclabel::detail::TilesProfile::alloc_ms);
 
@@ -590,7 +529,7 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         const std::size_t row_bytes = std::size_t(r.width) * std::size_t(bpp);
         const std::uint8_t* tile_src = src + r.y0 * stride + r.x0 * bpp;
         if (image_pinned)
-            CCL_TILES_CUDA(cudaMemcpy2DAsync(s.image.p, row_bytes, tile_src, std::size_t(stride), row_bytes,
+            CCL_CUDA(cudaMemcpy2DAsync(s.image.p, row_bytes, tile_src, std::size_t(stride), row_bytes,
                                              std::size_t(r.height), cudaMemcpyHostToDevice, s.stream.s));
         else
             c.stager.upload(s.image.as<std::uint8_t>(), tile_src, std::size_t(stride), row_bytes,
@@ -607,30 +546,30 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
                                                                              r.width, r.height, labels, meta);
             return 0;
         });
-        CCL_TILES_LAUNCHED("border_kernel");
+        CCL_LAUNCHED("border_kernel");
         // The table used to be a phase of its own after every tile (a host wait, a full pass over
         // all the labels, another wait). Here it rides on the tile's stream while the other stream
         // uploads the next tile, which takes longer than labelling this one.
         const std::uint64_t px = std::uint64_t(r.width) * std::uint64_t(r.height);
         first_reserve_kernel<<<1, 1, 0, s.stream.s>>>(meta, c.cursor.as<unsigned long long>(), c.first_cap,
                                                       c.host_cap, offset);
-        CCL_TILES_LAUNCHED("first_reserve_kernel");
+        CCL_LAUNCHED("first_reserve_kernel");
         first_clear_kernel<<<blocks_for(px, 1024), kThreads, 0, s.stream.s>>>(meta, offset,
                                                                               c.first_store.as<std::uint32_t>());
-        CCL_TILES_LAUNCHED("first_clear_kernel");
+        CCL_LAUNCHED("first_clear_kernel");
         const dim3 fblocks(blocks_for(std::uint64_t(r.width), 64), unsigned(std::min<std::int64_t>(r.height, 65535)));
         first_kernel<<<fblocks, kThreads, 0, s.stream.s>>>(labels, std::uint64_t(r.width), std::uint64_t(r.height),
                                                            c.first_store.as<std::uint32_t>(), offset);
-        CCL_TILES_LAUNCHED("first_kernel");
+        CCL_LAUNCHED("first_kernel");
         if (c.host_tables_dev) {
             first_out_kernel<<<blocks_for(px, 1024), kThreads, 0, s.stream.s>>>(
                 meta, c.first_store.as<std::uint32_t>(), offset, c.host_tables_dev, std::uint64_t(r.x0),
                 std::uint64_t(r.y0), std::uint64_t(r.width), std::uint64_t(W));
-            CCL_TILES_LAUNCHED("first_out_kernel");
+            CCL_LAUNCHED("first_out_kernel");
         }
-        CCL_TILES_CUDA(cudaMemcpyAsync(c.meta_host.as<std::uint32_t>() + c.meta_at[i], meta,
+        CCL_CUDA(cudaMemcpyAsync(c.meta_host.as<std::uint32_t>() + c.meta_at[i], meta,
                                        std::size_t(meta_words(r)) * 4, cudaMemcpyDeviceToHost, s.stream.s));
-        CCL_TILES_CUDA(cudaEventRecord(c.done[i].e, s.stream.s));
+        CCL_CUDA(cudaEventRecord(c.done[i].e, s.stream.s));
     }
     mark(&cclabel::detail::TilesProfile::enqueue_ms);
 
@@ -677,9 +616,9 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         const std::uint32_t n = n_of[t];
         const TileRect r = grid.rect(t);
         scratch.reserve(std::size_t(n) * 4, "a first-pixel table");
-        CCL_TILES_CUDA(cudaMemcpyAsync(scratch.p, c.first_store.as<std::uint32_t>() + off, std::size_t(n) * 4,
+        CCL_CUDA(cudaMemcpyAsync(scratch.p, c.first_store.as<std::uint32_t>() + off, std::size_t(n) * 4,
                                        cudaMemcpyDeviceToHost, c.side.s));
-        CCL_TILES_CUDA(cudaStreamSynchronize(c.side.s));
+        CCL_CUDA(cudaStreamSynchronize(c.side.s));
         const std::uint32_t* f = scratch.as<std::uint32_t>();
         auto& fi = infos[t].first_index;
         fi.resize(n);
@@ -724,19 +663,19 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         const TileRect r = grid.rect(j);
         const std::uint64_t px = std::uint64_t(r.width) * std::uint64_t(r.height);
         const int k = int(j % 2);
-        if (j >= 2) CCL_TILES_CUDA(cudaStreamWaitEvent(e.ks.s, e.ring_free[k].e, 0));
+        if (j >= 2) CCL_CUDA(cudaStreamWaitEvent(e.ks.s, e.ring_free[k].e, 0));
         fetch_kernel<Out><<<blocks_for(n + 1, 1024), kThreads, 0, e.ks.s>>>(
             static_cast<const Out*>(e.maps_host_dev) + at, e.maps.as<Out>() + at, n + 1);
-        CCL_TILES_LAUNCHED("fetch_kernel");
+        CCL_LAUNCHED("fetch_kernel");
         relabel_kernel<Out><<<blocks_for(px, 4096), kThreads, 0, e.ks.s>>>(
             c.labels.as<std::uint32_t>() + c.label_at[std::size_t(j)], px, e.maps.as<Out>() + at, e.ring[k].as<Out>());
-        CCL_TILES_LAUNCHED("relabel_kernel");
-        CCL_TILES_CUDA(cudaEventRecord(e.renumbered[k].e, e.ks.s));
-        CCL_TILES_CUDA(cudaStreamWaitEvent(e.ds.s, e.renumbered[k].e, 0));
+        CCL_LAUNCHED("relabel_kernel");
+        CCL_CUDA(cudaEventRecord(e.renumbered[k].e, e.ks.s));
+        CCL_CUDA(cudaStreamWaitEvent(e.ds.s, e.renumbered[k].e, 0));
         // A full-width strip is one contiguous block of the packed output.
-        CCL_TILES_CUDA(cudaMemcpyAsync(out + std::uint64_t(r.y0) * std::uint64_t(W), e.ring[k].p,
+        CCL_CUDA(cudaMemcpyAsync(out + std::uint64_t(r.y0) * std::uint64_t(W), e.ring[k].p,
                                        std::size_t(px) * sizeof(Out), cudaMemcpyDeviceToHost, e.ds.s));
-        CCL_TILES_CUDA(cudaEventRecord(e.ring_free[k].e, e.ds.s));
+        CCL_CUDA(cudaEventRecord(e.ring_free[k].e, e.ds.s));
         ++early_count;
         return true;
     };
@@ -761,7 +700,7 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         const std::size_t i = std::size_t(t / C);
         set_device(c.ordinal);
         const Clock::time_point w0 = Clock::now();
-        CCL_TILES_CUDA(cudaEventSynchronize(c.done[i].e));
+        CCL_CUDA(cudaEventSynchronize(c.done[i].e));
         const Clock::time_point w1 = Clock::now();
         const TileRect r = grid.rect(t);
         const std::uint32_t* m = c.meta_host.as<std::uint32_t>() + c.meta_at[i];
@@ -805,15 +744,15 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         std::uint32_t* meta = c.meta.as<std::uint32_t>() + c.meta_at[i];
         std::uint32_t* offset = meta + 1 + 2 * ring_of(r);
         const std::uint64_t px = std::uint64_t(r.width) * std::uint64_t(r.height);
-        CCL_TILES_CUDA(cudaMemsetAsync(offset, 0, 4, c.side.s));
+        CCL_CUDA(cudaMemsetAsync(offset, 0, 4, c.side.s));
         first_clear_kernel<<<blocks_for(px, 1024), kThreads, 0, c.side.s>>>(meta, offset,
                                                                             c.first_store.as<std::uint32_t>());
-        CCL_TILES_LAUNCHED("first_clear_kernel");
+        CCL_LAUNCHED("first_clear_kernel");
         const dim3 fblocks(blocks_for(std::uint64_t(r.width), 64), unsigned(std::min<std::int64_t>(r.height, 65535)));
         first_kernel<<<fblocks, kThreads, 0, c.side.s>>>(c.labels.as<std::uint32_t>() + c.label_at[i],
                                                          std::uint64_t(r.width), std::uint64_t(r.height),
                                                          c.first_store.as<std::uint32_t>(), offset);
-        CCL_TILES_LAUNCHED("first_kernel");
+        CCL_LAUNCHED("first_kernel");
         take_table(c, t, 0);
         ready[t] = 1;
     }
@@ -866,8 +805,8 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         });
         for (std::uint64_t t : firsts) early_redone += done_early[std::size_t(t)] ? 0 : 1;
         set_device(e.ordinal);
-        CCL_TILES_CUDA(cudaEventRecord(e.finished.e, e.ds.s));
-        for (Slot& s : ctx[0]->slot) CCL_TILES_CUDA(cudaStreamWaitEvent(s.stream.s, e.finished.e, 0));
+        CCL_CUDA(cudaEventRecord(e.finished.e, e.ds.s));
+        for (Slot& s : ctx[0]->slot) CCL_CUDA(cudaStreamWaitEvent(s.stream.s, e.finished.e, 0));
     }
     mark(&cclabel::detail::TilesProfile::resolve_ms);
 
@@ -900,10 +839,10 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
                 for (std::size_t k = 0; k < map.size(); ++k) dst[k] = Out(map[k]);
             });
             c.maps_in.create();
-            CCL_TILES_CUDA(cudaMemcpyAsync(c.maps.p, mh, std::size_t(total) * sizeof(Out), cudaMemcpyHostToDevice,
+            CCL_CUDA(cudaMemcpyAsync(c.maps.p, mh, std::size_t(total) * sizeof(Out), cudaMemcpyHostToDevice,
                                            c.slot[0].stream.s));
-            CCL_TILES_CUDA(cudaEventRecord(c.maps_in.e, c.slot[0].stream.s));
-            CCL_TILES_CUDA(cudaStreamWaitEvent(c.slot[1].stream.s, c.maps_in.e, 0));
+            CCL_CUDA(cudaEventRecord(c.maps_in.e, c.slot[0].stream.s));
+            CCL_CUDA(cudaStreamWaitEvent(c.slot[1].stream.s, c.maps_in.e, 0));
         }
     } else if (!at_once) {
         for (auto& cp : ctx) {
@@ -944,22 +883,22 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
             const std::uint64_t px = std::uint64_t(r.width) * std::uint64_t(r.height);
             std::uint32_t* labels = c.labels.as<std::uint32_t>() + c.label_at[i];
             Out* dst_dev = sizeof(Out) == 4 ? reinterpret_cast<Out*>(labels) : s.out.as<Out>();
-            if (sizeof(Out) == 8 && i >= 2) CCL_TILES_CUDA(cudaStreamWaitEvent(ks, s.downloaded.e, 0));
+            if (sizeof(Out) == 8 && i >= 2) CCL_CUDA(cudaStreamWaitEvent(ks, s.downloaded.e, 0));
             relabel_kernel<Out><<<blocks_for(px, 4096), kThreads, 0, ks>>>(labels, px, c.maps.as<Out>() + c.map_at[i],
                                                                           dst_dev);
-            CCL_TILES_LAUNCHED("relabel_kernel");
-            CCL_TILES_CUDA(cudaEventRecord(c.done[i].e, ks));
-            CCL_TILES_CUDA(cudaStreamWaitEvent(ds, c.done[i].e, 0));
+            CCL_LAUNCHED("relabel_kernel");
+            CCL_CUDA(cudaEventRecord(c.done[i].e, ks));
+            CCL_CUDA(cudaStreamWaitEvent(ds, c.done[i].e, 0));
             const std::size_t row_bytes = std::size_t(r.width) * sizeof(Out);
             auto* dst =
                 reinterpret_cast<std::uint8_t*>(out + std::uint64_t(r.y0) * std::uint64_t(W) + std::uint64_t(r.x0));
             if (out_pinned)
-                CCL_TILES_CUDA(cudaMemcpy2DAsync(dst, out_pitch, dst_dev, row_bytes, row_bytes, std::size_t(r.height),
+                CCL_CUDA(cudaMemcpy2DAsync(dst, out_pitch, dst_dev, row_bytes, row_bytes, std::size_t(r.height),
                                                  cudaMemcpyDeviceToHost, ds));
             else
                 c.stager.download(dst, out_pitch, reinterpret_cast<const std::uint8_t*>(dst_dev), row_bytes,
                                   std::size_t(r.height), ds);
-            if (sizeof(Out) == 8) CCL_TILES_CUDA(cudaEventRecord(s.downloaded.e, ds));
+            if (sizeof(Out) == 8) CCL_CUDA(cudaEventRecord(s.downloaded.e, ds));
         }
     }
     for (std::uint64_t t = 0; t < tiles && !at_once; ++t) {
@@ -975,22 +914,22 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
             d_map = c.maps.as<Out>() + c.map_at[i];
         } else {
             const std::vector<std::uint64_t>& map = res.maps[t];
-            if (s.map_busy) CCL_TILES_CUDA(cudaEventSynchronize(s.map_copied.e));
+            if (s.map_busy) CCL_CUDA(cudaEventSynchronize(s.map_copied.e));
             Out* mh = s.map_host.as<Out>();
             for (std::size_t k = 0; k < map.size(); ++k) mh[k] = Out(map[k]);
-            CCL_TILES_CUDA(cudaMemcpyAsync(s.map.p, mh, map.size() * sizeof(Out), cudaMemcpyHostToDevice, s.stream.s));
-            CCL_TILES_CUDA(cudaEventRecord(s.map_copied.e, s.stream.s));
+            CCL_CUDA(cudaMemcpyAsync(s.map.p, mh, map.size() * sizeof(Out), cudaMemcpyHostToDevice, s.stream.s));
+            CCL_CUDA(cudaEventRecord(s.map_copied.e, s.stream.s));
             s.map_busy = true;
             d_map = s.map.as<Out>();
         }
         std::uint32_t* labels = c.labels.as<std::uint32_t>() + c.label_at[i];
         Out* dst_dev = sizeof(Out) == 4 ? reinterpret_cast<Out*>(labels) : s.out.as<Out>();
         relabel_kernel<Out><<<blocks_for(px, 4096), kThreads, 0, s.stream.s>>>(labels, px, d_map, dst_dev);
-        CCL_TILES_LAUNCHED("relabel_kernel");
+        CCL_LAUNCHED("relabel_kernel");
         const std::size_t row_bytes = std::size_t(r.width) * sizeof(Out);
         auto* dst = reinterpret_cast<std::uint8_t*>(out + std::uint64_t(r.y0) * std::uint64_t(W) + std::uint64_t(r.x0));
         if (out_pinned)
-            CCL_TILES_CUDA(cudaMemcpy2DAsync(dst, out_pitch, dst_dev, row_bytes, row_bytes, std::size_t(r.height),
+            CCL_CUDA(cudaMemcpy2DAsync(dst, out_pitch, dst_dev, row_bytes, row_bytes, std::size_t(r.height),
                                              cudaMemcpyDeviceToHost, s.stream.s));
         else
             c.stager.download(dst, out_pitch, reinterpret_cast<const std::uint8_t*>(dst_dev), row_bytes,
@@ -999,11 +938,11 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
     for (auto& c : ctx) {
         set_device(c->ordinal);
         if (c->stager.created()) c->stager.drain_all();
-        for (Slot& s : c->slot) CCL_TILES_CUDA(cudaStreamSynchronize(s.stream.s));
+        for (Slot& s : c->slot) CCL_CUDA(cudaStreamSynchronize(s.stream.s));
     }
     if (early) {
         set_device(early->ordinal);
-        CCL_TILES_CUDA(cudaStreamSynchronize(early->ds.s));
+        CCL_CUDA(cudaStreamSynchronize(early->ds.s));
     }
     mark(&cclabel::detail::TilesProfile::phase_c_ms);
     count = res.count;
