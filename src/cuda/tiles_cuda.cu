@@ -73,6 +73,8 @@
 #include "core/tiles_profile.hpp"
 #include "cuda/handles.hpp"
 #include "cuda/host_stager.hpp"
+#include "cuda/tiles_context.cuh"
+#include "cuda/tiles_kernels.cuh"
 #include "cuda/no_tolerance.hpp"
 #include "cuda/pinned_pool.hpp"
 
@@ -91,124 +93,6 @@ using detail::Stream;
 using detail::throw_cuda;
 
 // ---------------------------------------------------------------------------------------------
-// Kernels
-
-constexpr unsigned kThreads = 256;
-
-unsigned blocks_for(std::uint64_t items, std::uint64_t cap = 65535) {
-    return unsigned(std::max<std::uint64_t>(1, std::min<std::uint64_t>((items + kThreads - 1) / kThreads, cap)));
-}
-
-/// The tile's border in TileInfo's layout: meta[0] is the count (written by label_device),
-/// meta[1 .. 1 + R) the keys and meta[1 + R .. 1 + 2R) the labels, R = 2·(w + h).
-template <PixelFormat F>
-__global__ void border_kernel(const std::uint8_t* image, std::uint64_t pitch, std::int64_t w, std::int64_t h,
-                              const std::uint32_t* labels, std::uint32_t* meta) {
-    using T = cclabel::detail::PixelTraits<F>;
-    const std::uint64_t ring = 2 * std::uint64_t(w + h);
-    for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < ring;
-         i += std::uint64_t(gridDim.x) * blockDim.x) {
-        const cclabel::detail::RingPixel p = cclabel::detail::ring_pixel(i, w, h);
-        meta[1 + i] = T::key(image + std::uint64_t(p.y) * pitch + std::uint64_t(p.x) * T::kBytes);
-        meta[1 + ring + i] = labels[std::uint64_t(p.y) * std::uint64_t(w) + std::uint64_t(p.x)];
-    }
-}
-
-/// A tile's first-pixel table lives at store + *offset; kNoOffset marks a tile whose table did not
-/// fit the store (the host gives it one after phase A).
-constexpr std::uint32_t kNoOffset = ~std::uint32_t(0);
-
-/// Reserves meta[0] (the tile's count) words of the store: *offset = the first, or kNoOffset when
-/// they would pass @p cap. One thread; the cursor is shared by the context's two streams, hence
-/// the atomic (offsets then depend on the order the tiles finish in; the tables do not). When the
-/// store has room, also reserves as many entries of the host's mapped table buffer (cursor[1],
-/// @p host_cap entries): offset[1] = the first, or kNoOffset (then the host copies the table back
-/// itself, as before). offset[1] is kNoOffset too when the store had no room.
-__global__ void first_reserve_kernel(const std::uint32_t* meta, unsigned long long* cursor, unsigned long long cap,
-                                     unsigned long long host_cap, std::uint32_t* offset) {
-    const unsigned long long n = meta[0];
-    const unsigned long long at = atomicAdd(cursor, n);
-    const bool fits = at + n <= cap;  // cap ≤ kNoOffset, so at < kNoOffset when n > 0
-    offset[0] = fits ? std::uint32_t(at) : kNoOffset;
-    std::uint32_t host_at = kNoOffset;
-    if (fits && n > 0 && host_cap > 0) {
-        const unsigned long long h = atomicAdd(cursor + 1, n);
-        if (h + n <= host_cap) host_at = std::uint32_t(h);  // host_cap < kNoOffset
-    }
-    offset[1] = host_at;
-}
-
-/// store[*offset .. *offset + meta[0]) = ~0.
-__global__ void first_clear_kernel(const std::uint32_t* meta, const std::uint32_t* offset, std::uint32_t* store) {
-    const std::uint32_t off = *offset;
-    if (off == kNoOffset) return;
-    const std::uint64_t n = meta[0];
-    std::uint32_t* first = store + off;
-    for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += std::uint64_t(gridDim.x) * blockDim.x)
-        first[i] = ~std::uint32_t(0);
-}
-
-/// first[l − 1] = min local index of the pixels of label l (first = store + *offset, cleared to
-/// ~0). Only run starts try, and only while they would lower the entry, so a region of many pixels
-/// costs few atomics.
-__global__ void first_kernel(const std::uint32_t* labels, std::uint64_t w, std::uint64_t h, std::uint32_t* store,
-                             const std::uint32_t* offset) {
-    const std::uint32_t off = *offset;
-    if (off == kNoOffset) return;
-    std::uint32_t* first = store + off;
-    for (std::uint64_t y = blockIdx.y; y < h; y += gridDim.y) {
-        const std::uint32_t* row = labels + y * w;
-        for (std::uint64_t x = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; x < w;
-             x += std::uint64_t(gridDim.x) * blockDim.x) {
-            const std::uint32_t l = row[x];
-            if (!cclabel::detail::is_run_start(row, std::int64_t(x), l)) continue;
-            std::uint32_t* f = first + (l - 1);
-            const std::uint32_t i = std::uint32_t(y * w + x);  // < 2^32 − 1: a tile has at most that many pixels
-            if (*static_cast<volatile std::uint32_t*>(f) <= i) continue;
-            atomicMin(f, i);
-        }
-    }
-}
-
-/// The tile's first-pixel table as global pixel indices, written straight into the host's mapped
-/// pinned buffer @p host (at offset[1], when reserved): host[offset[1] + l] = the global index of
-/// first[l], or ~0 for an entry left at ~0 (a label without a pixel: the host reports it). The
-/// writes cross the bus in the download direction while the next tile's upload uses the other, and
-/// the host finds the table there when the tile's event has fired: no copy of its own, no wait.
-__global__ void first_out_kernel(const std::uint32_t* meta, const std::uint32_t* store, const std::uint32_t* offset,
-                                 std::uint64_t* host, std::uint64_t x0, std::uint64_t y0, std::uint64_t w,
-                                 std::uint64_t image_width) {
-    const std::uint32_t off = offset[0], host_at = offset[1];
-    if (off == kNoOffset || host_at == kNoOffset) return;
-    const std::uint64_t n = meta[0];
-    const std::uint32_t* first = store + off;
-    std::uint64_t* dst = host + host_at;
-    for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += std::uint64_t(gridDim.x) * blockDim.x) {
-        const std::uint32_t f = first[i];
-        // As cclabel::detail::global_index.
-        dst[i] = f == ~std::uint32_t(0) ? ~std::uint64_t(0) : (y0 + f / w) * image_width + x0 + f % w;
-    }
-}
-
-/// dst[0 .. n) = src[0 .. n): a map the host wrote into mapped pinned memory, brought to the device
-/// by a kernel rather than a copy, which could queue on the copy engine behind the uploads.
-template <typename Out>
-__global__ void fetch_kernel(const Out* src, Out* dst, std::uint64_t n) {
-    for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += std::uint64_t(gridDim.x) * blockDim.x)
-        dst[i] = src[i];
-}
-
-template <typename Out>
-__global__ void relabel_kernel(const std::uint32_t* labels, std::uint64_t pixels, const Out* map, Out* out) {
-    for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < pixels;
-         i += std::uint64_t(gridDim.x) * blockDim.x)
-        out[i] = map[labels[i]];
-}
-
-// ---------------------------------------------------------------------------------------------
 // Small helpers (the RAII handles are cuda/handles.hpp). Each is made and released with its device current.
 
 void set_device(int ordinal) {
@@ -216,126 +100,10 @@ void set_device(int ordinal) {
     if (e != cudaSuccess) throw_cuda(e, ("cudaSetDevice(" + std::to_string(ordinal) + ")").c_str());
 }
 
-constexpr std::size_t kStagingBytes = std::size_t(32) << 20;  // the staging ring holds a tile, up to this
-constexpr std::int64_t kMaxCopyPitch = 0x7FFFFFFF;           // larger pitches go through staging
-
-struct Slot {
-    Stream stream;
-    Event map_copied;  // the slot's pinned map may be refilled (maps slot by slot only)
-    Event downloaded;  // phase C, maps at once, 64-bit output: the slot's `out` may be overwritten
-    bool map_busy = false;
-    DeviceBuffer image;  // one tile's pixels, packed
-    DeviceBuffer workspace;
-    std::size_t workspace_bytes = 0;
-    DeviceBuffer map;    // phase C, maps slot by slot only: the tile's map, Out per entry
-    PooledPinned map_host;
-    DeviceBuffer out;    // phase C, 64-bit output only: the tile's global labels
-};
-
-/// One entry of the device list.
-struct Context {
-    int ordinal = 0;
-    std::vector<std::uint64_t> tiles;         // global tile numbers, in order
-    std::vector<std::uint64_t> label_at;      // element offset of each tile's labels in `labels`
-    std::vector<std::uint64_t> meta_at;       // word offset of each tile's count + border + table offset in `meta`
-    DeviceBuffer labels, meta;
-    PooledPinned meta_host;
-    DeviceBuffer first_store;                 // the tiles' first-pixel tables, reserved in phase A
-    std::uint64_t first_cap = 0;              // its size in words
-    DeviceBuffer cursor;                      // the store's next free word, the host tables' next entry (64-bit)
-    PooledPinned host_tables;                 // first-pixel tables as global indices, written by the device
-    std::uint64_t* host_tables_dev = nullptr; // the same, as the device addresses it (null: not used)
-    std::uint64_t host_cap = 0;               // its size in entries (0: not used)
-    std::unique_ptr<Event[]> done;            // a tile's phase A finished
-    Stream side;                              // the tables' copies back
-    std::vector<std::uint64_t> map_at;        // maps at once: entry offset of each tile's map
-    DeviceBuffer maps;                        // maps at once: every tile's map
-    PooledPinned maps_host;
-    Event maps_in;
-    Slot slot[2];
-    host::HostStager stager;  // pageable pictures and labels, through a ring of pinned blocks
-
-    // Wait for every copy in flight before the buffers (pooled pinned ones included) are released:
-    // only reached with work in flight when an error is thrown mid-pipeline.
-    ~Context() {
-        cudaSetDevice(ordinal);  // the members are released on their own device
-        for (Slot& s : slot)
-            if (s.stream.s) cudaStreamSynchronize(s.stream.s);
-        if (side.s) cudaStreamSynchronize(side.s);
-        cudaGetLastError();
-    }
-};
-
-/// Early downloads (StreamTuning::early_downloads): strips renumbered and downloaded during phase
-/// A on streams of their own, from two ring buffers, with maps the host writes into mapped pinned
-/// memory. Released (after its streams finish) before the context.
-struct Early {
-    int ordinal = 0;
-    Stream ks, ds;         // renumbering kernels; downloads
-    DeviceBuffer ring[2];  // a strip's global labels, until downloaded
-    Event ring_free[2];    // the download out of ring[k] finished
-    Event renumbered[2];   // the renumbering into ring[k] finished
-    Event finished;        // every early download issued so far finished
-    DeviceBuffer maps;     // the maps, as the device reads them
-    PooledPinned maps_host;
-    const void* maps_host_dev = nullptr;
-    std::uint64_t cap = 0, used = 0;  // entries of the maps' buffers
-    std::vector<std::uint64_t> at;    // by tile: its map's first entry; kNone when not early
-    static constexpr std::uint64_t kNone = ~std::uint64_t(0);
-    ~Early() {
-        cudaSetDevice(ordinal);
-        if (ks.s) cudaStreamSynchronize(ks.s);
-        if (ds.s) cudaStreamSynchronize(ds.s);
-        cudaGetLastError();
-    }
-};
-
-/// Pinned host memory for the early maps (entries of the output type; the pool keeps it).
-constexpr std::size_t kEarlyMapsBytes = std::size_t(32) << 20;
-/// Ids the early numbering may hold (12 bytes each on the host).
-constexpr std::uint64_t kEarlyMaxIds = std::uint64_t(1) << 25;
-
-std::uint64_t ring_of(const TileRect& r) { return 2 * std::uint64_t(r.width + r.height); }
-/// Words of a tile's entry in `meta`: count, border keys, border labels, first-table offset in the
-/// device store, first-table offset in the host's mapped buffer.
-std::uint64_t meta_words(const TileRect& r) { return 3 + 2 * ring_of(r); }
-
-// ---------------------------------------------------------------------------------------------
-
-/// What the tiles of one context need on the device, in bytes (worst case: every pixel a label).
-/// The first-table store (2 tiles' pixels, a word each) and the maps (at once or two slots: two
-/// tiles' entries) take what two slots' tables and maps took before.
-template <typename Out>
-std::uint64_t device_bytes(const Context& c, const TileGrid& g, std::uint64_t image_tile_bytes, std::size_t ws) {
-    std::uint64_t b = 0;
-    for (std::uint64_t t : c.tiles) {
-        const TileRect r = g.rect(t);
-        b += std::uint64_t(r.width) * std::uint64_t(r.height) * 4 + meta_words(r) * 4;
-    }
-    const std::uint64_t px = g.max_tile_pixels();
-    const std::uint64_t per_slot = image_tile_bytes + ws + px * 4 /*first*/ + (px + 1) * sizeof(Out) /*map*/ +
-                                   (sizeof(Out) == 8 ? px * 8 : 0);
-    return b + 2 * per_slot;
-}
-
-/// Maps are converted and uploaded at once when they take at most this much pinned memory (and fit
-/// the two tiles' maps budgeted on the device); else slot by slot, as before.
-constexpr std::size_t kMapsAtOnceBytes = std::size_t(48) << 20;
-
-/// The pinned host buffer into which the device writes the first-pixel tables in phase A (8 bytes
-/// a label: 4M labels a context; the pool keeps it between calls).
-constexpr std::size_t kHostTablesBytes = std::size_t(32) << 20;
-
 using Clock = std::chrono::steady_clock;
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double, std::milli>(b - a).count();
-}
-
-/// Host threads for the host-side loops: Options::threads, or all cores when it is 0.
-int host_threads(int asked) {
-    const int cores = cclabel::detail::usable_cores();
-    return asked > 0 ? std::min(asked, cores) : cores;
 }
 
 template <typename Out>
@@ -479,7 +247,7 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
             s.workspace.alloc(ws_bytes, "the workspace");
             s.workspace_bytes = ws_bytes;
         }
-        if (!image_pinned || !out_pinned) c.stager.create(stage, host_threads(options.threads));
+        if (!image_pinned || !out_pinned) c.stager.create(stage, host::copy_threads(options.threads));
         // The cursor is cleared before either stream uses it (one tiny wait, here rather than an
         // event between the streams).
         CCL_CUDA(cudaMemsetAsync(c.cursor.p, 0, 2 * sizeof(unsigned long long), c.side.s));
@@ -794,7 +562,7 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
         std::vector<std::uint64_t> firsts;
         for (std::uint64_t t = 0; t < tiles; ++t)
             if (e.at[std::size_t(t)] != Early::kNone) firsts.push_back(t);
-        const int workers = e.used >= (std::uint64_t(1) << 18) ? host_threads(options.threads) : 1;
+        const int workers = e.used >= (std::uint64_t(1) << 18) ? host::copy_threads(options.threads) : 1;
         cclabel::detail::parallel_for(firsts.size(), workers, [&](std::uint64_t i) {
             const std::uint64_t t = firsts[std::size_t(i)];
             const std::vector<std::uint64_t>& map = res.maps[std::size_t(t)];
@@ -832,7 +600,7 @@ bool run(const ImageView& image, Out* out, const Options& options, std::int64_t 
             c.maps_host.reserve(std::size_t(total) * sizeof(Out), "the tiles' maps");
             c.maps.alloc(std::size_t(total) * sizeof(Out), "the tiles' maps");
             Out* mh = c.maps_host.as<Out>();
-            const int workers = total >= (std::uint64_t(1) << 18) ? host_threads(options.threads) : 1;
+            const int workers = total >= (std::uint64_t(1) << 18) ? host::copy_threads(options.threads) : 1;
             cclabel::detail::parallel_for(c.tiles.size(), workers, [&](std::uint64_t i) {
                 const std::vector<std::uint64_t>& map = res.maps[c.tiles[i]];
                 Out* dst = mh + c.map_at[i];
