@@ -2,6 +2,7 @@
 #include "cpu/machine_budget.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -9,11 +10,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
 #include <thread>
+
+#include "core/cores.hpp"
 
 namespace cclabel::cpu {
 
@@ -156,10 +160,27 @@ int MachineBudget::slots_held() const noexcept {
 
 namespace {
 
-/// The budget file: per user, in shared memory, else in the user's runtime directory.
+/// The CPUs this process may run on, as a name: processes pinned to the same CPUs (a job started
+/// with taskset, a container's or a Slurm job's cpuset) share their cores; processes on disjoint
+/// CPUs do not take cores from each other, and keep apart.
+std::string cpu_set_name() {
+    std::uint64_t h = 14695981039346656037ull;  // FNV-1a over the numbers of the allowed CPUs
+#ifdef __linux__
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &set)) h = (h ^ std::uint64_t(c)) * 1099511628211ull;
+#endif
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    return hex;
+}
+
+/// The budget file: per user and set of CPUs, in shared memory, else in the user's runtime
+/// directory. Its cores are this process's usable cores (the CPUs, less a cgroup quota).
 MachineBudget* open_budget(int pid) {
-    const int cores = std::max(1, int(std::thread::hardware_concurrency()));
-    const std::string name = "cclabel-cores-v1-" + std::to_string(geteuid());
+    const int cores = detail::usable_cores();
+    const std::string name = machine_budget_name();
     auto* b = new MachineBudget(("/dev/shm/" + name).c_str(), cores, pid);
     if (!b->usable())
         if (const char* run = std::getenv("XDG_RUNTIME_DIR"); run != nullptr && *run == '/') {
@@ -182,6 +203,8 @@ constinit std::atomic<Budgets*> current_budget{nullptr};
 constinit std::mutex budget_creation;
 
 }  // namespace
+
+std::string machine_budget_name() { return "cclabel-cores-v1-" + std::to_string(geteuid()) + "-" + cpu_set_name(); }
 
 MachineBudget* machine_budget() noexcept {
     static const bool off = turned_off();

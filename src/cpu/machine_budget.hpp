@@ -20,12 +20,15 @@
 // oversubscription detection of spin_wait.hpp still stops it spinning. CCLABEL_MACHINE_BUDGET=0 in
 // the environment turns it off (for benchmarks that compare with and without).
 //
-// The file is per user: a file writable by every user would let any of them make everyone's calls
-// single-threaded. A pid taken by a new process after its owner died keeps a crashed slot busy
+// The file is per user and per set of CPUs that the process may run on: a file writable by every
+// user would let any of them make everyone's calls single-threaded; processes pinned to disjoint
+// CPUs (two Slurm jobs' cpusets) do not compete, and processes pinned to the same ones (a job run
+// under taskset, a container) share those. Its cores are the process's usable cores (cores.hpp). A pid taken by a new process after its owner died keeps a crashed slot busy
 // until that process ends too (pids are reused only after the kernel has handed out pid_max
 // others).
 #include <atomic>
 #include <cstdint>
+#include <string>
 
 namespace cclabel::cpu {
 
@@ -80,5 +83,8 @@ private:
 /// This process's budget (opened at the first call, again in a forked child), or null when it is
 /// turned off (CCLABEL_MACHINE_BUDGET=0) or unusable.
 MachineBudget* machine_budget() noexcept;
+
+/// The name of this process's budget file (in /dev/shm or $XDG_RUNTIME_DIR), for tests.
+std::string machine_budget_name();
 
 }  // namespace cclabel::cpu

@@ -20,7 +20,8 @@ void run_parallel_erased(int n, void (*part)(void* fn, int i), void* fn);
 /// must not wait for each other (one thread may run several in turn; see band_phases.hpp for work
 /// in phases). Fewer threads than n are used where there are not the cores for them: the cores this
 /// process may use less the threads of parallel calls already in progress (a second user thread, a
-/// call from inside fn), and one thread while the machine is oversubscribed (spin_wait.hpp).
+/// call from inside fn), no more than other processes' calls leave (machine_budget.hpp), and one
+/// thread while the machine is oversubscribed (spin_wait.hpp).
 /// Returns when all parts have returned, then rethrows the first exception any of them threw.
 template <typename Fn>
 void run_parallel(int n, Fn&& fn) {
