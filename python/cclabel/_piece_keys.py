@@ -82,12 +82,22 @@ class ValueKeys:
                 out[...] = bits - self.lo
             return out
         table = self.table if lib == "numpy" else xp.asarray(self.table)
-        where = xp.searchsorted(table, bits)
-        found = table[xp.minimum(where, table.size - 1)] == bits
+        queries, order = bits, None
+        if lib == "numpy" and table.size > _arrays.DENSE_SEARCH_MAX:
+            # Past the cache, a search in pixel order misses on every step (2.3 s for a 1 Mpx chunk
+            # into 16.7 M values); in sorted order the steps follow one another (0.14 s + the sort).
+            order = np.argsort(bits, axis=None)
+            queries = bits.reshape(-1)[order]
+        where = xp.searchsorted(table, queries)
+        found = table[xp.minimum(where, table.size - 1)] == queries
         if not bool(found.all()):
             raise ValueError(f"keys: the tile holds a value that is not among the {table.size} {self.dtype} "
                              "values the key map was made from; make it from the whole image's values")
-        return where.astype(xp.uint32)
+        if order is None:
+            return where.astype(xp.uint32)
+        out = np.empty(bits.size, np.uint32)
+        out[order] = where
+        return out.reshape(bits.shape)
 
     def background(self, bits: Optional[int]) -> Optional[int]:
         """The key of a background given as canonical bits; None where no pixel can hold it."""

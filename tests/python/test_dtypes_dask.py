@@ -79,10 +79,14 @@ def test_dask_every_dtype_equals_the_whole_image(dtype, connectivity):
     check_many(cases)
 
 
+@pytest.mark.parametrize("search_max", [0, 1 << 20], ids=["sorted queries", "pixel order"])
 @pytest.mark.parametrize("dtype", WIDE, ids=name)
-def test_dask_both_64_bit_key_maps(dtype):
+def test_dask_both_64_bit_key_maps(dtype, search_max, monkeypatch):
     """value - min up to a span of exactly 2**32 - 1, ranks among the distinct values beyond it
-    (found by a tree of merges: 13 x 13 = 169 chunks, two levels of up to 16); both equal cc3d."""
+    (found by a tree of merges: 13 x 13 = 169 chunks, two levels of up to 16); both equal cc3d.
+    Ranks are searched in pixel order while the table is small, in sorted order past
+    DENSE_SEARCH_MAX values (0 here: always)."""
+    monkeypatch.setattr(cclabel._arrays, "DENSE_SEARCH_MAX", search_max)
     if dtype is np.float64:
         sets = {"narrow": (np.array([1.0, 1.0 + 2**-52, 1.0 + 2**-51], dtype), False),  # bit patterns 1 apart
                 "wide": (np.array([1.0, -1.0, 1e300, -0.0, np.nan], dtype), True)}
@@ -246,7 +250,7 @@ def test_tiles_value_keys_from_min_and_max_background():
     np.testing.assert_array_equal(out, [[1, 2, 2], [1, 1, 2]])
 
 
-def test_tiles_bad_combinations_name_the_argument():
+def test_tiles_bad_combinations_name_the_argument(monkeypatch):
     i64 = np.zeros((4, 4), np.int64)
     with pytest.raises(TypeError, match="keys: int64 tiles need"):
         tiles.label_tile(i64, 0, 0, 4)
@@ -261,8 +265,10 @@ def test_tiles_bad_combinations_name_the_argument():
         tiles.label_tile(i64 + 5, 0, 0, 4, keys=tiles.value_keys([0, 4], dtype=np.int64))
     wide = tiles.value_keys(np.array([0, 2**40], np.int64))
     assert wide.table is not None
-    with pytest.raises(ValueError, match="keys: the tile holds a value that is not among the 2 int64"):
-        tiles.label_tile(i64 + 5, 0, 0, 4, keys=wide)
+    for search_max in (0, 1 << 20):  # ranks searched in sorted order, in pixel order
+        monkeypatch.setattr(cclabel._arrays, "DENSE_SEARCH_MAX", search_max)
+        with pytest.raises(ValueError, match="keys: the tile holds a value that is not among the 2 int64"):
+            tiles.label_tile(i64 + 5, 0, 0, 4, keys=wide)
     with pytest.raises(TypeError, match="values: dtype must be int64, uint64 or float64"):
         tiles.value_keys(np.zeros(3, np.float32))
     with pytest.raises(ValueError, match="values: empty"):
