@@ -167,6 +167,24 @@ def test_dask_64_bit_on_distributed_worker_processes():
         assert int(n) == int(got.max())
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.float16, np.float32, np.int64, np.uint64, np.float64], ids=name)
+def test_dask_cupy_chunks_of_every_converted_dtype(dtype):
+    """CuPy chunks: keys made on the chunk's GPU (the 64-bit map's table uploaded), ring keys read
+    back; equal to cc3d on the host copy. Skipped without CuPy and a device (scripts/gpu_round.sh)."""
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
+    if not cclabel.cuda_available():
+        pytest.skip("no CUDA device or a build without CUDA")
+    rng = np.random.default_rng(12)
+    img = blobs(rng, 61, 67, value_set(dtype), 2)
+    arr = da.from_array(cupy.asarray(img), chunks=(16, 25), asarray=False)
+    for conn in (4, 8):
+        for bg in backgrounds(img):
+            labels, n = dask.compute(*cdask.label(arr, connectivity=conn, background=bg), scheduler="threads")
+            assert type(labels).__module__.startswith("cupy")
+            assert_same(cupy.asnumpy(labels), cc3d_ids(img, conn, bg), f"{name(dtype)} CuPy chunks conn {conn} bg {bg}")
+            assert int(n) == int(cupy.asnumpy(labels).max(initial=0))
+
+
 def test_dask_bad_combinations_name_the_argument(monkeypatch):
     monkeypatch.setattr(cdask, "_value_keys", lambda array: pytest.fail("checks come before reading the array"))
     z = {dt: da.zeros((8, 8), dtype=dt, chunks=4) for dt in DTYPES}
