@@ -114,7 +114,9 @@ _TOP = -(2**63)  # int64 with only the top bit set
 
 def ordered_bits(image, lib: str, name: str):
     """_arrays.wide_bits of an int64/uint64/float64 image, uint64's in the values' order (top bit
-    flipped: a copy)."""
+    flipped: a copy). A big-endian NumPy image is read in native order first."""
+    if lib == "numpy" and not image.dtype.isnative:
+        image = image.astype(image.dtype.newbyteorder("="))
     bits = _arrays.wide_bits(image, lib, name)
     return bits ^ _arrays.xp_of(lib).int64(_TOP) if name == "uint64" else bits
 

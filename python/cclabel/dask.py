@@ -223,15 +223,16 @@ def _check(array, connectivity, background, backend):
     if any(np.isnan(c) for cs in array.chunks for c in cs):
         raise ValueError("array: has chunks of unknown size; call array.compute_chunk_sizes() first")
     # The same checks as cclabel.label (dtype, connectivity, background, backend) on a 1 x 1 sample.
-    name = np.dtype(array.dtype).name
+    dtype = np.dtype(array.dtype).newbyteorder("=")  # chunks of big-endian arrays are read in native order
+    name = dtype.name
     if name in _arrays.FLOATS:
-        _arrays.to_keys(np.zeros((1, 1), dtype=array.dtype), background, "numpy")
+        _arrays.to_keys(np.zeros((1, 1), dtype=dtype), background, "numpy")
         _cclabel._inspect(np.zeros((1, 1), np.uint8), connectivity, None, backend)
     elif name in _arrays.WIDE:
         _arrays._wide_background(background, name)
         _cclabel._inspect(np.zeros((1, 1), np.uint8), connectivity, None, backend)
     else:
-        _cclabel._inspect(np.zeros((1, 1) + tuple(shape[2:]), dtype=array.dtype), connectivity, background, backend)
+        _cclabel._inspect(np.zeros((1, 1) + tuple(shape[2:]), dtype=dtype), connectivity, background, backend)
 
 
 # --- the key map of a 64-bit array: made once, when label() is called ----------------------------
@@ -308,7 +309,9 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None,
     TypeError, ValueError
         As :func:`cclabel.label` for dtype, connectivity, background and backend; a colour axis
         split across chunks; chunks of unknown size. Chunk-level errors (a chunk of more than
-        2**32 - 1 pixels, N beyond a forced uint32) are raised by ``compute()``.
+        2**32 - 1 pixels, N beyond a forced uint32) are raised by ``compute()``, except that an
+        ``int64``/``uint64``/``float64`` array is read by ``label()`` itself (its key map), so
+        errors reading it come from there.
 
     Examples
     --------

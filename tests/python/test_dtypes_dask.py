@@ -122,6 +122,19 @@ def test_dask_values_equal_in_their_low_32_bits_never_join_across_a_seam():
             assert int(n) == 2
 
 
+def test_dask_and_tiles_read_big_endian_arrays():
+    rng = np.random.default_rng(13)
+    cases = []
+    for dtype in (np.int16, np.float32, np.int64, np.uint64, np.float64):
+        img = blobs(rng, 19, 23, value_set(dtype), 2)
+        big = img.astype(img.dtype.newbyteorder(">"))
+        cases += [("big-endian", big, (4, 6), conn, bg) for conn in (4, 8) for bg in (None, img.flat[0])]
+        keys = tiles.value_keys(big) if dtype in WIDE else None
+        out, _ = tiled(big, (5,), (7, 8), 8, img.flat[0], keys)
+        assert_same(out, cc3d_ids(img, 8, img.flat[0]), f"{name(dtype)} big-endian tiles")
+    check_many(cases)
+
+
 @pytest.mark.parametrize("dtype", FLOATS, ids=name)
 def test_dask_zeros_and_nans_join_across_seams(dtype):
     """-0.0 | +0.0 and NaNs of four bit patterns meet at chunk edges: one value each."""
