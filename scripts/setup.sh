@@ -32,7 +32,9 @@ if ((want_test)); then
   python3 -c "import skimage" 2>/dev/null || py_missing+=(scikit-image)
   python3 -c "import pytest" 2>/dev/null || py_missing+=(pytest)
   python3 -c "import tifffile" 2>/dev/null || py_missing+=(tifffile)
-  python3 -c "import dask.array, distributed" 2>/dev/null || py_missing+=("dask[array]" distributed)
+  # One pair that fits together (left to itself, pip once paired dask 2026.11 with distributed 2021.4,
+  # which does not import); the same versions bench/fetch_wheels.sh carries to the GPU machine.
+  python3 -c "import dask.array, distributed" 2>/dev/null || py_missing+=("dask[array]==2026.8.0" "distributed==2026.8.0")
   # What `pip install .` needs to build the Python package without build isolation.
   python3 -c "import scikit_build_core" 2>/dev/null || py_missing+=(scikit-build-core)
   python3 -c "import nanobind" 2>/dev/null || py_missing+=(nanobind)
