@@ -61,9 +61,10 @@ def timed(fn, reps):
 
 
 def sweep_row(name, call, in_bytes, out_bytes, rates, reps, check=True, says_backend=True):
-    results = {}
+    results = {"cuda": float("nan")}
     outputs = {}
-    times = {b: [] for b in ("auto", "cpu", "cuda")}
+    # Without a device only auto and cpu run (a dry run of the script on a CPU machine).
+    times = {b: [] for b in (("auto", "cpu", "cuda") if cclabel.cuda_available() else ("auto", "cpu"))}
     took = None
     for b in times:  # warm-up (auto's first call measures the machine's rates)
         outputs[b] = call(b)
@@ -81,14 +82,14 @@ def sweep_row(name, call, in_bytes, out_bytes, rates, reps, check=True, says_bac
     same = True
     if check:
         ref = outputs["cpu"]
-        for b in ("auto", "cuda"):
+        for b in [b for b in ("auto", "cuda") if b in outputs]:
             got = outputs[b]
             if isinstance(ref, tuple):
                 same &= all(np.array_equal(x, y) for x, y in zip(ref, got))
             else:
                 same &= np.array_equal(ref, got)
     floor = (in_bytes / rates[0] + out_bytes / rates[1]) * 1e3 if rates else float("nan")
-    best = min(results["cpu"], results["cuda"])
+    best = min(results["cpu"], results["cuda"]) if results["cuda"] == results["cuda"] else results["cpu"]
     took = took if says_backend else None
     row = dict(name=name, auto=results["auto"], cpu=results["cpu"], cuda=results["cuda"], took=took or "?",
                ratio=results["auto"] / best, floor=floor, same=same)
