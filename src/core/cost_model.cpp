@@ -2,6 +2,7 @@
 // core/auto_rates.cpp.
 #include "core/cost_model.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <limits>
@@ -97,6 +98,25 @@ GpuHostRate with_given(GpuHostRate r, const GivenRates& g) noexcept {
     if (g.gpu_fixed_us) r.fixed_s = *g.gpu_fixed_us * 1e-6;
     if (g.copy_gbs) r.per_byte_s = 1e-9 / *g.copy_gbs;
     return r;
+}
+
+std::vector<Band> sample_bands(std::int64_t width, std::int64_t height, std::uint64_t want, int bands) {
+    std::vector<Band> out;
+    if (width <= 0 || height <= 0 || bands <= 0) return out;
+    const std::int64_t rows = std::max<std::int64_t>(1, std::int64_t(want / std::uint64_t(width) / std::uint64_t(bands)));
+    if (2 * rows * bands > height) return out;
+    for (int b = 0; b < bands; ++b) {
+        // Centred in each of `bands` equal slices: the top and bottom margins of a sheet are paper.
+        const std::int64_t centre = (2 * b + 1) * height / (2 * bands);
+        out.push_back(Band{std::clamp<std::int64_t>(centre - rows / 2, 0, height - rows), rows});
+    }
+    return out;
+}
+
+double content_factor(double sample_seconds, std::uint64_t sample_pixels, int bands, const CpuRate& one_thread) noexcept {
+    const double predicted = double(bands) * one_thread.fixed_s + double(sample_pixels) * one_thread.per_pixel_s;
+    if (!(predicted > 0) || !(sample_seconds > 0)) return 1.0;
+    return std::clamp(sample_seconds / predicted, 1.0 / 16, 16.0);
 }
 
 }  // namespace cclabel::detail

@@ -13,11 +13,14 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cclabel/image_view.hpp"
 #include "cclabel/options.hpp"
 
 namespace cclabel::detail {
+
+struct Request;  // core/request.hpp
 
 /// What Auto decides for: the operation, its size and where its data is.
 struct Workload {
@@ -27,6 +30,10 @@ struct Workload {
     PixelFormat format = PixelFormat::Gray8;
     int threads = 1;                ///< the CPU threads the call would use (resolved, ≥ 1)
     bool cpu_only = false;          ///< asks for what only the CPU does (e.g. tolerance joining)
+    /// The call's picture, when Auto may time a sample of it (label()): the CPU's speed depends on
+    /// what the picture holds (a drawing's long runs of paper label several times faster than the
+    /// probe's blocks, noise slower), the GPU's much less. Null: the probe's rate stands.
+    const Request* picture = nullptr;
 };
 
 /// Seconds = fixed + pixels × per_pixel on the CPU, at one format and thread count.
@@ -56,6 +63,19 @@ double gpu_seconds(const Workload& w, const GpuHostRate& r) noexcept;
 /// The decision from given rates. No GPU rate (no device, or it could not be measured) or a
 /// CPU-only workload: the CPU. Otherwise the GPU only when strictly cheaper.
 Backend choose_backend(const Workload& w, const CpuRate& cpu, const std::optional<GpuHostRate>& gpu) noexcept;
+
+/// Rows [first, first + count) of a picture that Auto labels on one thread to learn how fast this
+/// picture's content labels: @p bands bands spread over its height, about @p want pixels in all
+/// (at least a row each). Empty when the picture is too small for a sample to be cheaper than a
+/// guess (fewer rows than twice the sample's).
+struct Band {
+    std::int64_t first = 0, count = 0;
+};
+std::vector<Band> sample_bands(std::int64_t width, std::int64_t height, std::uint64_t want, int bands = 4);
+/// How many times slower than the probe this picture's content labels: the sample's seconds over
+/// what the probe's one-thread rate predicts for it (@p bands launches of @p sample_pixels in all),
+/// kept within [1/16, 16] so that one disturbed timing cannot swing a decision without bound.
+double content_factor(double sample_seconds, std::uint64_t sample_pixels, int bands, const CpuRate& one_thread) noexcept;
 
 /// Rates given in the environment (CCLABEL_RATES), parsed from a text such as
 ///   "cpu_gpxs=1.5,cpu_fixed_us=5,gpu_gpxs=40,gpu_fixed_us=200,copy_gbs=12"

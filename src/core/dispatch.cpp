@@ -14,7 +14,7 @@ bool cuda_available() noexcept { return detail::cuda_device_present(); }
 LabelResult label(const ImageView& image, std::uint32_t* out, const Options& options) {
     const detail::Request r = detail::make_request(image, out, options);
     const Backend use = detail::resolve_auto(options.backend, detail::Workload{detail::Workload::Op::Label, r.pixels(),
-                                                                              r.format, r.threads, r.tolerance > 0});
+                                                                              r.format, r.threads, r.tolerance > 0, &r});
     if (use == Backend::Cuda && !detail::cuda_device_present())
         return LabelResult{detail::label_cuda_host(r, out), use};  // throws with the reason
     if (r.pixels() == 0) return LabelResult{0, use};

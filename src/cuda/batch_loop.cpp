@@ -120,8 +120,7 @@ void cuda_label_batch(const BatchRequest& r, std::uint32_t* out, std::uint32_t* 
     const bool out_pinned = st.direct_pinned && cuda::host::is_pinned(out, label_bytes);
     cuda::host::HostStager stager;
     if (!in_pinned || !out_pinned) {
-        const int cores = usable_cores();
-        const int threads = r.options.threads > 0 ? std::min(r.options.threads, cores) : cores;
+        const int threads = cuda::host::copy_threads(r.options.threads);
         stager.create(std::max(in_pinned ? 0 : pixel_bytes, out_pinned ? 0 : label_bytes), threads, st);
     }
     cuda::host::PooledPinned counts_host;

@@ -8,7 +8,6 @@
 
 #include "cclabel/cuda.hpp"
 #include "core/backends.hpp"
-#include "core/cores.hpp"
 #include "cuda/host_stager.hpp"
 #include "core/probe.hpp"
 
@@ -20,7 +19,7 @@ std::optional<GpuHostRate> measure_cuda_host_rate() noexcept {
         // Copies: 64 MiB of pageable memory each way (the memory users' pictures are in) through the
         // path's own staging ring with all the cores the path would use.
         const std::size_t bytes = std::size_t(64) << 20;
-        const double t_copy = cuda::host::staged_round_trip_seconds(bytes, usable_cores());
+        const double t_copy = cuda::host::staged_round_trip_seconds(bytes, cuda::host::copy_threads(0));
         GpuHostRate rate;
         rate.per_byte_s = t_copy / double(2 * bytes);
 

@@ -119,7 +119,10 @@ void HostStager::drain_all() {
 
 int copy_threads(int asked) noexcept {
     const int cores = cclabel::detail::usable_cores();
-    return asked > 0 ? std::min(asked, cores) : cores;
+    // One core is left to the thread that waits on the copy engine (cudaEventSynchronize spins),
+    // so that the pool's workers, spinning between chunks, never find their core taken and mark
+    // the machine oversubscribed, which would send the next CPU calls to one thread.
+    return asked > 0 ? std::min(asked, cores) : std::max(1, cores - 1);
 }
 
 void copy_up(void* dst, const void* src, std::size_t src_pitch, std::size_t row_bytes, std::size_t rows,

@@ -70,7 +70,7 @@ private:
 };
 
 /// Host threads for a call's copies: @p asked (Options::threads) when positive, else every core this
-/// process may use.
+/// process may use but one (left to the thread that waits on the copy engine).
 int copy_threads(int asked) noexcept;
 
 /// One whole copy up: in place when @p src is pinned, else through a ring of @p threads threads.

@@ -535,8 +535,7 @@ std::uint32_t label_host(const ImageView& image, std::uint32_t* out, const Optio
     const bool out_pinned = st.direct_pinned && host::is_pinned(out, label_bytes);
     host::HostStager stager;
     if (!in_pinned || !out_pinned) {
-        const int cores = cclabel::detail::usable_cores();
-        const int threads = options.threads > 0 ? std::min(options.threads, cores) : cores;
+        const int threads = host::copy_threads(options.threads);
         stager.create(std::max(in_pinned ? 0 : image_bytes, out_pinned ? 0 : label_bytes), threads, st);
     }
     host::PooledPinned count_host;

@@ -442,7 +442,7 @@ struct DevicePicture {
         const std::size_t row = std::size_t(r.width) * std::size_t(bytes_per_pixel(r.format));
         view = ImageView{mem.p, r.width, r.height, std::int64_t(row), r.format};
         cuda::host::copy_up(mem.p, r.data, std::size_t(r.stride), row, std::size_t(r.height), s,
-                            cuda::host::copy_threads(r.threads));
+                            cuda::host::copy_threads(0));
     }
 };
 

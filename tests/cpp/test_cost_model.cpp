@@ -154,5 +154,38 @@ TEST(CostModel, LabelWithAutoReportsTheBackendItRan) {
     }
 }
 
+TEST(CostModel, SampleBandsSpreadOverThePictureAndStayInside) {
+    // A sheet of 33600 x 24000 asked for 2^20 pixels: 4 bands of 7 rows, one centred in each
+    // quarter of the height, never past the last row.
+    const std::vector<Band> b = sample_bands(33600, 24000, std::uint64_t(1) << 20);
+    ASSERT_EQ(b.size(), 4u);
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        EXPECT_EQ(b[i].count, 7);
+        const std::int64_t centre = std::int64_t(2 * i + 1) * 24000 / 8;
+        EXPECT_LE(b[i].first, centre);
+        EXPECT_GE(b[i].first + b[i].count, centre);
+        if (i) EXPECT_GT(b[i].first, b[i - 1].first + b[i - 1].count);
+    }
+    // Wider than the wish: one row a band. Too few rows for a sample worth taking: none.
+    EXPECT_EQ(sample_bands(1 << 22, 100, 1 << 14)[0].count, 1);
+    EXPECT_TRUE(sample_bands(100, 100, 1 << 14).empty());
+    EXPECT_TRUE(sample_bands(0, 100, 1 << 14).empty());
+    const std::vector<Band> last = sample_bands(10, 17, 40);
+    ASSERT_EQ(last.size(), 4u);
+    EXPECT_LE(last.back().first + last.back().count, 17);
+}
+
+TEST(CostModel, ContentFactorIsTheSampleOverThePrediction) {
+    const CpuRate one{1e-5, 1e-9};  // 10 us a launch, 1 ns a pixel
+    // 4 launches of 10^6 pixels in all: 40 us + 1 ms predicted.
+    EXPECT_NEAR(content_factor(1.04e-3, 1000000, 4, one), 1.0, 1e-9);
+    EXPECT_NEAR(content_factor(0.26e-3, 1000000, 4, one), 0.25, 1e-9);   // a drawing: 4x faster
+    EXPECT_NEAR(content_factor(3.12e-3, 1000000, 4, one), 3.0, 1e-9);    // noise: 3x slower
+    EXPECT_DOUBLE_EQ(content_factor(1.0, 1000000, 4, one), 16.0);       // clamped
+    EXPECT_DOUBLE_EQ(content_factor(1e-9, 1000000, 4, one), 1.0 / 16);
+    EXPECT_DOUBLE_EQ(content_factor(0, 1000000, 4, one), 1.0);          // nothing measured
+    EXPECT_DOUBLE_EQ(content_factor(1e-3, 1000000, 4, CpuRate{}), 1.0);  // nothing to compare with
+}
+
 }  // namespace
 }  // namespace cclabel::detail
