@@ -53,8 +53,8 @@ cat "$OUT/bench_host.txt"
 
 wait $pip_pid
 say "$(cat "$LOGS/pip.rc" 2>/dev/null || echo 'pip rc=?')"
-if grep -q "pip rc=0" "$LOGS/pip.rc" 2>/dev/null && [ "$(left)" -gt 120 ]; then
-  PYTHONUNBUFFERED=1 PYTHONPATH=$SITE timeout $(($(left) - 90)) python3 bench/auto_sweep.py --gen $B/bench/cclabel_gen \
+if grep -q "pip rc=0" "$LOGS/pip.rc" 2>/dev/null && [ "$(left)" -gt 50 ]; then
+  PYTHONUNBUFFERED=1 PYTHONPATH=$SITE timeout $(($(left) - 15)) python3 bench/auto_sweep.py --gen $B/bench/cclabel_gen \
     --md "$OUT/auto_sweep.md" ${SWEEP_ARGS:-} >"$OUT/auto_sweep.txt" 2>&1
   say "auto_sweep rc=$?"
   cat "$OUT/auto_sweep.txt"
