@@ -3,12 +3,12 @@
 //
 // Nothing is measured where there is no choice: no CUDA device, an explicit backend, or a rate
 // given in CCLABEL_RATES. Otherwise the first Auto call that could go either way measures the CPU at
-// its format and thread count (tens of milliseconds: a small and a large probe picture, about 2^18
-// pixels a thread, three runs each)
+// its format and thread count (tens of milliseconds: a small and three large probe pictures, about
+// 2^18 pixels a thread, three runs each)
 // and, once in the process, the GPU's host path (two probe pictures through it, and a pageable copy
 // each way); later calls read the cache. A call whose two estimates come within 4x of each other
-// and that hands its picture over (label()) also labels a sample of the picture's rows on one
-// thread, so that what the picture holds, not only its size, decides.
+// and that hands its picture over (label()) also counts the run starts of some of its rows, so that
+// what the picture holds, not only its size, decides.
 #include <algorithm>
 #include <vector>
 #include <cstdlib>
@@ -26,17 +26,22 @@
 
 namespace cclabel::detail {
 
-// Fixed cost from a small picture, the rate from one large enough to give every thread a real
-// share. Filters are timed on the probe's labels; the other operations take the labeller's rate
-// (statistics and segmentation are single passes of about its cost).
+// Fixed cost from a small picture; the per-pixel cost from three pictures large enough to give
+// every thread a real share: 64 x 64 blocks (long runs, as a drawing's paper), 8 x 8 blocks and
+// noise, each with its break density, the knots of CpuRate's line. Filters are timed on the probes'
+// labels; the other operations take the labeller's rate (statistics and segmentation are single
+// passes of about its cost).
 CpuRate measure_cpu_rate(Workload::Op op, PixelFormat f, int threads) {
-    auto seconds = [&](std::int64_t side) {
-        const std::vector<std::uint8_t> px = probe_picture(f, side, side);
+    double density = 0;
+    auto seconds = [&](std::int64_t side, int block) {
+        const std::vector<std::uint8_t> px = probe_picture(f, side, side, block);
+        const ImageView v = make_view(px.data(), side, side, f);
+        density = break_density(v, std::uint64_t(1) << 16);
         std::vector<std::uint32_t> labels(std::size_t(side) * std::size_t(side));
         Options o;
         o.backend = Backend::Cpu;
         o.threads = threads;
-        const Request r = make_request(make_view(px.data(), side, side, f), labels.data(), o);
+        const Request r = make_request(v, labels.data(), o);
         cpu::label(r, labels.data());  // warm: pages of the labels, the pool's threads
         if (op == Workload::Op::Filter)  // its output is a label image too: run it again on its own
             return best_seconds(3, [&] { remove_small_cpu(labels.data(), side, side, 2); });
@@ -45,11 +50,28 @@ CpuRate measure_cpu_rate(Workload::Op op, PixelFormat f, int threads) {
     const std::int64_t small = 64;
     std::int64_t large = 1024;
     while (large < 4096 && large * large < std::int64_t(threads) << 18) large *= 2;
-    const double ts = seconds(small), tl = seconds(large);
+    const double ts = seconds(small, 8);
+    const double P = double(large * large), S = double(small * small);
     CpuRate rate;
-    rate.per_pixel_s = std::max(0.0, (tl - ts) / double(large * large - small * small));
-    if (rate.per_pixel_s == 0) rate.per_pixel_s = tl / double(large * large);  // noise: no slope seen
-    rate.fixed_s = std::max(0.0, ts - double(small * small) * rate.per_pixel_s);
+    const int blocks[3] = {64, 8, 1};
+    double t8 = 0;
+    for (int k = 0; k < 3; ++k) {
+        const double t = seconds(large, blocks[k]);
+        rate.knot_density[k] = density;
+        rate.knot_per_pixel[k] = std::max(0.0, t - ts) / (P - S);
+        if (blocks[k] == 8) t8 = t;
+    }
+    rate.knots = 3;
+    // The block probe's rate stands for a picture not looked at, as before the knots.
+    rate.per_pixel_s = rate.knot_per_pixel[1] > 0 ? rate.knot_per_pixel[1] : t8 / P;
+    rate.probe_density = rate.knot_density[1];
+    rate.fixed_s = std::max(0.0, ts - S * rate.per_pixel_s);
+    // The knots must rise in density (they do for these probes); a timing disturbed enough to make
+    // a denser probe cheaper only flattens the line there.
+    for (int k = 1; k < 3; ++k) {
+        if (rate.knot_density[k] < rate.knot_density[k - 1]) rate.knot_density[k] = rate.knot_density[k - 1];
+        rate.knot_per_pixel[k] = std::max(rate.knot_per_pixel[k], rate.knot_per_pixel[k - 1]);
+    }
     return rate;
 }
 
@@ -101,34 +123,16 @@ Backend resolve_auto(Backend b, const Workload& w) {
     if (!gpu) return Backend::Cpu;
     cpu = with_given(cpu, g);
     const GpuHostRate gr = with_given(*gpu, g);
-    // Close calls (the estimates within 4x of each other) look at the picture itself: a sample of
-    // its rows labelled on one thread says how much faster or slower than the probe its content
-    // labels; the CPU's per-pixel cost is scaled by that. About 1/256 of the picture, at most 2^20
-    // pixels: a few percent of the call's own time on the CPU.
+    // Close calls (the estimates within 4x of each other) look at the picture itself: its break
+    // density, over about 2^16 pixels of evenly spaced rows (tens of microseconds), replaces the
+    // probe's in the CPU's estimate.
+    Workload wd = w;
     const double cs = cpu_seconds(w, cpu), gs = gpu_seconds(w, gr);
-    if (w.picture && !g.cpu_gpxs && gs < 4 * cs && cs < 4 * gs) {
+    if (w.picture && cpu.knots > 0 && gs < 4 * cs && cs < 4 * gs) {
         const Request& p = *w.picture;
-        const std::uint64_t want = std::clamp<std::uint64_t>(p.pixels() / 256, std::uint64_t(1) << 14, std::uint64_t(1) << 20);
-        const std::vector<Band> bands = sample_bands(p.width, p.height, want);
-        if (!bands.empty()) {
-            const CpuRate one = cpu_rate_at(1);
-            std::vector<std::uint32_t> scratch(std::size_t(bands[0].count) * std::size_t(p.width));
-            std::uint64_t sample_px = 0;
-            for (const Band& b : bands) sample_px += std::uint64_t(b.count) * std::uint64_t(p.width);
-            const double t = best_seconds(2, [&] {
-                for (const Band& b : bands) {
-                    Request part = p;
-                    part.data = p.row(b.first);
-                    part.height = b.count;
-                    part.threads = 1;
-                    cpu::label(part, scratch.data());
-                }
-            });
-            const double f = content_factor(t, sample_px, int(bands.size()), one);
-            cpu.per_pixel_s *= f;
-        }
+        wd.density = break_density(ImageView{p.data, p.width, p.height, p.stride, p.format}, std::uint64_t(1) << 16);
     }
-    return choose_backend(w, cpu, gr);
+    return choose_backend(wd, cpu, gr);
 }
 
 }  // namespace cclabel::detail

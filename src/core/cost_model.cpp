@@ -23,8 +23,21 @@ std::uint64_t bytes_per_pixel_moved(const Workload& w) noexcept {
     return bpp + 4;
 }
 
+double CpuRate::per_pixel_at(double density) const noexcept {
+    if (knots < 2) return per_pixel_s;
+    if (density <= knot_density[0]) return knot_per_pixel[0];
+    for (int k = 1; k < knots; ++k)
+        if (density <= knot_density[k] || k == knots - 1) {
+            const double d0 = knot_density[k - 1], d1 = knot_density[k];
+            if (!(d1 > d0)) return knot_per_pixel[k];
+            const double t = std::min(1.0, (density - d0) / (d1 - d0));
+            return knot_per_pixel[k - 1] + t * (knot_per_pixel[k] - knot_per_pixel[k - 1]);
+        }
+    return knot_per_pixel[knots - 1];
+}
+
 double cpu_seconds(const Workload& w, const CpuRate& r) noexcept {
-    return r.fixed_s + double(w.pixels) * r.per_pixel_s;
+    return r.fixed_s + double(w.pixels) * (w.density >= 0 ? r.per_pixel_at(w.density) : r.per_pixel_s);
 }
 
 double gpu_seconds(const Workload& w, const GpuHostRate& r) noexcept {
@@ -88,7 +101,10 @@ GivenRates parse_rates(const std::string& text) {
 }
 
 CpuRate with_given(CpuRate r, const GivenRates& g) noexcept {
-    if (g.cpu_gpxs) r.per_pixel_s = 1e-9 / *g.cpu_gpxs;
+    if (g.cpu_gpxs) {
+        r.per_pixel_s = 1e-9 / *g.cpu_gpxs;  // a given rate is the whole rate, whatever the picture
+        r.knots = 0;
+    }
     if (g.cpu_fixed_us) r.fixed_s = *g.cpu_fixed_us * 1e-6;
     return r;
 }
@@ -98,25 +114,6 @@ GpuHostRate with_given(GpuHostRate r, const GivenRates& g) noexcept {
     if (g.gpu_fixed_us) r.fixed_s = *g.gpu_fixed_us * 1e-6;
     if (g.copy_gbs) r.per_byte_s = 1e-9 / *g.copy_gbs;
     return r;
-}
-
-std::vector<Band> sample_bands(std::int64_t width, std::int64_t height, std::uint64_t want, int bands) {
-    std::vector<Band> out;
-    if (width <= 0 || height <= 0 || bands <= 0) return out;
-    const std::int64_t rows = std::max<std::int64_t>(1, std::int64_t(want / std::uint64_t(width) / std::uint64_t(bands)));
-    if (2 * rows * bands > height) return out;
-    for (int b = 0; b < bands; ++b) {
-        // Centred in each of `bands` equal slices: the top and bottom margins of a sheet are paper.
-        const std::int64_t centre = (2 * b + 1) * height / (2 * bands);
-        out.push_back(Band{std::clamp<std::int64_t>(centre - rows / 2, 0, height - rows), rows});
-    }
-    return out;
-}
-
-double content_factor(double sample_seconds, std::uint64_t sample_pixels, int bands, const CpuRate& one_thread) noexcept {
-    const double predicted = double(bands) * one_thread.fixed_s + double(sample_pixels) * one_thread.per_pixel_s;
-    if (!(predicted > 0) || !(sample_seconds > 0)) return 1.0;
-    return std::clamp(sample_seconds / predicted, 1.0 / 16, 16.0);
 }
 
 }  // namespace cclabel::detail

@@ -30,18 +30,30 @@ struct Workload {
     PixelFormat format = PixelFormat::Gray8;
     int threads = 1;                ///< the CPU threads the call would use (resolved, ≥ 1)
     bool cpu_only = false;          ///< asks for what only the CPU does (e.g. tolerance joining)
-    /// The call's picture, when Auto may time a sample of it (label()): the CPU's speed depends on
-    /// what the picture holds (a drawing's long runs of paper label several times faster than the
-    /// probe's blocks, noise slower), the GPU's much less. Null: the probe's rate stands.
+    /// The call's picture, when Auto may look at it (label()): the CPU's speed depends on what the
+    /// picture holds (noise labels ten times slower than a drawing of the same size), the GPU's
+    /// much less. Null: the picture is taken to be like the probe.
     const Request* picture = nullptr;
+    /// The picture's break density (core/probe.hpp), when known (resolve_auto measures it from
+    /// `picture` for close calls); negative: unknown, the probe's is assumed.
+    double density = -1;
 };
 
-/// Seconds = fixed + pixels × per_pixel on the CPU, at one format and thread count.
+/// Seconds = fixed + pixels × per-pixel on the CPU, at one format and thread count. A run-based
+/// labeller's per-pixel cost grows with the picture's break density (the share of neighbouring
+/// pixels that differ: a drawing's paper a few percent, noise one half), so it is measured at three
+/// densities (probes of 64 × 64 blocks, 8 × 8 blocks and noise) and read off the line through them;
+/// without knots (a given rate) per_pixel_s is the whole rate.
 struct CpuRate {
     double fixed_s = 0;
-    double per_pixel_s = 0;
+    double per_pixel_s = 0;     ///< at probe_density, for a picture not looked at
+    double probe_density = 0;
+    int knots = 0;              ///< 0, or 3: (density, per-pixel) at each probe, densities rising
+    double knot_density[3] = {0, 0, 0};
+    double knot_per_pixel[3] = {0, 0, 0};
+    /// Per-pixel seconds at @p density: the line through the knots (flat outside them).
+    double per_pixel_at(double density) const noexcept;
 };
-
 /// The GPU's host path: seconds = fixed + pixels × per_pixel + bytes copied × per_byte. The path
 /// stages every copy through its own pinned buffers, so the kind of host memory the picture is in
 /// does not change its rate; one per-byte rate serves both.
@@ -63,19 +75,6 @@ double gpu_seconds(const Workload& w, const GpuHostRate& r) noexcept;
 /// The decision from given rates. No GPU rate (no device, or it could not be measured) or a
 /// CPU-only workload: the CPU. Otherwise the GPU only when strictly cheaper.
 Backend choose_backend(const Workload& w, const CpuRate& cpu, const std::optional<GpuHostRate>& gpu) noexcept;
-
-/// Rows [first, first + count) of a picture that Auto labels on one thread to learn how fast this
-/// picture's content labels: @p bands bands spread over its height, about @p want pixels in all
-/// (at least a row each). Empty when the picture is too small for a sample to be cheaper than a
-/// guess (fewer rows than twice the sample's).
-struct Band {
-    std::int64_t first = 0, count = 0;
-};
-std::vector<Band> sample_bands(std::int64_t width, std::int64_t height, std::uint64_t want, int bands = 4);
-/// How many times slower than the probe this picture's content labels: the sample's seconds over
-/// what the probe's one-thread rate predicts for it (@p bands launches of @p sample_pixels in all),
-/// kept within [1/16, 16] so that one disturbed timing cannot swing a decision without bound.
-double content_factor(double sample_seconds, std::uint64_t sample_pixels, int bands, const CpuRate& one_thread) noexcept;
 
 /// Rates given in the environment (CCLABEL_RATES), parsed from a text such as
 ///   "cpu_gpxs=1.5,cpu_fixed_us=5,gpu_gpxs=40,gpu_fixed_us=200,copy_gbs=12"

@@ -10,6 +10,7 @@
 #include "cclabel/cclabel.hpp"
 #include "core/backends.hpp"
 #include "core/cost_model.hpp"
+#include "core/probe.hpp"
 
 namespace cclabel::detail {
 namespace {
@@ -154,37 +155,65 @@ TEST(CostModel, LabelWithAutoReportsTheBackendItRan) {
     }
 }
 
-TEST(CostModel, SampleBandsSpreadOverThePictureAndStayInside) {
-    // A sheet of 33600 x 24000 asked for 2^20 pixels: 4 bands of 7 rows, one centred in each
-    // quarter of the height, never past the last row.
-    const std::vector<Band> b = sample_bands(33600, 24000, std::uint64_t(1) << 20);
-    ASSERT_EQ(b.size(), 4u);
-    for (std::size_t i = 0; i < b.size(); ++i) {
-        EXPECT_EQ(b[i].count, 7);
-        const std::int64_t centre = std::int64_t(2 * i + 1) * 24000 / 8;
-        EXPECT_LE(b[i].first, centre);
-        EXPECT_GE(b[i].first + b[i].count, centre);
-        if (i) EXPECT_GT(b[i].first, b[i - 1].first + b[i - 1].count);
-    }
-    // Wider than the wish: one row a band. Too few rows for a sample worth taking: none.
-    EXPECT_EQ(sample_bands(1 << 22, 100, 1 << 14)[0].count, 1);
-    EXPECT_TRUE(sample_bands(100, 100, 1 << 14).empty());
-    EXPECT_TRUE(sample_bands(0, 100, 1 << 14).empty());
-    const std::vector<Band> last = sample_bands(10, 17, 40);
-    ASSERT_EQ(last.size(), 4u);
-    EXPECT_LE(last.back().first + last.back().count, 17);
+TEST(CostModel, BreakDensityCountsRunStarts) {
+    // 8 x 8 blocks of four values: a break at most every 8 pixels, about 3/4 of those real.
+    const std::vector<std::uint8_t> blocks = probe_picture(PixelFormat::RGB8, 512, 512, 8);
+    const double db = break_density(make_view(blocks.data(), 512, 512, PixelFormat::RGB8), 1 << 16);
+    EXPECT_GT(db, 0.05);
+    EXPECT_LT(db, 0.125);
+    // Noise of four values: about 3/4 of neighbours differ.
+    const std::vector<std::uint8_t> noise = probe_picture(PixelFormat::RGB8, 512, 512, 1);
+    const double dn = break_density(make_view(noise.data(), 512, 512, PixelFormat::RGB8), 1 << 16);
+    EXPECT_GT(dn, 0.6);
+    EXPECT_LT(dn, 0.9);
+    // One value: none. Stripes every other pixel: all. A padded stride is honoured.
+    std::vector<std::uint8_t> flat(300 * 7, 9), stripes(300 * 7 + 6 * 5);
+    EXPECT_EQ(break_density(make_view(flat.data(), 300, 7, PixelFormat::Gray8), 1 << 16), 0.0);
+    for (std::int64_t y = 0; y < 6; ++y)
+        for (std::int64_t x = 0; x < 305; ++x) stripes[std::size_t(y * 305 + x)] = x < 300 ? std::uint8_t(x & 1) : 0;
+    const ImageView sv{stripes.data(), 300, 6, 305, PixelFormat::Gray8};
+    EXPECT_EQ(break_density(sv, 1 << 16), 1.0);
+    EXPECT_EQ(break_density(sv, 1), 1.0);  // one row at least
 }
 
-TEST(CostModel, ContentFactorIsTheSampleOverThePrediction) {
-    const CpuRate one{1e-5, 1e-9};  // 10 us a launch, 1 ns a pixel
-    // 4 launches of 10^6 pixels in all: 40 us + 1 ms predicted.
-    EXPECT_NEAR(content_factor(1.04e-3, 1000000, 4, one), 1.0, 1e-9);
-    EXPECT_NEAR(content_factor(0.26e-3, 1000000, 4, one), 0.25, 1e-9);   // a drawing: 4x faster
-    EXPECT_NEAR(content_factor(3.12e-3, 1000000, 4, one), 3.0, 1e-9);    // noise: 3x slower
-    EXPECT_DOUBLE_EQ(content_factor(1.0, 1000000, 4, one), 16.0);       // clamped
-    EXPECT_DOUBLE_EQ(content_factor(1e-9, 1000000, 4, one), 1.0 / 16);
-    EXPECT_DOUBLE_EQ(content_factor(0, 1000000, 4, one), 1.0);          // nothing measured
-    EXPECT_DOUBLE_EQ(content_factor(1e-3, 1000000, 4, CpuRate{}), 1.0);  // nothing to compare with
+TEST(CostModel, TheCpuEstimateWeighsTheDensity) {
+    CpuRate r{1e-5, 2e-9, 0.1};  // 2 ns a pixel at the probe's density
+    r.knots = 3;
+    const double kd[3] = {0.01, 0.1, 0.5}, kp[3] = {1e-9, 2e-9, 6e-9};
+    for (int k = 0; k < 3; ++k) r.knot_density[k] = kd[k], r.knot_per_pixel[k] = kp[k];
+    Workload w{Workload::Op::Label, 1000000, PixelFormat::Gray8, 4};
+    EXPECT_NEAR(cpu_seconds(w, r), 1e-5 + 2e-3, 1e-12);  // unknown: the probe's rate
+    w.density = 0.3;                                      // halfway between the upper knots
+    EXPECT_NEAR(cpu_seconds(w, r), 1e-5 + 4e-3, 1e-12);
+    w.density = 0.001;                                    // below the first knot: flat
+    EXPECT_NEAR(cpu_seconds(w, r), 1e-5 + 1e-3, 1e-12);
+    w.density = 0.9;                                      // above the last: flat
+    EXPECT_NEAR(cpu_seconds(w, r), 1e-5 + 6e-3, 1e-12);
+    // A noisy picture turns a CPU win into a GPU win at the same size.
+    const GpuHostRate g{1e-4, 0, 1e-9 / 5};  // 0.1 ms fixed, 5 GB/s: Gray8 moves 5 bytes a pixel
+    w.density = 0.01;
+    EXPECT_EQ(choose_backend(w, r, g), Backend::Cpu);
+    w.density = 0.5;
+    EXPECT_EQ(choose_backend(w, r, g), Backend::Cuda);
+    // A given CPU rate is the whole rate.
+    GivenRates given;
+    given.cpu_gpxs = 2.0;
+    EXPECT_EQ(with_given(r, given).knots, 0);
+    EXPECT_NEAR(cpu_seconds(w, with_given(r, given)), 1e-5 + 0.5e-3, 1e-12);
+}
+
+TEST(CostModel, TheMeasuredRateSeesNoiseCostMore) {
+    const CpuRate r = measure_cpu_rate(Workload::Op::Label, PixelFormat::Gray8, 1);
+    EXPECT_GT(r.probe_density, 0.05);
+    EXPECT_EQ(r.knots, 3);
+    EXPECT_LT(r.knot_density[0], r.knot_density[1]);
+    EXPECT_LT(r.knot_density[1], r.knot_density[2]);
+    EXPECT_GT(r.per_pixel_s, 0.0);
+    Workload w{Workload::Op::Label, 1 << 20, PixelFormat::Gray8, 1};
+    w.density = 0.75;
+    const double noisy = cpu_seconds(w, r);
+    w.density = 0.01;
+    EXPECT_GE(noisy, cpu_seconds(w, r));
 }
 
 }  // namespace
