@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cclabel/cclabel.hpp"
@@ -171,6 +172,49 @@ TEST(HostPath, DeviceMemoryIsRefusedByName) {
     }
     cudaFree(d);
     for (std::uint32_t v : out) ASSERT_EQ(v, 7u);
+}
+
+}  // namespace
+}  // namespace cclabel::test
+
+namespace cclabel::test {
+namespace {
+
+TEST(HostPath, ManyHostThreadsAtOnce) {
+    REQUIRE_GPU();
+    // Issue 24: calls from several host threads at once, each through the host path (its own
+    // stream, staging blocks from the shared pool, copies on the shared CPU pool), give the labels
+    // each would alone.
+    constexpr int kThreads = 6;
+    std::vector<TestImage> imgs;
+    for (int t = 0; t < kThreads; ++t)
+        imgs.push_back(make_image(513 + 37 * t, 389 + 11 * t, kFormats[t % 6],
+                                  random_values(513 + 37 * t, 389 + 11 * t, 4, 0.2, std::uint32_t(100 + t))));
+    std::vector<std::vector<std::uint32_t>> want(kThreads), got(kThreads);
+    for (int t = 0; t < kThreads; ++t) {
+        want[t].resize(std::size_t(imgs[t].view().pixels()));
+        got[t].assign(want[t].size(), 0);
+        Options o;
+        o.backend = Backend::Cpu;
+        label(imgs[t].view(), want[t].data(), o);
+    }
+    std::vector<std::string> errors(kThreads);
+    std::vector<std::thread> pool;
+    for (int t = 0; t < kThreads; ++t)
+        pool.emplace_back([&, t] {
+            try {
+                Options o;
+                o.backend = Backend::Cuda;
+                for (int round = 0; round < 4; ++round) label(imgs[t].view(), got[t].data(), o);
+            } catch (const std::exception& e) {
+                errors[t] = e.what();
+            }
+        });
+    for (auto& th : pool) th.join();
+    for (int t = 0; t < kThreads; ++t) {
+        EXPECT_EQ(errors[t], "") << "thread " << t;
+        EXPECT_EQ(got[t], want[t]) << "thread " << t << " (" << format_name(imgs[t].format) << ")";
+    }
 }
 
 }  // namespace
