@@ -28,6 +28,7 @@ namespace {
 
 using cclabel::bench::ck;
 using cclabel::bench::median;
+using cclabel::bench::parse_list;
 
 constexpr double kBandwidth = 4.2e12;  // bytes/s: the H200's device-to-device copy rate measured here
 
@@ -99,16 +100,6 @@ bool check_labels(const Gpu& g, const cclabel::ImageView& host, const cclabel::O
 
 cclabel::ImageView host_view(const cclabel::bench::Drawing& d) {
     return cclabel::make_view(d.rgb.data(), d.width, d.height, cclabel::PixelFormat::RGB8);
-}
-
-std::vector<int> parse_list(const char* s) {
-    std::vector<int> v;
-    for (const char* p = s; *p;) {
-        v.push_back(std::atoi(p));
-        while (*p && *p != ',') ++p;
-        if (*p == ',') ++p;
-    }
-    return v;
 }
 
 }  // namespace

@@ -38,6 +38,7 @@ namespace {
 
 using cclabel::bench::ck;
 using cclabel::bench::median;
+using cclabel::bench::parse_list;
 using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
@@ -61,16 +62,6 @@ Pinned pinned(std::size_t bytes) {
     void* p = nullptr;
     ck(cudaMallocHost(&p, bytes), "cudaMallocHost");
     return Pinned(p);
-}
-
-std::vector<int> parse_list(const char* s) {
-    std::vector<int> v;
-    for (const char* p = s; *p;) {
-        v.push_back(std::atoi(p));
-        while (*p && *p != ',') ++p;
-        if (*p == ',') ++p;
-    }
-    return v;
 }
 
 const char* which(cclabel::Backend b) {

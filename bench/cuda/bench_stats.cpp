@@ -29,6 +29,7 @@ namespace {
 
 using cclabel::bench::ck;
 using cclabel::bench::median;
+using cclabel::bench::parse_list;
 
 /// Median of @p reps timed calls of @p fn (after two untimed ones), CUDA events on the null stream.
 template <typename Fn>
@@ -60,16 +61,6 @@ void* dev_alloc(std::size_t bytes, const char* what) {
 bool same_rows(const std::vector<cclabel::RegionStats>& a, const std::vector<cclabel::RegionStats>& b) {
     return a.size() == b.size() && std::memcmp(static_cast<const void*>(a.data()), static_cast<const void*>(b.data()),
                                                a.size() * sizeof(cclabel::RegionStats)) == 0;
-}
-
-std::vector<int> parse_list(const char* s) {
-    std::vector<int> v;
-    for (const char* p = s; *p;) {
-        v.push_back(std::atoi(p));
-        while (*p && *p != ',') ++p;
-        if (*p == ',') ++p;
-    }
-    return v;
 }
 
 }  // namespace
