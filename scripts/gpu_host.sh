@@ -6,7 +6,9 @@
 # sweep bench/auto_sweep.py, the other GPU tests and compute-sanitizer memcheck on the host path,
 # while BUDGET seconds (default 540) last. Most important first.
 #   OUT=$OUT bash scripts/gpu_host.sh
-# Knobs: HOST_ARGS (bench_host's arguments), SWEEP_ARGS (auto_sweep.py's), BUDGET.
+# Knobs: HOST_ARGS (bench_host's arguments), SWEEP_ARGS (auto_sweep.py's), BUDGET, PIPELINES=0 (skip
+# bench/pipelines.py, issue 26's segment-against-pixel table; PIPELINE_ARGS its arguments), PYTESTS
+# (pytest arguments run with the CUDA package, e.g. GPU dtype tests).
 # Needs .device/googletest and .device/whl (bench/fetch_wheels.sh, plus nanobind and
 # scikit-build-core) carried. Logs in $OUT: summary.txt, gtest_host.log, bench_host.txt,
 # auto_sweep.txt, auto_sweep.md, logs.tar.gz (builds, other tests, sanitizer).
@@ -35,7 +37,7 @@ pip_pid=$!
 for d in tests/io tests/cli; do [ -d $d ] && mv $d $d.gpu-skip; done
 cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCCLABEL_ENABLE_CUDA=ON -DCCLABEL_BUILD_CLI=OFF \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DCCLABEL_BUILD_BENCH=ON -DCCLABEL_GTEST_SOURCE=$PWD/.device/googletest \
-  >"$LOGS/build.log" 2>&1 && timeout 400 ninja -C $B -j8 cclabel_cuda_tests bench_host cclabel_gen >>"$LOGS/build.log" 2>&1
+  >"$LOGS/build.log" 2>&1 && timeout 400 ninja -C $B -j8 cclabel_cuda_tests bench_host bench_pipelines cclabel_gen >>"$LOGS/build.log" 2>&1
 rc=$?
 for d in tests/io tests/cli; do [ -d $d.gpu-skip ] && mv $d.gpu-skip $d; done
 say "build rc=$rc"
@@ -45,6 +47,12 @@ t=$B/tests/cuda/cclabel_cuda_tests
 timeout 120 $t --gtest_filter='HostPath.*:BatchLoop*:*Batch*Cuda*' >"$OUT/gtest_host.log" 2>&1
 say "host-path tests rc=$?: $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/gtest_host.log" | tr '\n' ' ')"
 grep -E "^\[  FAILED|Failure" "$OUT/gtest_host.log" | head
+
+if [ "${PIPELINES:-1}" = 1 ]; then
+  timeout 240 python3 bench/pipelines.py --build $B ${PIPELINE_ARGS:-} >"$OUT/pipelines.txt" 2>&1
+  say "pipelines rc=$?"
+  cat "$OUT/pipelines.txt"
+fi
 
 timeout 200 $B/bench/cuda/bench_host ${HOST_ARGS:---dpi 50,200,800 --noise 512,2048,8192 --reps 5 --threads-sweep} \
   >"$OUT/bench_host.txt" 2>&1
@@ -61,6 +69,14 @@ if grep -q "pip rc=0" "$LOGS/pip.rc" 2>/dev/null && [ "$(left)" -gt 50 ]; then
 else
   tail -20 "$LOGS/pip.log"
 fi
+
+if grep -q "pip rc=0" "$LOGS/pip.rc" 2>/dev/null && [ "$(left)" -gt 60 ] && [ -n "${PYTESTS:-}" ]; then
+  PYTHONPATH=$SITE CCLABEL_PYTHON_REQUIRED=1 timeout $(($(left) - 40)) python3 -m pytest -q -p no:cacheprovider -rs \
+    $PYTESTS >"$OUT/pytest.log" 2>&1
+  say "pytest ($PYTESTS) rc=$?: $(tail -1 "$OUT/pytest.log")"
+  grep -E "^FAILED|Error" "$OUT/pytest.log" | head
+fi
+(cat /etc/os-release | head -2; ldd --version | head -1; ldconfig -p | grep -E "libpng|libtiff|libz\.|poppler" ; ls /usr/include/zlib.h /usr/include/png.h 2>&1) >"$OUT/host_probe.txt" 2>&1
 
 if [ "$(left)" -gt 70 ]; then
   CCLABEL_GPU_HUGE=0 timeout $(($(left) - 40)) $t --gtest_filter='-HostPath.*' >"$LOGS/gtest_rest.log" 2>&1
