@@ -107,18 +107,31 @@ def _float_bits(x, name: str) -> int:
     return int(v.view(bits))
 
 
+_FLOAT_BITS = {2: ("int16", 0x7C00, 0x7E00), 4: ("int32", 0x7F800000, 0x7FC00000),
+               8: ("int64", 0x7FF0000000000000, 0x7FF8000000000000)}
+
+
 def _canonical_float(image, lib: str):
-    """A C-ordered copy with -0.0 -> +0.0 and every NaN -> one NaN (one bit pattern per value)."""
+    """A C-ordered copy with -0.0 -> +0.0 and every NaN -> one NaN (one bit pattern per value).
+
+    Done on the bits with integer operations: float arithmetic may flush subnormals to zero on a
+    GPU (CuPy's float32 kernels do), which would join a subnormal's pixels to zero's."""
+    ints, inf, nan = _FLOAT_BITS[image.dtype.itemsize]
     if lib == "torch":
         import torch
-        k = (image + 0).contiguous()  # -0.0 + 0.0 == +0.0; always a new tensor
-        return k.masked_fill_(torch.isnan(k), float("nan"))
+        it = getattr(torch, ints)
+        k = image.contiguous().clone().view(it)
+        top = torch.iinfo(it).max
+        k = torch.where(k == torch.iinfo(it).min, torch.zeros_like(k), k)
+        k = torch.where((k & top) > inf, torch.full_like(k, nan), k)
+        return k.view(image.dtype)
     xp = xp_of(lib)
-    k = xp.empty(image.shape, dtype=image.dtype)  # C order
-    with np.errstate(invalid="ignore"):  # signalling NaNs become quiet ones here
-        xp.add(image, 0, out=k)
-    xp.copyto(k, xp.asarray(np.nan, dtype=k.dtype), where=xp.isnan(k))
-    return k
+    it = getattr(xp, ints)
+    k = xp.array(image, order="C", copy=True).view(it)
+    info = np.iinfo(ints)
+    k = xp.where(k == info.min, it(0), k)
+    k = xp.where((k & it(info.max)) > it(inf), it(nan), k)
+    return xp.ascontiguousarray(k).view(image.dtype)
 
 
 def _float_keys(image, background, lib: str, name: str) -> Keys:
