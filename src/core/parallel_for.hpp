@@ -12,7 +12,7 @@
 namespace cclabel::detail {
 
 template <typename Fn>
-void parallel_for(std::uint64_t n, int workers, Fn&& fn) {
+void parallel_for(std::uint64_t n, int workers, Fn&& fn, cpu::Work work = cpu::Work::compute) {
     const std::uint64_t w = std::min<std::uint64_t>(n, std::uint64_t(std::max(workers, 1)));
     if (w <= 1) {
         for (std::uint64_t i = 0; i < n; ++i) fn(i);
@@ -29,7 +29,7 @@ void parallel_for(std::uint64_t n, int workers, Fn&& fn) {
                 throw;
             }
         }
-    });
+    }, work);
 }
 
 }  // namespace cclabel::detail

@@ -87,9 +87,10 @@ inline bool spinning_pays() noexcept {
 
 /// Waits until @p a no longer holds @p old and returns its new value: spins for up to kSpinTime
 /// when spinning pays, then blocks. The thread that stores into @p a must call notify_one/notify_all
-/// afterwards (cheap while nobody blocks: libstdc++ then makes no system call).
+/// afterwards (cheap while nobody blocks: libstdc++ then makes no system call). A spin that finds
+/// itself descheduled marks the machine oversubscribed when @p detect, and only blocks otherwise.
 template <typename T>
-T wait_while_equal(const std::atomic<T>& a, T old) noexcept {
+T wait_while_equal(const std::atomic<T>& a, T old, bool detect = true) noexcept {
     if (spinning_pays()) {
         std::int64_t last = steady_ns();
         const std::int64_t deadline = last + std::chrono::nanoseconds(kSpinTime).count();
@@ -104,7 +105,7 @@ T wait_while_equal(const std::atomic<T>& a, T old) noexcept {
             std::this_thread::yield();
             const std::int64_t now = steady_ns();
             if (now - last > std::chrono::nanoseconds(kDescheduled).count()) {
-                mark_oversubscribed(now);  // another thread wanted this core: stop taking it
+                if (detect) mark_oversubscribed(now);  // another thread wanted this core: stop taking it
                 break;
             }
             if (now >= deadline) break;

@@ -37,6 +37,7 @@ struct Job {
     void* fn;
     int parts;
     int cpu;  // the CPU its caller runs on (see leave_cpu)
+    Work work;
     std::atomic<int> next{0};
     std::atomic<int> joined{0};  // workers that got through the gate
     std::atomic<bool> failed{false};
@@ -126,7 +127,7 @@ public:
             inside = wait_while_equal(gate_, inside);
         // Workers woken and not run for longer than a blocked thread takes to wake on an idle
         // machine: other work holds the cores.
-        if (woken > 0 && job.joined.load(std::memory_order_relaxed) == 0) {
+        if (job.work == Work::compute && woken > 0 && job.joined.load(std::memory_order_relaxed) == 0) {
             const std::int64_t now = steady_ns();
             if (now - start > std::chrono::nanoseconds(kLateWorker).count()) mark_oversubscribed(now);
         }
@@ -141,8 +142,9 @@ private:
     };
 
     void work(Worker& w) {
-        for (std::uint32_t seen = 0;;) {
-            seen = wait_while_equal(w.ticket, seen);
+        for (std::uint32_t seen = 0, streamed = 0;;) {
+            // After a streaming job the wait is the gap to its next chunk: not a sign of a busy machine.
+            seen = wait_while_equal(w.ticket, seen, streamed == 0);
             bool joined = false;
             for (std::uint32_t g = gate_.load(std::memory_order_relaxed); (g & kOpen) != 0;)
                 if (gate_.compare_exchange_weak(g, g + 1, std::memory_order_acquire, std::memory_order_relaxed)) {
@@ -151,6 +153,7 @@ private:
                 }
             if (!joined) continue;  // woken too late: its job is done
             Job& job = *job_;
+            streamed = job.work == Work::streaming ? 1 : 0;
             job.joined.fetch_add(1, std::memory_order_relaxed);
             leave_cpu(job.cpu);
             run_parts(job);
@@ -217,19 +220,19 @@ MachineBudget* budget_for_calls() noexcept {
 
 /// Threads for a call of @p n parts now, given @p in_calls threads in this process's calls and
 /// @p others in other processes' calls (counted by @p mb; null: none counted).
-int threads_for(int n, int in_calls, const MachineBudget* mb, int others) noexcept {
-    if (n <= 1 || machine_oversubscribed()) return 1;
+int threads_for(int n, int in_calls, const MachineBudget* mb, int others, Work work) noexcept {
+    if (n <= 1 || (work == Work::compute && machine_oversubscribed())) return 1;
     return threads_to_take(n, core_budget(), mb ? mb->cores() : 0, others, in_calls, parts_running > 0);
 }
 
 }  // namespace
 
-int parallel_threads_now(int n) noexcept {
+int parallel_threads_now(int n, Work work) noexcept {
     MachineBudget* mb = n > 1 ? budget_for_calls() : nullptr;
-    return threads_for(n, threads_in_parallel_calls.load(std::memory_order_relaxed), mb, mb ? mb->others() : 0);
+    return threads_for(n, threads_in_parallel_calls.load(std::memory_order_relaxed), mb, mb ? mb->others() : 0, work);
 }
 
-void run_parallel_erased(int n, void (*part)(void*, int), void* fn) {
+void run_parallel_erased(int n, void (*part)(void*, int), void* fn, Work work) {
     if (n <= 0) return;
     MachineBudget* mb = budget_for_calls();
     const int others = mb && n > 1 ? mb->others() : 0;
@@ -238,7 +241,7 @@ void run_parallel_erased(int n, void (*part)(void*, int), void* fn) {
     const int own = parts_running > 0 ? 1 : 0;
     int in_calls = threads_in_parallel_calls.load(std::memory_order_relaxed), threads = 1;
     do {
-        threads = threads_for(n, in_calls, mb, others);
+        threads = threads_for(n, in_calls, mb, others, work);
     } while (!threads_in_parallel_calls.compare_exchange_weak(in_calls, in_calls + threads - own, std::memory_order_relaxed));
     struct Unreserve {
         MachineBudget* mb;
@@ -272,7 +275,7 @@ void run_parallel_erased(int n, void (*part)(void*, int), void* fn) {
         part(fn, 0);  // its exception reaches the caller as it is
         return;
     }
-    Job job{part, fn, n, this_cpu(), {}, {}, {}, {}};
+    Job job{part, fn, n, this_cpu(), work, {}, {}, {}, {}};
     if (threads <= 1 || !run_on_a_pool(threads, job)) run_parts(job);
     if (job.error) std::rethrow_exception(job.error);
 }

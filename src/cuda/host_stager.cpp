@@ -62,7 +62,7 @@ void HostStager::copy_parallel(std::uint8_t* dst, std::size_t dst_pitch, const s
         const std::size_t b = bytes * std::size_t(p) / std::size_t(parts);
         const std::size_t e = bytes * std::size_t(p + 1) / std::size_t(parts);
         cclabel::detail::copy_rows_part(dst, dst_pitch, src, src_pitch, len, b, e);
-    });
+    }, cclabel::cpu::Work::streaming);
 }
 
 void HostStager::wait_and_empty(Slot& slot) {

@@ -2,7 +2,8 @@
 // runs once, on no more threads than the cores allow; exceptions reach the caller; concurrent and
 // nested calls are correct; the step between two phases runs once, after every band's first phase
 // and before any band's second, and not at all when a band failed; an oversubscribed machine (a
-// spinning waiter descheduled) runs a call on one thread; and many calls in a row, and a forked
+// spinning waiter descheduled) runs a call on one thread, but a streaming call on its threads, and a
+// wait told not to detect never marks it; and many calls in a row, and a forked
 // child, do not hang.
 #include <gtest/gtest.h>
 #include <sched.h>
@@ -139,6 +140,34 @@ TEST(ThreadPool, OversubscribedMachineRunsACallOnOneThread) {
     cpu::core_budget_for_tests.store(0);
 }
 
+TEST(ThreadPool, StreamingCallKeepsItsThreadsOnAnOversubscribedMachine) {
+    // The staging ring's copies: independent parts, so a busy machine costs them nothing that one
+    // thread would not (thread_pool.hpp, Work::streaming).
+    cpu::core_budget_for_tests.store(4);
+    cpu::mark_oversubscribed(cpu::steady_ns());
+    EXPECT_EQ(cpu::parallel_threads_now(4), 1);
+    EXPECT_EQ(cpu::parallel_threads_now(4, cpu::Work::streaming), 4);
+    std::mutex m;
+    std::set<std::thread::id> threads;
+    std::vector<std::atomic<int>> hits(4);
+    run_parallel(
+        4,
+        [&](int i) {
+            hits[std::size_t(i)].fetch_add(1);
+            {
+                const std::lock_guard<std::mutex> lock(m);
+                threads.insert(std::this_thread::get_id());
+            }
+            // Long enough for a worker woken on a loaded machine to claim a part.
+            std::this_thread::sleep_for(std::chrono::milliseconds(40));
+        },
+        cpu::Work::streaming);
+    for (auto& h : hits) EXPECT_EQ(h.load(), 1);
+    EXPECT_GT(threads.size(), 1u);
+    cpu::oversubscribed_until_ns.store(0);
+    cpu::core_budget_for_tests.store(0);
+}
+
 #ifdef __linux__
 /// Pins the calling thread to @p cpu; false where it cannot.
 bool pin_to(int cpu) {
@@ -148,12 +177,14 @@ bool pin_to(int cpu) {
     return sched_setaffinity(0, sizeof set, &set) == 0;
 }
 
-TEST(SpinWait, ADescheduledSpinnerMarksTheMachineOversubscribed) {
-    // A waiter that shares its CPU with a busy thread: while it spins, the OS runs the busy thread
-    // on its core (given it by a yield, or by preemption at a tick), and the waiter stops spinning.
+/// Runs a waiter that shares its CPU with a busy thread for up to @p changes changes of the flag
+/// it waits on (one every 2 ms), stopping once the machine is marked oversubscribed; 1 when it was
+/// marked, 0 when not, -1 when threads cannot be pinned. While the waiter spins, the OS runs the
+/// busy thread on its core (given it by a yield, or by preemption at a tick).
+int descheduled_spinner_marks(int changes, bool detect) {
     cpu::oversubscribed_until_ns.store(0);
     cpu_set_t allowed;
-    ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -1;
     int cpu = 0;
     while (!CPU_ISSET(cpu, &allowed)) ++cpu;
     std::atomic<bool> stop{false};
@@ -165,11 +196,10 @@ TEST(SpinWait, ADescheduledSpinnerMarksTheMachineOversubscribed) {
     while (hog_ready.load() == 0) std::this_thread::yield();
     if (hog_ready.load() != 1) {
         stop = true;
-        GTEST_SKIP() << "cannot pin threads";
+        return -1;
     }
-    // Changes every 2 ms for up to 4 s: the waiter spins up to kSpinTime for each change.
     std::jthread setter([&] {
-        for (int i = 1; i <= 2000 && !stop.load(); ++i) {
+        for (int i = 1; i <= changes && !stop.load(); ++i) {
             std::this_thread::sleep_for(std::chrono::milliseconds(2));
             flag.store(i);
             flag.notify_all();
@@ -178,13 +208,27 @@ TEST(SpinWait, ADescheduledSpinnerMarksTheMachineOversubscribed) {
     bool marked = false;
     std::jthread waiter([&] {
         if (!pin_to(cpu)) return;
-        for (int seen = 0; seen < 2000 && !cpu::machine_oversubscribed();) seen = cpu::wait_while_equal(flag, seen);
+        for (int seen = 0; seen < changes && !cpu::machine_oversubscribed();)
+            seen = cpu::wait_while_equal(flag, seen, detect);
         marked = cpu::machine_oversubscribed();
     });
     waiter.join();
     stop = true;
-    EXPECT_TRUE(marked);
     cpu::oversubscribed_until_ns.store(0);
+    return marked ? 1 : 0;
+}
+
+TEST(SpinWait, ADescheduledSpinnerMarksTheMachineOversubscribed) {
+    const int marked = descheduled_spinner_marks(2000, true);  // up to 4 s: it spins up to kSpinTime a change
+    if (marked < 0) GTEST_SKIP() << "cannot pin threads";
+    EXPECT_EQ(marked, 1);
+}
+
+TEST(SpinWait, AWaitThatDoesNotDetectNeverMarks) {
+    // The pool's workers wait so between a streaming call's chunks (thread_pool.hpp, Work::streaming).
+    const int marked = descheduled_spinner_marks(200, false);
+    if (marked < 0) GTEST_SKIP() << "cannot pin threads";
+    EXPECT_EQ(marked, 0);
 }
 #endif
 
