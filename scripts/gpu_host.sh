@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call for the GPU's host path (issue 21): builds the GPU tests, bench_host and
-# cclabel_gen while pip builds the Python package with CUDA (16 cores: the builds overlap, the
-# timings never do); then the host-path tests, bench_host (the copy floor, cpu / cuda / legacy /
+# cclabel_gen while pip builds the Python package with CUDA (16 cores: the builds overlap each other
+# and the host-path tests, never a timing); then the host-path tests, bench_host (the copy floor, cpu / cuda / legacy /
 # pinned / auto on the sheet and noise, and a stager thread sweep at the largest dpi), the Python
 # sweep bench/auto_sweep.py, the other GPU tests and compute-sanitizer memcheck on the host path,
 # while BUDGET seconds (default 540) last. Most important first.
@@ -48,6 +48,11 @@ timeout 120 $t --gtest_filter='HostPath.*:BatchLoop*:*Batch*Cuda*' >"$OUT/gtest_
 say "host-path tests rc=$?: $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/gtest_host.log" | tr '\n' ' ')"
 grep -E "^\[  FAILED|Failure" "$OUT/gtest_host.log" | head
 
+# Every timing waits for pip's build: eight compilers beside the timed calls halved every rate and
+# sent the staging ring's copies to one thread (run of 2026-12-06, twelfth session).
+wait $pip_pid
+say "$(cat "$LOGS/pip.rc" 2>/dev/null || echo 'pip rc=?')"
+
 if [ "${PIPELINES:-1}" = 1 ]; then
   timeout 240 python3 bench/pipelines.py --build $B ${PIPELINE_ARGS:-} >"$OUT/pipelines.txt" 2>&1
   say "pipelines rc=$?"
@@ -59,8 +64,6 @@ timeout 200 $B/bench/cuda/bench_host ${HOST_ARGS:---dpi 50,200,800 --noise 512,2
 say "bench_host rc=$?"
 cat "$OUT/bench_host.txt"
 
-wait $pip_pid
-say "$(cat "$LOGS/pip.rc" 2>/dev/null || echo 'pip rc=?')"
 if grep -q "pip rc=0" "$LOGS/pip.rc" 2>/dev/null && [ "$(left)" -gt 50 ]; then
   PYTHONUNBUFFERED=1 PYTHONPATH=$SITE timeout $(($(left) - 15)) python3 bench/auto_sweep.py --gen $B/bench/cclabel_gen \
     --md "$OUT/auto_sweep.md" ${SWEEP_ARGS:-} >"$OUT/auto_sweep.txt" 2>&1

@@ -28,9 +28,10 @@ namespace cclabel::detail {
 
 // Fixed cost from a small picture; the per-pixel cost from three pictures large enough to give
 // every thread a real share: 64 x 64 blocks (long runs, as a drawing's paper), 8 x 8 blocks and
-// noise, each with its break density, the knots of CpuRate's line. Filters are timed on the probes'
-// labels; the other operations take the labeller's rate (statistics and segmentation are single
-// passes of about its cost).
+// noise, each with its break density, the knots of CpuRate's line. Filters and statistics are timed
+// on the probes' labels (statistics run on one thread, and took 640 ms on an 800 dpi sheet that the
+// labeller did in 110 ms: the labeller's rate sent regions() to the CPU at a fifth of the GPU's
+// speed); segmentation takes the labeller's rate (a single pass of about its cost).
 CpuRate measure_cpu_rate(Workload::Op op, PixelFormat f, int threads) {
     double density = 0;
     auto seconds = [&](std::int64_t side, int block) {
@@ -45,6 +46,7 @@ CpuRate measure_cpu_rate(Workload::Op op, PixelFormat f, int threads) {
         cpu::label(r, labels.data());  // warm: pages of the labels, the pool's threads
         if (op == Workload::Op::Filter)  // its output is a label image too: run it again on its own
             return best_seconds(3, [&] { remove_small_cpu(labels.data(), side, side, 2); });
+        if (op == Workload::Op::Stats) return best_seconds(3, [&] { (void)regions_cpu(v, labels.data(), o); });
         return best_seconds(3, [&] { cpu::label(r, labels.data()); });
     };
     const std::int64_t small = 64;
@@ -103,7 +105,7 @@ Backend resolve_auto(Backend b, const Workload& w) {
     Cache& c = cache();
     std::lock_guard<std::mutex> lock(c.m);  // one measurement at a time; later calls read the cache
     auto cpu_rate_at = [&](int threads) {
-        const auto key = std::make_tuple(int(w.op == Workload::Op::Filter), int(w.format), threads);
+        const auto key = std::make_tuple(int(w.op == Workload::Op::Segment ? Workload::Op::Label : w.op), int(w.format), threads);
         auto it = c.cpu.find(key);
         if (it == c.cpu.end()) it = c.cpu.emplace(key, measure_cpu_rate(w.op, w.format, threads)).first;
         return it->second;

@@ -101,7 +101,7 @@ TEST(CostModel, RejectsMalformedRatesNamingTheVariable) {
 }
 
 TEST(CostModel, MeasuresThisCpu) {
-    for (Op op : {Op::Label, Op::Filter}) {
+    for (Op op : {Op::Label, Op::Filter, Op::Stats}) {
         const CpuRate r = measure_cpu_rate(op, PixelFormat::RGB8, 2);
         EXPECT_GT(r.per_pixel_s, 0);
         EXPECT_LT(r.per_pixel_s, 1e-6);  // slower than a megapixel a second would be broken
