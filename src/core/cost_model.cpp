@@ -36,8 +36,19 @@ double CpuRate::per_pixel_at(double density) const noexcept {
     return knot_per_pixel[knots - 1];
 }
 
+int threads_per_image(const Workload& w) noexcept {
+    const std::uint64_t images = std::max<std::uint64_t>(w.images, 1);
+    return int(std::max<std::uint64_t>(1, std::uint64_t(std::max(w.threads, 1)) / images));
+}
+
 double cpu_seconds(const Workload& w, const CpuRate& r) noexcept {
-    return r.fixed_s + double(w.pixels) * (w.density >= 0 ? r.per_pixel_at(w.density) : r.per_pixel_s);
+    const double per_pixel = w.density >= 0 ? r.per_pixel_at(w.density) : r.per_pixel_s;
+    const std::uint64_t images = std::max<std::uint64_t>(w.images, 1);
+    if (images == 1) return r.fixed_s + double(w.pixels) * per_pixel;
+    // Rounds of min(images, threads) images at once (batch.cpp's parallel_for).
+    const std::uint64_t side_by_side = std::min<std::uint64_t>(images, std::uint64_t(std::max(w.threads, 1)));
+    const double rounds = double((images + side_by_side - 1) / side_by_side);
+    return rounds * (r.fixed_s + double(w.pixels) / double(images) * per_pixel);
 }
 
 double gpu_seconds(const Workload& w, const GpuHostRate& r) noexcept {

@@ -123,8 +123,10 @@ public:
         }
         run_parts(job);
         // Every part is claimed: close the gate, then wait for the workers that got in.
+        // (A streaming job's caller, waiting for a copy thread descheduled mid-part, says nothing
+        // about the machine: see Work::streaming.)
         for (std::uint32_t inside = gate_.fetch_and(~kOpen, std::memory_order_acq_rel) & ~kOpen; inside != 0;)
-            inside = wait_while_equal(gate_, inside);
+            inside = wait_while_equal(gate_, inside, job.work == Work::compute);
         // Workers woken and not run for longer than a blocked thread takes to wake on an idle
         // machine: other work holds the cores.
         if (job.work == Work::compute && woken > 0 && job.joined.load(std::memory_order_relaxed) == 0) {
