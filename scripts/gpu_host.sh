@@ -8,7 +8,8 @@
 #   OUT=$OUT bash scripts/gpu_host.sh
 # Knobs: HOST_ARGS (bench_host's arguments), SWEEP_ARGS (auto_sweep.py's), BUDGET, PIPELINES=0 (skip
 # bench/pipelines.py, issue 26's segment-against-pixel table; PIPELINE_ARGS its arguments), PYTESTS
-# (pytest arguments run with the CUDA package, e.g. GPU dtype tests).
+# (pytest arguments run with the CUDA package, e.g. GPU dtype tests), CLI_ROW=1 (issue 21's CLI row,
+# scripts/gpu_cli_row.sh, last).
 # Needs .device/googletest and .device/whl (bench/fetch_wheels.sh, plus nanobind and
 # scikit-build-core) carried. Logs in $OUT: summary.txt, gtest_host.log, bench_host.txt,
 # auto_sweep.txt, auto_sweep.md, logs.tar.gz (builds, other tests, sanitizer).
@@ -78,6 +79,11 @@ if grep -q "pip rc=0" "$LOGS/pip.rc" 2>/dev/null && [ "$(left)" -gt 60 ] && [ -n
     $PYTESTS >"$OUT/pytest.log" 2>&1
   say "pytest ($PYTESTS) rc=$?: $(tail -1 "$OUT/pytest.log")"
   grep -E "^FAILED|Error" "$OUT/pytest.log" | head
+fi
+if [ "${CLI_ROW:-0}" = 1 ] && [ "$(left)" -gt 120 ]; then
+  OUT=$OUT GEN=$B/bench/cclabel_gen timeout $(($(left) - 20)) bash scripts/gpu_cli_row.sh >"$LOGS/cli_row.log" 2>&1
+  say "CLI row rc=$?"
+  tail -12 "$LOGS/cli_row.log"
 fi
 (cat /etc/os-release | head -2; ldd --version | head -1; ldconfig -p | grep -E "libpng|libtiff|libz\.|poppler" ; ls /usr/include/zlib.h /usr/include/png.h 2>&1) >"$OUT/host_probe.txt" 2>&1
 
