@@ -13,16 +13,17 @@
 namespace cclabel {
 namespace {
 
-/// The break density (core/probe.hpp) of up to 16 evenly spaced images, pixel-weighted, about 2^16
-/// pixels in all: what the images hold decides the CPU's cost as it does for one picture (a batch
+/// The break density (core/probe.hpp) of up to 16 evenly spaced images, pixel-weighted, over a
+/// 64th of the batch's pixels (at least 2^12, at most 2^16), as auto samples one picture: what the images hold decides the CPU's cost as it does for one picture (a batch
 /// of masks of blobs labels several times faster than one of noise).
 double sampled_density(const detail::BatchRequest& r) {
     const std::uint64_t B = r.images.size(), k = std::min<std::uint64_t>(B, 16);
+    const std::uint64_t sample = std::clamp<std::uint64_t>(r.label_offsets.back() / 64, 1 << 12, 1 << 16);
     double sum = 0, weight = 0;
     for (std::uint64_t i = 0; i < k; ++i) {
         const ImageView& im = r.images[std::size_t(i * B / k)];
         if (im.pixels() == 0) continue;
-        const double d = detail::break_density(im, (std::uint64_t(1) << 16) / k);
+        const double d = detail::break_density(im, sample / k);
         sum += d * double(im.pixels());
         weight += double(im.pixels());
     }
