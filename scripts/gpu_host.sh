@@ -9,7 +9,8 @@
 # Knobs: HOST_ARGS (bench_host's arguments), SWEEP_ARGS (auto_sweep.py's), BUDGET, PIPELINES=0 (skip
 # bench/pipelines.py, issue 26's segment-against-pixel table; PIPELINE_ARGS its arguments), PYTESTS
 # (pytest arguments run with the CUDA package, e.g. GPU dtype tests), CLI_ROW=1 (issue 21's CLI row,
-# scripts/gpu_cli_row.sh, last).
+# scripts/gpu_cli_row.sh), EXTRA (a command run after the pytests, with B the build folder; its
+# output in extra.txt).
 # Needs .device/googletest and .device/whl (bench/fetch_wheels.sh, plus nanobind and
 # scikit-build-core) carried. Logs in $OUT: summary.txt, gtest_host.log, bench_host.txt,
 # auto_sweep.txt, auto_sweep.md, logs.tar.gz (builds, other tests, sanitizer).
@@ -79,6 +80,11 @@ if grep -q "pip rc=0" "$LOGS/pip.rc" 2>/dev/null && [ "$(left)" -gt 60 ] && [ -n
     $PYTESTS >"$OUT/pytest.log" 2>&1
   say "pytest ($PYTESTS) rc=$?: $(tail -1 "$OUT/pytest.log")"
   grep -E "^FAILED|Error" "$OUT/pytest.log" | head
+fi
+if [ -n "${EXTRA:-}" ] && [ "$(left)" -gt 60 ]; then
+  B=$B timeout $(($(left) - 40)) bash -c "$EXTRA" >"$OUT/extra.txt" 2>&1
+  say "EXTRA rc=$?"
+  tail -60 "$OUT/extra.txt"
 fi
 if [ "${CLI_ROW:-0}" = 1 ] && [ "$(left)" -gt 120 ]; then
   OUT=$OUT GEN=$B/bench/cclabel_gen timeout $(($(left) - 20)) bash scripts/gpu_cli_row.sh >"$LOGS/cli_row.log" 2>&1
