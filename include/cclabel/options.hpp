@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace cclabel {
@@ -24,6 +25,32 @@ enum class Backend : int {
 /// "auto", "cpu", "cuda" or "unknown".
 std::string_view backend_name(Backend b) noexcept;
 
+/// One pixel value in the caller's own type, for Options::background_value: any integer (signed or
+/// unsigned, any width) or floating-point number (NaN allowed), kept exactly.
+struct Scalar {
+    enum class Kind : int { Signed, Unsigned, Float };
+    Kind kind = Kind::Unsigned;
+    std::int64_t i = 0;   ///< the value when kind is Signed
+    std::uint64_t u = 0;  ///< the value when kind is Unsigned
+    double f = 0;         ///< the value when kind is Float
+
+    constexpr Scalar() = default;
+    template <typename T>
+        requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
+    constexpr Scalar(T v) noexcept {  // NOLINT: implicit, so that `o.background_value = -1;` reads naturally
+        if constexpr (std::is_floating_point_v<T>) {
+            kind = Kind::Float;
+            f = double(v);
+        } else if constexpr (std::is_signed_v<T>) {
+            kind = Kind::Signed;
+            i = std::int64_t(v);
+        } else {
+            kind = Kind::Unsigned;
+            u = std::uint64_t(v);
+        }
+    }
+};
+
 /// Options of a labelling call. Plain values, no hidden state: the same Options give the same
 /// labels on every backend and every thread count.
 struct Options {
@@ -33,7 +60,18 @@ struct Options {
     /// format (RGB8: {r, g, b}; RGBA8: {r, g, b, a}; Gray8/Gray16/U32: {v}), each within the
     /// channel's range; otherwise an Error. For Binary8 zero is always background, and only
     /// {0} is accepted here.
+    /// For the single-channel typed formats (I8 to F64) a one-element background {v} is the value
+    /// v of the image's type (so it must be representable: {40000} is an Error for I16); negative,
+    /// fractional and NaN values go through background_value.
     std::optional<std::vector<std::uint64_t>> background;
+    /// The background as one value of the image's own type, for any single-channel format
+    /// (Binary8, Gray8, Gray16, U32, I8 to F64): e.g. -1 for I16, 0.5f or NaN for F32, 2^40 for
+    /// I64. The value must be exactly representable in the format (0.1 is not a float; 0.1f is;
+    /// F16 takes the doubles that binary16 holds exactly), otherwise an Error that names it. For
+    /// the float formats -0.0 and +0.0 are one value and NaN means every NaN. A value absent from
+    /// the picture is allowed (nothing is background). Setting both this and background is an
+    /// Error; RGB8 and RGBA8 take their background per channel in background.
+    std::optional<Scalar> background_value;
     Backend backend = Backend::Auto;
     /// CPU threads; 0 means every core this process may use (its CPU affinity mask, as set by
     /// taskset or a Slurm or Kubernetes cpuset, and its container's CPU quota; not the machine's

@@ -8,7 +8,9 @@
 /// A region here is the set of pixels that carry one label value; the functions read the label
 /// image as it is (they do not re-label), so any label image works, not only this library's.
 #include <array>
+#include <bit>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "cclabel/image_view.hpp"
@@ -41,7 +43,24 @@ struct RegionStats {
     /// order: RGB8 {r, g, b, 0}, RGBA8 {r, g, b, a}, Gray8/Gray16/U32 {v, 0, 0, 0}, Binary8
     /// {0 or 1, 0, 0, 0} (any nonzero byte reads 1). For a label image made by label() from the
     /// same image and options, every pixel of a region has this value. All 0 when area is 0.
+    /// The typed formats (I8 to F64) give the value's bits in the image's own type, zero-extended:
+    /// the low 32 in value[0], the high 32 in value[1] (8-byte formats), so value_as<std::int16_t>()
+    /// of an I16 region is its value. Floats are reported canonical, as they are compared: +0.0 for
+    /// a region of -0.0 and +0.0 pixels, the default quiet NaN (F32 0x7FC00000) for any NaN.
     std::array<std::uint32_t, 4> value{};
+
+    /// value[0] (and value[1] for an 8-byte @p T) as a @p T: the region's value of a
+    /// single-channel format, in its own type (std::int8_t for I8, double for F64, std::uint16_t
+    /// for the bits of an F16, ...).
+    template <typename T>
+        requires(std::is_trivially_copyable_v<T> && (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8))
+    T value_as() const noexcept {
+        const std::uint64_t bits = value[0] | (std::uint64_t(value[1]) << 32);
+        if constexpr (sizeof(T) == 8) return std::bit_cast<T>(bits);
+        else if constexpr (sizeof(T) == 4) return std::bit_cast<T>(std::uint32_t(bits));
+        else if constexpr (sizeof(T) == 2) return std::bit_cast<T>(std::uint16_t(bits));
+        else return std::bit_cast<T>(std::uint8_t(bits));
+    }
 };
 
 /// Statistics of every region of @p labels, a label image of @p image (row-major, tightly packed,

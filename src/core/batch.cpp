@@ -7,6 +7,7 @@
 #include "cclabel/label.hpp"
 #include "core/backends.hpp"
 #include "core/batch_request.hpp"
+#include "core/format_keys.hpp"
 #include "core/parallel_for.hpp"
 #include "core/probe.hpp"
 
@@ -31,6 +32,8 @@ double sampled_density(const detail::BatchRequest& r) {
 }
 
 BatchResult run(const detail::BatchRequest& r, std::uint32_t* out) {
+    if (!r.images.empty() && is_typed_format(r.images[0].format))  // one key map for every image
+        return run(detail::keyed_batch(r).request, out);
     const std::uint64_t B = r.images.size();
     // The CPU spreads the images over its threads, so the batch is one workload of all its pixels.
     detail::Workload w{detail::Workload::Op::Label, r.label_offsets.back(),

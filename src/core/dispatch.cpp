@@ -4,6 +4,7 @@
 #include "cclabel/error.hpp"
 #include "cclabel/label.hpp"
 #include "core/backends.hpp"
+#include "core/format_keys.hpp"
 #include "core/request.hpp"
 #include "cpu/label_cpu.hpp"
 
@@ -13,6 +14,10 @@ bool cuda_available() noexcept { return detail::cuda_device_present(); }
 
 LabelResult label(const ImageView& image, std::uint32_t* out, const Options& options) {
     const detail::Request r = detail::make_request(image, out, options);
+    if (is_typed_format(image.format)) {  // labelled as a picture of keys (core/format_keys.hpp)
+        const detail::KeyedImage k = detail::keyed_image(image, options, r);
+        return label(k.view, out, k.options);
+    }
     const Backend use = detail::resolve_auto(options.backend, detail::Workload{detail::Workload::Op::Label, r.pixels(),
                                                                               r.format, r.threads, r.tolerance > 0, &r});
     if (use == Backend::Cuda && !detail::cuda_device_present())

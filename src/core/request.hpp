@@ -17,6 +17,10 @@ struct Request {
     int connectivity = 8;
     bool has_background = false;  ///< Binary8 always has background key 0
     std::uint32_t background_key = 0;
+    /// The background's bits in the image's own type (floats canonical): what the typed formats
+    /// (I8 to F64) map to a key with their pixels (core/format_keys.hpp). background_key holds
+    /// their low 32 bits, which is the key only for the formats of 32 bits or fewer.
+    std::uint64_t background_bits = 0;
     int threads = 1;  ///< resolved: ≥ 1
     std::uint32_t tolerance = 0;  ///< Options::tolerance, checked against the format's channel range
 

@@ -3,6 +3,7 @@
 #include "cclabel/label.hpp"
 #include "cclabel/stats.hpp"
 #include "core/backends.hpp"
+#include "core/format_keys.hpp"
 #include "core/request.hpp"
 #include "core/stats_backends.hpp"
 
@@ -27,6 +28,12 @@ detail::Workload filter_workload(std::uint64_t pixels) {
 std::vector<RegionStats> regions(const ImageView& image, const std::uint32_t* labels, const Options& options) {
     const std::uint32_t dummy = 0;
     const detail::Request r = detail::make_request(image, labels != nullptr ? labels : &dummy, options);
+    if (is_typed_format(image.format)) {  // the key picture's rows, with the typed values put back
+        const detail::KeyedImage k = detail::keyed_image(image, options, r);
+        std::vector<RegionStats> rows = regions(k.view, labels, k.options);
+        detail::restore_values(k.map, rows);
+        return rows;
+    }
     const Backend use = resolve(options.backend, {detail::Workload::Op::Stats, r.pixels(), r.format, r.threads, r.tolerance > 0});
     if (r.pixels() != 0 && labels == nullptr) throw Error("label image is null for a non-empty image");
     if (use == Backend::Cuda && r.pixels() != 0) return detail::regions_cuda_host(image, labels, options);
@@ -51,6 +58,12 @@ std::uint32_t keep_largest(std::uint32_t* labels, std::int64_t width, std::int64
 
 LabelResult label(const ImageView& image, std::uint32_t* out, const Options& options, std::vector<RegionStats>& stats) {
     const detail::Request r = detail::make_request(image, out, options);
+    if (is_typed_format(image.format)) {
+        const detail::KeyedImage k = detail::keyed_image(image, options, r);
+        const LabelResult res = label(k.view, out, k.options, stats);
+        detail::restore_values(k.map, stats);
+        return res;
+    }
     const Backend use = resolve(options.backend, {detail::Workload::Op::Label, r.pixels(), r.format, r.threads, r.tolerance > 0});
     if (use == Backend::Cuda && r.pixels() != 0)
         return LabelResult{detail::label_regions_cuda_host(image, out, options, stats), use};

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/cores.hpp"
+#include "core/format_value.hpp"
 #include "cclabel/error.hpp"
 #include "cclabel/label.hpp"
 #include "core/refuse_tolerance.hpp"
@@ -19,6 +20,14 @@ std::string_view format_name(PixelFormat f) noexcept {
         case PixelFormat::U32: return "u32";
         case PixelFormat::RGB8: return "rgb8";
         case PixelFormat::RGBA8: return "rgba8";
+        case PixelFormat::I8: return "i8";
+        case PixelFormat::I16: return "i16";
+        case PixelFormat::I32: return "i32";
+        case PixelFormat::I64: return "i64";
+        case PixelFormat::U64: return "u64";
+        case PixelFormat::F16: return "f16";
+        case PixelFormat::F32: return "f32";
+        case PixelFormat::F64: return "f64";
     }
     return "unknown";
 }
@@ -64,7 +73,7 @@ Request make_request(const ImageView& image, const std::uint32_t* out, const Opt
     const int bpp = bytes_per_pixel(image.format);
     if (bpp == 0)
         throw Error("unknown pixel format " + std::to_string(int(image.format)) +
-                    " (supported: binary8, gray8, gray16, u32, rgb8, rgba8)");
+                    " (supported: binary8, gray8, gray16, u32, rgb8, rgba8, i8, i16, i32, i64, u64, f16, f32, f64)");
     if (image.width < 0 || image.height < 0)
         throw Error("image size must not be negative (got " + std::to_string(image.width) + " x " +
                     std::to_string(image.height) + ")");
@@ -83,6 +92,9 @@ Request make_request(const ImageView& image, const std::uint32_t* out, const Opt
     if (options.backend != Backend::Auto && options.backend != Backend::Cpu && options.backend != Backend::Cuda)
         throw Error("unknown backend " + std::to_string(int(options.backend)) + " (supported: auto, cpu, cuda)");
 
+    if (options.tolerance != 0 && is_typed_format(image.format))
+        throw Error("tolerance " + std::to_string(options.tolerance) + " is not supported for " +
+                    std::string(format_name(image.format)) + " yet (exact values only)");
     if (std::uint64_t(options.tolerance) > channel_max(image.format))
         throw Error("tolerance " + std::to_string(options.tolerance) + " is out of range for " +
                     std::string(format_name(image.format)) + " (max " + std::to_string(channel_max(image.format)) +
@@ -99,7 +111,24 @@ Request make_request(const ImageView& image, const std::uint32_t* out, const Opt
         r.has_background = true;
         r.background_key = 0;
     }
-    if (options.background) {
+    if (options.background && options.background_value)
+        throw Error("background and background_value are both set; give the background one way");
+    if (options.background_value || (options.background && is_typed_format(image.format))) {
+        // One value of the image's own type: its bits (floats canonical) are the key of the
+        // single-channel formats up to 32 bits; the typed formats map them with their keys.
+        Scalar v = options.background_value.value_or(Scalar{});
+        const char* arg = options.background_value ? "background_value" : "background";
+        if (!options.background_value) {
+            const auto& bg = *options.background;
+            if (bg.size() != 1)
+                throw Error("background value has " + std::to_string(bg.size()) + " channel(s), but a " +
+                            std::string(format_name(image.format)) + " pixel has 1");
+            v = Scalar(bg[0]);
+        }
+        r.background_bits = value_bits(image.format, v, arg);
+        r.background_key = std::uint32_t(r.background_bits);
+        r.has_background = true;
+    } else if (options.background) {
         const auto& bg = *options.background;
         const int ch = channels(image.format);
         if (int(bg.size()) != ch)
@@ -120,7 +149,7 @@ Request make_request(const ImageView& image, const std::uint32_t* out, const Opt
     const std::uint64_t pixels = image.pixels();
     if (pixels == 0) return r;  // A valid empty image: null data and out are fine, N = 0.
 
-    const std::int64_t row_bytes = image.width * bpp;  // width < 2^32, bpp ≤ 4: no overflow
+    const std::int64_t row_bytes = image.width * bpp;  // width < 2^32, bpp ≤ 8: no overflow
     const std::int64_t stride = image.stride == 0 ? row_bytes : image.stride;
     if (stride < row_bytes)
         throw Error("row stride of " + std::to_string(stride) + " bytes is smaller than a row of " +

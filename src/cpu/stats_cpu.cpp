@@ -49,6 +49,21 @@ std::array<std::uint32_t, 4> read_value(const detail::Request& r, std::uint64_t 
         case PixelFormat::U32: std::memcpy(&v[0], p, 4); break;
         case PixelFormat::RGB8: v = {p[0], p[1], p[2], 0}; break;
         case PixelFormat::RGBA8: v = {p[0], p[1], p[2], p[3]}; break;
+        // The typed formats reach here as keys (core/format_keys.hpp); read directly, a pixel's
+        // bits: the low 32 in v[0], the high 32 in v[1].
+        case PixelFormat::I8: v[0] = p[0]; break;
+        case PixelFormat::I16:
+        case PixelFormat::F16: { std::uint16_t g; std::memcpy(&g, p, 2); v[0] = g; break; }
+        case PixelFormat::I32:
+        case PixelFormat::F32: std::memcpy(&v[0], p, 4); break;
+        case PixelFormat::I64:
+        case PixelFormat::U64:
+        case PixelFormat::F64: {
+            std::uint64_t b;
+            std::memcpy(&b, p, 8);
+            v[0] = std::uint32_t(b), v[1] = std::uint32_t(b >> 32);
+            break;
+        }
     }
     return v;
 }

@@ -22,6 +22,7 @@
 #include "core/backends.hpp"
 #include "core/batch_request.hpp"
 #include "core/cores.hpp"
+#include "core/format_keys.hpp"
 #include "core/request.hpp"
 #include "cuda/kernels/bodies.cuh"
 #include "cuda/handles.hpp"
@@ -404,6 +405,7 @@ void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView
     using namespace detail;
     // The size query needs no buffers (as with CUB): a stand-in for the labels lets it validate the rest.
     static std::uint32_t no_labels;
+    cclabel::detail::refuse_typed_on_device(image.format);
     const cclabel::detail::Request r = cclabel::detail::make_request(image, workspace ? labels : &no_labels, options);
     reject_tolerance(r.tolerance, "label_device");
     const std::uint64_t pixels = r.pixels();
@@ -429,6 +431,7 @@ void label_batch_device(void* workspace, std::size_t& workspace_bytes, const Bat
                         std::uint32_t* counts, const Options& options, cudaStream_t stream, const Tuning& tuning) {
     using namespace detail;
     static std::uint32_t no_labels;
+    cclabel::detail::refuse_typed_on_device(batch.format);
     const cclabel::detail::BatchRequest br =
         cclabel::detail::make_batch_request(batch, workspace ? labels : &no_labels, options);
     reject_tolerance(br.options.tolerance, "label_batch_device");

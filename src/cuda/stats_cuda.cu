@@ -19,6 +19,7 @@
 #include "cclabel/cuda_stats.hpp"
 #include "cclabel/error.hpp"
 #include "core/backends.hpp"
+#include "core/format_keys.hpp"
 #include "core/request.hpp"
 #include "core/stats_backends.hpp"
 #include "cuda/handles.hpp"
@@ -360,6 +361,7 @@ void regions_device(void* workspace, std::size_t& workspace_bytes, const ImageVi
                     const std::uint32_t* labels, const std::uint32_t* count, std::uint64_t capacity,
                     RegionStats* stats, const Options& options, cudaStream_t stream) {
     using namespace detail;
+    cclabel::detail::refuse_typed_on_device(image.format);
     static const std::uint32_t no_labels = 0;
     const cclabel::detail::Request r =
         cclabel::detail::make_request(image, workspace ? labels : &no_labels, options);

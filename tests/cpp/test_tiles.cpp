@@ -487,7 +487,7 @@ TEST(Tiles, Errors) {
     expect_error([&] { label_tiled(make_view(px.data(), 10, 10, PixelFormat::Gray8, 5), out64.data(), o, 4, 4); }, "stride");
     expect_error([&] { label_tiled(make_view(px.data(), 10, 10, PixelFormat::Gray8, -10), out64.data(), o, 4, 4); },
                  "stride");
-    expect_error([&] { label_tiled(make_view(px.data(), 10, 10, PixelFormat(9)), out64.data(), o, 4, 4); }, "format");
+    expect_error([&] { label_tiled(make_view(px.data(), 10, 10, PixelFormat(99)), out64.data(), o, 4, 4); }, "format");
     Options bad = o;
     bad.connectivity = 6;
     expect_error([&] { label_tiled(img, out64.data(), bad, 4, 4); }, "connectivity");

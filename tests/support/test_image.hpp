@@ -36,6 +36,15 @@ inline void encode_pixel(PixelFormat f, std::uint64_t v, std::uint8_t* p) {
         case PixelFormat::RGBA8:
             p[0] = std::uint8_t(v); p[1] = std::uint8_t(v >> 8); p[2] = std::uint8_t(v >> 16); p[3] = std::uint8_t(v >> 24);
             break;
+        // Typed formats: the index's low bits (integers) or the index as a float value.
+        case PixelFormat::I8: p[0] = std::uint8_t(v); break;
+        case PixelFormat::I16: { const auto x = std::int16_t(std::uint16_t(v)); std::memcpy(p, &x, 2); break; }
+        case PixelFormat::I32: { const auto x = std::int32_t(std::uint32_t(v)); std::memcpy(p, &x, 4); break; }
+        case PixelFormat::I64:
+        case PixelFormat::U64: std::memcpy(p, &v, 8); break;
+        case PixelFormat::F16: { const auto x = std::uint16_t(0x3C00u + (v & 0x3FF)); std::memcpy(p, &x, 2); break; }
+        case PixelFormat::F32: { const auto x = float(v & 0xFFFFFF); std::memcpy(p, &x, 4); break; }
+        case PixelFormat::F64: { const auto x = double(v & 0xFFFFFFFFFFFFFull); std::memcpy(p, &x, 8); break; }
     }
 }
 
@@ -46,6 +55,13 @@ inline std::uint64_t pixel_class(PixelFormat f, std::uint64_t v) {
         case PixelFormat::Gray8: return v & 0xFF;
         case PixelFormat::Gray16: return v & 0xFFFF;
         case PixelFormat::RGB8: return v & 0xFFFFFF;
+        case PixelFormat::I8: return v & 0xFF;
+        case PixelFormat::I16: return v & 0xFFFF;
+        case PixelFormat::I64:
+        case PixelFormat::U64: return v;
+        case PixelFormat::F16: return v & 0x3FF;
+        case PixelFormat::F32: return v & 0xFFFFFF;
+        case PixelFormat::F64: return v & 0xFFFFFFFFFFFFFull;
         default: return v & 0xFFFFFFFF;
     }
 }

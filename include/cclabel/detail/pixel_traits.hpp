@@ -4,8 +4,10 @@
 // (no packed copy of the picture is ever made); Binary8 collapses to 0/1.
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 #include "cclabel/detail/hd.hpp"
+#include "cclabel/error.hpp"
 #include "cclabel/image_view.hpp"
 
 namespace cclabel::detail {
@@ -72,6 +74,9 @@ inline std::uint32_t pack_key(PixelFormat f, const std::uint64_t* ch) {
 }
 
 /// Calls fn.template operator()<F>() for the runtime format: the only runtime→template switch.
+/// The typed formats (I8 to F64) have no labeller of their own: the host API turns them into keys
+/// of the formats here first (core/format_keys.hpp), and a call that reaches this with one is an
+/// Error that names the format.
 template <typename Fn>
 decltype(auto) dispatch_format(PixelFormat f, Fn&& fn) {
     switch (f) {
@@ -81,7 +86,12 @@ decltype(auto) dispatch_format(PixelFormat f, Fn&& fn) {
         case PixelFormat::U32: return fn.template operator()<PixelFormat::U32>();
         case PixelFormat::RGB8: return fn.template operator()<PixelFormat::RGB8>();
         case PixelFormat::RGBA8: return fn.template operator()<PixelFormat::RGBA8>();
+        default: break;
     }
+    if (is_typed_format(f))
+        throw Error("pixel format " + std::string(format_name(f)) +
+                    " is taken by label(), label_batch() and regions() on the host; this call (device API, "
+                    "tiles, verify, segment, adjacency) does not take it yet");
     return fn.template operator()<PixelFormat::Gray8>();  // unreachable: validated before
 }
 

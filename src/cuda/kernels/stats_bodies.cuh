@@ -325,6 +325,20 @@ CCL_HD void read_channels(const StatsParams& g, std::uint32_t i, std::uint32_t* 
         case PixelFormat::U32: std::memcpy(&v[0], p, 4); break;
         case PixelFormat::RGB8: v[0] = p[0], v[1] = p[1], v[2] = p[2]; break;
         case PixelFormat::RGBA8: v[0] = p[0], v[1] = p[1], v[2] = p[2], v[3] = p[3]; break;
+        // Typed formats (the device API refuses them; the host API sends keys): a pixel's bits.
+        case PixelFormat::I8: v[0] = p[0]; break;
+        case PixelFormat::I16:
+        case PixelFormat::F16: {
+            std::uint16_t q;
+            std::memcpy(&q, p, 2);
+            v[0] = q;
+            break;
+        }
+        case PixelFormat::I32:
+        case PixelFormat::F32: std::memcpy(&v[0], p, 4); break;
+        case PixelFormat::I64:
+        case PixelFormat::U64:
+        case PixelFormat::F64: std::memcpy(v, p, 8); break;  // low word first on little-endian hosts
     }
 }
 
