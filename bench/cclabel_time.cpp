@@ -3,7 +3,7 @@
 //   cclabel_time IMAGE --threads N --repeat R [--connectivity 4|8] [--background r,g,b|v|#rrggbb]
 //                [--backend auto|cpu|cuda] [--labels OUT.npy] [--cpu-off SWITCH]...
 //
-// --cpu-off turns one of the CPU labeller's switches off (include/cclabel/detail/cpu_tuning.hpp:
+// --cpu-off turns one of the CPU labeller's switches off (src/cpu/tuning.hpp:
 // number_from_above, predict_stretchy, up_mask_scan,
 // left_runs, run_length, run_blocks, run_masks, shared_bands, stream_stores, binary_runs, or all), calling cclabel::cpu::label.
 //
@@ -23,7 +23,7 @@
 #include <time.h>
 
 #include "cclabel/cclabel.hpp"
-#include "cclabel/detail/cpu_tuning.hpp"
+#include "cpu/tuning.hpp"
 #include "npy_lite.hpp"
 #ifdef CCLABEL_BENCH_HAVE_IO
 #include "cclabel/io.hpp"

@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "cclabel/cclabel.hpp"
-#include "cclabel/cuda.hpp"
-#include "drawing.hpp"
 #include "cuda/bench_util.hpp"
+#include "cuda/label_tuned.hpp"
+#include "drawing.hpp"
 
 namespace {
 
@@ -48,18 +48,18 @@ struct Gpu {
 Timing time_device(const Gpu& g, const cclabel::Options& o, const cclabel::cuda::Tuning& t, int reps) {
     Timing r;
     std::size_t bytes = 0;
-    cclabel::cuda::label_device(nullptr, bytes, g.view, g.labels, g.count, o, nullptr, t);
+    cclabel::cuda::detail::label_device_tuned(nullptr, bytes, g.view, g.labels, g.count, o, nullptr, t);
     void* ws = nullptr;
     ck(cudaMalloc(&ws, bytes), "cudaMalloc(workspace)");
     r.workspace = bytes;
     // ev: call start, clear, Start, Connect, Count, scan, Number.
     cudaEvent_t ev[7];
     for (auto& e : ev) ck(cudaEventCreate(&e), "cudaEventCreate");
-    cclabel::cuda::StageEvents se{ev[1], ev[2], ev[3], ev[5], ev[6], ev[4]};
+    cclabel::cuda::detail::StageEvents se{ev[1], ev[2], ev[3], ev[5], ev[6], ev[4]};
     std::vector<double> tot, cl, st, co, cn, sc, nu;
     for (int k = 0; k < reps + 2; ++k) {
         ck(cudaEventRecord(ev[0], nullptr), "cudaEventRecord");
-        cclabel::cuda::label_device(ws, bytes, g.view, g.labels, g.count, o, nullptr, t, &se);
+        cclabel::cuda::detail::label_device_tuned(ws, bytes, g.view, g.labels, g.count, o, nullptr, t, &se);
         ck(cudaEventSynchronize(ev[6]), "cudaEventSynchronize");
         if (k < 2) continue;  // warm-up
         float ms[6];

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "cclabel/cuda.hpp"
 #include "cuda/bench_util.hpp"
+#include "cuda/label_tuned.hpp"
 #include "npy_lite.hpp"
 
 namespace {
@@ -40,8 +40,11 @@ double time_pipeline(const Picture& p, bool segments, int reps, std::uint32_t* d
     t.switches.segment_runs = segments;
     const cclabel::ImageView one{p.view.data, p.view.width, p.view.height, 0, p.view.format};
     auto call = [&](void* ws, std::size_t& bytes) {
-        if (p.batch) cclabel::cuda::label_batch_device(ws, bytes, p.view, d_labels, d_counts, p.options, nullptr, t);
-        else cclabel::cuda::label_device(ws, bytes, one, d_labels, d_counts, p.options, nullptr, t);
+        if (p.batch)
+            cclabel::cuda::detail::label_batch_device_tuned(ws, bytes, p.view, d_labels, d_counts, p.options, nullptr,
+                                                            t);
+        else
+            cclabel::cuda::detail::label_device_tuned(ws, bytes, one, d_labels, d_counts, p.options, nullptr, t);
     };
     std::size_t bytes = 0;
     call(nullptr, bytes);

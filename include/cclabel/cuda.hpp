@@ -16,21 +16,10 @@
 #include <cstdint>
 
 #include "cclabel/batch.hpp"
-#include "cclabel/detail/cuda_tuning.hpp"
 #include "cclabel/image_view.hpp"
 #include "cclabel/options.hpp"
 
 namespace cclabel::cuda {
-
-/// Events recorded on the stream between the stages of one call (any may be null), for timing.
-struct StageEvents {
-    cudaEvent_t after_clear = nullptr;    ///< workspace counters zeroed
-    cudaEvent_t after_start = nullptr;    ///< Start (and Connect, when fused)
-    cudaEvent_t after_connect = nullptr;  ///< Connect
-    cudaEvent_t after_scan = nullptr;     ///< prefix sum of the per-tile root counts (CUB)
-    cudaEvent_t after_number = nullptr;   ///< Collapse + Number: the labels are final
-    cudaEvent_t after_count = nullptr;    ///< Count (roots per Number tile), between Connect and the scan
-};
 
 /// Labels @p image (its data pointer is device memory; any base alignment and stride) into
 /// @p labels (device memory, width × height uint32, row-major, packed) and writes the region count
@@ -45,8 +34,7 @@ struct StageEvents {
 /// any CUDA error (the message names the failing call). Errors of the asynchronous kernels surface
 /// at the caller's next synchronisation.
 void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView& image, std::uint32_t* labels,
-                  std::uint32_t* count, const Options& options = {}, cudaStream_t stream = nullptr,
-                  const Tuning& tuning = {}, const StageEvents* events = nullptr);
+                  std::uint32_t* count, const Options& options = {}, cudaStream_t stream = nullptr);
 
 /// Labels the B images of @p batch (pixels in device memory) into @p labels (device memory,
 /// B × height × width uint32; image b's at labels + b · height · width), each numbered 1..N_b on its
@@ -57,13 +45,6 @@ void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView
 /// other layouts, and images of 2^31 pixels or more, take one label_device call an image.
 /// Workspace, size query, stream and errors as label_device; the host is never synchronised.
 void label_batch_device(void* workspace, std::size_t& workspace_bytes, const BatchView& batch, std::uint32_t* labels,
-                        std::uint32_t* counts, const Options& options = {}, cudaStream_t stream = nullptr,
-                        const Tuning& tuning = {});
-
-/// The host API's CUDA path with a launch tuning (what cclabel::label with Backend::Cuda runs with
-/// the default tuning): copies @p image in through pinned staging, labels it, copies the labels
-/// back. Returns N.
-std::uint32_t label_host(const ImageView& image, std::uint32_t* out, const Options& options = {},
-                         const Tuning& tuning = {});
+                        std::uint32_t* counts, const Options& options = {}, cudaStream_t stream = nullptr);
 
 }  // namespace cclabel::cuda

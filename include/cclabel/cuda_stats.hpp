@@ -27,7 +27,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "cclabel/detail/cuda_tuning.hpp"
 #include "cclabel/image_view.hpp"
 #include "cclabel/options.hpp"
 #include "cclabel/stats.hpp"
@@ -54,7 +53,7 @@ void regions_device(void* workspace, std::size_t& workspace_bytes, const ImageVi
 /// what the one call saves is the second workspace and, for the host API, the copies.
 void label_regions_device(void* workspace, std::size_t& workspace_bytes, const ImageView& image,
                           std::uint32_t* labels, std::uint32_t* count, std::uint64_t capacity, RegionStats* stats,
-                          const Options& options = {}, cudaStream_t stream = nullptr, const Tuning& tuning = {});
+                          const Options& options = {}, cudaStream_t stream = nullptr);
 
 /// remove_small() on the GPU: pixels of labels with fewer than @p min_area pixels become 0, the
 /// others are renumbered 1..M in raster order of their first pixel, in place; M is written to

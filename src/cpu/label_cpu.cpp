@@ -18,7 +18,7 @@
 // Bands never share a write outside the seam step and every choice depends on the picture only,
 // so the labels are the same for every thread count. The choices between algorithms for one row
 // (a row of 5-bit codes or one "same as above" bit a pixel in the scan; numbering run by run or
-// by looking up the row above) are switches (include/cclabel/detail/cpu_tuning.hpp) that never
+// by looking up the row above) are switches (src/cpu/tuning.hpp) that never
 // change the labels; the benchmark turns them off one at a time.
 //
 // Pictures whose rows are mostly long runs (drawings) take another path, cpu/run_rows.hpp

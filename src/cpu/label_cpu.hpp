@@ -1,8 +1,8 @@
 #pragma once
 #include <cstdint>
 
-#include "cclabel/detail/cpu_tuning.hpp"
 #include "core/request.hpp"
+#include "cpu/tuning.hpp"
 
 namespace cclabel::cpu {
 

@@ -26,10 +26,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "cclabel/detail/cpu_tuning.hpp"
 #include "core/request.hpp"
 #include "cpu/row_keys.hpp"
 #include "cpu/simd.hpp"
+#include "cpu/tuning.hpp"
 
 namespace cclabel::cpu::runs {
 

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "cclabel/cuda.hpp"
 #include "core/backends.hpp"
 #include "cuda/host_stager.hpp"
+#include "cuda/label_tuned.hpp"
 #include "core/probe.hpp"
 
 namespace cclabel::detail {
@@ -23,13 +23,13 @@ std::optional<GpuHostRate> measure_cuda_host_rate() noexcept {
         GpuHostRate rate;
         rate.per_byte_s = t_copy / double(2 * bytes);
 
-        // The path: a small and a large Gray8 probe through cuda::label_host (what label() runs).
+        // The path: a small and a large Gray8 probe through cuda::detail::label_host (what label() runs).
         auto path = [](std::int64_t side) {
             const std::vector<std::uint8_t> px = probe_picture(PixelFormat::Gray8, side, side);
             std::vector<std::uint32_t> labels(std::size_t(side) * std::size_t(side));
             const ImageView view = make_view(px.data(), side, side, PixelFormat::Gray8);
-            cuda::label_host(view, labels.data());
-            return best_seconds(3, [&] { cuda::label_host(view, labels.data()); });
+            cuda::detail::label_host(view, labels.data());
+            return best_seconds(3, [&] { cuda::detail::label_host(view, labels.data()); });
         };
         const double small = 256.0 * 256.0, large = 2048.0 * 2048.0;
         const double ts = path(256), tl = path(2048);

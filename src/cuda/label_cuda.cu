@@ -1,6 +1,7 @@
 // The CUDA backend: kernels over the shared per-thread programs (kernels/bodies.cuh, where the
-// algorithm and its papers are described), the device API (include/cclabel/cuda.hpp) and the host
-// API's CUDA path (pinned staging, chunked copies).
+// algorithm and its papers are described), the device API (include/cclabel/cuda.hpp: the tuned
+// calls of cuda/label_tuned.hpp with the defaults) and the host API's CUDA path (pinned staging,
+// chunked copies).
 //
 // One call enqueues, on one stream: a memset of the workspace counters; Start+Connect (one
 // kernel, tiles in ticket order) or Start and Connect; Count (roots per Number tile); CUB's in-place exclusive sum over the
@@ -28,6 +29,7 @@
 #include "cuda/handles.hpp"
 #include "cuda/host_stager.hpp"
 #include "cuda/kernels/segments.cuh"
+#include "cuda/label_tuned.hpp"
 #include "cuda/launch.hpp"
 #include "cuda/no_tolerance.hpp"
 #include "cuda/params.hpp"
@@ -395,14 +397,10 @@ void enqueue_label(const cclabel::detail::Request& r, const LaunchPlan& plan, st
 }
 
 }  // namespace
-}  // namespace cclabel::cuda::detail
 
-namespace cclabel::cuda {
-
-void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView& image, std::uint32_t* labels,
-                  std::uint32_t* count, const Options& options, cudaStream_t stream, const Tuning& tuning,
-                  const StageEvents* events) {
-    using namespace detail;
+void label_device_tuned(void* workspace, std::size_t& workspace_bytes, const ImageView& image, std::uint32_t* labels,
+                        std::uint32_t* count, const Options& options, cudaStream_t stream, const Tuning& tuning,
+                        const StageEvents* events) {
     // The size query needs no buffers (as with CUB): a stand-in for the labels lets it validate the rest.
     static std::uint32_t no_labels;
     cclabel::detail::refuse_typed_on_device(image.format);
@@ -427,9 +425,9 @@ void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView
     enqueue_label(r, plan, static_cast<std::uint8_t*>(workspace), labels, count, stream, tuning, events, nullptr);
 }
 
-void label_batch_device(void* workspace, std::size_t& workspace_bytes, const BatchView& batch, std::uint32_t* labels,
-                        std::uint32_t* counts, const Options& options, cudaStream_t stream, const Tuning& tuning) {
-    using namespace detail;
+void label_batch_device_tuned(void* workspace, std::size_t& workspace_bytes, const BatchView& batch,
+                              std::uint32_t* labels, std::uint32_t* counts, const Options& options,
+                              cudaStream_t stream, const Tuning& tuning) {
     static std::uint32_t no_labels;
     cclabel::detail::refuse_typed_on_device(batch.format);
     const cclabel::detail::BatchRequest br =
@@ -461,7 +459,7 @@ void label_batch_device(void* workspace, std::size_t& workspace_bytes, const Bat
         need = std::size_t(off_base + align_up(4 * per, kWorkspaceAlign));
     } else if (P > 0) {
         std::size_t one = 0;
-        label_device(nullptr, one, br.images[0], nullptr, nullptr, br.options, stream, tuning);
+        label_device_tuned(nullptr, one, br.images[0], nullptr, nullptr, br.options, stream, tuning);
         need = std::max(need, one);
     }
     if (!workspace) {
@@ -481,7 +479,8 @@ void label_batch_device(void* workspace, std::size_t& workspace_bytes, const Bat
     if (!stacked) {
         for (std::uint64_t b = 0; b < B; ++b) {
             std::size_t bytes = workspace_bytes;
-            label_device(workspace, bytes, br.images[b], labels + b * P, counts + b, br.options, stream, tuning);
+            label_device_tuned(workspace, bytes, br.images[b], labels + b * P, counts + b, br.options, stream,
+                               tuning);
         }
         return;
     }
@@ -499,10 +498,8 @@ void label_batch_device(void* workspace, std::size_t& workspace_bytes, const Bat
 }
 
 std::uint32_t label_host(const ImageView& image, std::uint32_t* out, const Options& options, const Tuning& tuning) {
-    using detail::DeviceBuffer;
-    using detail::Stream;
     const cclabel::detail::Request r = cclabel::detail::make_request(image, out, options);
-    detail::reject_tolerance(r.tolerance, "backend cuda");
+    reject_tolerance(r.tolerance, "backend cuda");
     if (!cclabel::detail::cuda_device_present()) throw Error("backend cuda: no CUDA device is present");
     const std::uint64_t pixels = r.pixels();
     if (pixels == 0) return 0;
@@ -525,8 +522,8 @@ std::uint32_t label_host(const ImageView& image, std::uint32_t* out, const Optio
     d_view.data = d_image.p;
     DeviceBuffer d_labels(label_bytes, "the labels");
     DeviceBuffer d_count(sizeof(std::uint32_t), "the count");
-    label_device(nullptr, ws_bytes, d_view, static_cast<std::uint32_t*>(d_labels.p), nullptr, options, stream.s,
-                 tuning);
+    label_device_tuned(nullptr, ws_bytes, d_view, static_cast<std::uint32_t*>(d_labels.p), nullptr, options, stream.s,
+                       tuning);
     DeviceBuffer d_ws(ws_bytes, "the workspace");
 
     // Pageable memory goes through a ring of pinned blocks that the call's host threads fill and
@@ -559,8 +556,8 @@ std::uint32_t label_host(const ImageView& image, std::uint32_t* out, const Optio
     else
         stager.upload(d_image.p, r.data, std::size_t(r.stride), row_bytes, std::size_t(r.height), stream.s);
 
-    label_device(d_ws.p, ws_bytes, d_view, static_cast<std::uint32_t*>(d_labels.p),
-                 static_cast<std::uint32_t*>(d_count.p), options, stream.s, tuning);
+    label_device_tuned(d_ws.p, ws_bytes, d_view, static_cast<std::uint32_t*>(d_labels.p),
+                       static_cast<std::uint32_t*>(d_count.p), options, stream.s, tuning);
 
     CCL_CUDA(cudaMemcpyAsync(count_host.p, d_count.p, sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream.s));
     if (out_pinned)
@@ -571,6 +568,21 @@ std::uint32_t label_host(const ImageView& image, std::uint32_t* out, const Optio
     CCL_CUDA(cudaStreamSynchronize(stream.s));
     const std::uint32_t n = *count_host.as<std::uint32_t>();
     return n;
+}
+
+}  // namespace cclabel::cuda::detail
+
+namespace cclabel::cuda {
+
+// The public calls: the tuned ones with the defaults (no laboratory knobs on the include path).
+void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView& image, std::uint32_t* labels,
+                  std::uint32_t* count, const Options& options, cudaStream_t stream) {
+    detail::label_device_tuned(workspace, workspace_bytes, image, labels, count, options, stream, Tuning{});
+}
+
+void label_batch_device(void* workspace, std::size_t& workspace_bytes, const BatchView& batch, std::uint32_t* labels,
+                        std::uint32_t* counts, const Options& options, cudaStream_t stream) {
+    detail::label_batch_device_tuned(workspace, workspace_bytes, batch, labels, counts, options, stream, Tuning{});
 }
 
 }  // namespace cclabel::cuda
@@ -636,7 +648,7 @@ std::uint32_t label_cuda_host(const Request& r, std::uint32_t* out) {
         to.backend = Backend::Cuda;
         return std::uint32_t(label_tiled(view, out, to, side, side).count);
     }
-    return cuda::label_host(view, out, o);
+    return cuda::detail::label_host(view, out, o);
 }
 
 }  // namespace cclabel::detail

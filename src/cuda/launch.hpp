@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "cclabel/detail/cuda_tuning.hpp"
+#include "cuda/tuning.hpp"
 
 namespace cclabel::cuda::detail {
 

@@ -2,11 +2,11 @@
 // The kernels' parameters for one call, from the validated request and its launch plan. The GPU
 // launcher and the CPU executor in tests/emu both build them here, so that what CI emulates and
 // what the GPU runs cannot drift apart; each caller then points them at its own buffers.
-#include "cclabel/detail/cuda_tuning.hpp"
 #include "core/request.hpp"
 #include "cuda/kernels/bodies.cuh"
 #include "cuda/kernels/segments.cuh"
 #include "cuda/launch.hpp"
+#include "cuda/tuning.hpp"
 
 namespace cclabel::cuda::detail {
 

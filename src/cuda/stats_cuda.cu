@@ -389,9 +389,9 @@ void regions_device(void* workspace, std::size_t& workspace_bytes, const ImageVi
 
 void label_regions_device(void* workspace, std::size_t& workspace_bytes, const ImageView& image,
                           std::uint32_t* labels, std::uint32_t* count, std::uint64_t capacity, RegionStats* stats,
-                          const Options& options, cudaStream_t stream, const Tuning& tuning) {
+                          const Options& options, cudaStream_t stream) {
     std::size_t label_bytes = 0, stats_bytes = 0;
-    label_device(nullptr, label_bytes, image, labels, count, options, stream, tuning);
+    label_device(nullptr, label_bytes, image, labels, count, options, stream);
     regions_device(nullptr, stats_bytes, image, labels, count, capacity, stats, options, stream);
     const std::size_t need = std::max(label_bytes, stats_bytes);  // one after the other: shared
     if (!workspace) {
@@ -402,7 +402,7 @@ void label_regions_device(void* workspace, std::size_t& workspace_bytes, const I
     if (workspace_bytes < need)
         throw Error("label_regions_device: workspace of " + std::to_string(workspace_bytes) + " bytes, " +
                     std::to_string(need) + " needed");
-    label_device(workspace, workspace_bytes, image, labels, count, options, stream, tuning);
+    label_device(workspace, workspace_bytes, image, labels, count, options, stream);
     regions_device(workspace, workspace_bytes, image, labels, count, capacity, stats, options, stream);
 }
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cclabel/cclabel.hpp"
-#include "cclabel/detail/cpu_tuning.hpp"
+#include "cpu/tuning.hpp"
 #include "reference/flood_fill.hpp"
 #include "support/test_image.hpp"
 

@@ -14,6 +14,7 @@
 #include "cclabel/batch.hpp"
 #include "cclabel/cclabel.hpp"
 #include "cclabel/cuda.hpp"
+#include "cuda/label_tuned.hpp"
 #include "support/test_image.hpp"
 #include "cuda/gpu_test.hpp"
 
@@ -40,10 +41,10 @@ void expect_device_batch_matches_cpu(const std::vector<std::uint8_t>& host, Batc
     BatchView dv = view;
     dv.data = d_px.p;
     std::size_t ws_bytes = 0;
-    cuda::label_batch_device(nullptr, ws_bytes, dv, nullptr, nullptr, o, nullptr, tuning);
+    cuda::detail::label_batch_device_tuned(nullptr, ws_bytes, dv, nullptr, nullptr, o, nullptr, tuning);
     DevMem d_ws(ws_bytes);
-    cuda::label_batch_device(d_ws.p, ws_bytes, dv, static_cast<std::uint32_t*>(d_lab.p),
-                             static_cast<std::uint32_t*>(d_cnt.p), o, nullptr, tuning);
+    cuda::detail::label_batch_device_tuned(d_ws.p, ws_bytes, dv, static_cast<std::uint32_t*>(d_lab.p),
+                                           static_cast<std::uint32_t*>(d_cnt.p), o, nullptr, tuning);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what;
     std::vector<std::uint32_t> got(std::size_t(B * P) + 1), counts(std::size_t(B) + 1);
     ASSERT_EQ(cudaMemcpy(got.data(), d_lab.p, got.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);

@@ -13,6 +13,7 @@
 
 #include "cclabel/cclabel.hpp"
 #include "cclabel/cuda.hpp"
+#include "cuda/label_tuned.hpp"
 #include "support/adversarial.hpp"
 #include "support/test_image.hpp"
 #include "cuda/gpu_test.hpp"
@@ -103,7 +104,7 @@ void expect_view_matches_cpu(const ImageView& view, const Options& o0, const cud
     const LabelResult cpu = label(view, want.data(), o);
     std::uint32_t count = 0;
     try {
-        count = cuda::label_host(view, got.data(), o, tuning);
+        count = cuda::detail::label_host(view, got.data(), o, tuning);
     } catch (const std::exception& e) {
         FAIL() << what << ": " << e.what();
     }
@@ -389,13 +390,13 @@ TEST(Cuda, DeterministicOverTwentyRuns) {
             Options o;
             o.connectivity = 4;
             std::size_t bytes = 0;
-            cuda::label_device(nullptr, bytes, d.view, d.labels, d.count, o, nullptr, t);
+            cuda::detail::label_device_tuned(nullptr, bytes, d.view, d.labels, d.count, o, nullptr, t);
             void* ws = nullptr;
             ASSERT_EQ(cudaMalloc(&ws, bytes), cudaSuccess);
             std::vector<std::uint32_t> first;
             for (int run = 0; run < 20; ++run) {
                 d.poison();
-                cuda::label_device(ws, bytes, d.view, d.labels, d.count, o, nullptr, t);
+                cuda::detail::label_device_tuned(ws, bytes, d.view, d.labels, d.count, o, nullptr, t);
                 std::uint32_t c = 0;
                 auto got = d.read(c);
                 if (run == 0) {
@@ -424,7 +425,8 @@ TEST(Cuda, DeviceApiErrors) {
     EXPECT_THROW(cuda::label_device(ws, bytes, d.view, nullptr, d.count), Error);
     cuda::Tuning bad;
     bad.shape.tile_w = 48;
-    EXPECT_THROW(cuda::label_device(nullptr, bytes, d.view, d.labels, d.count, {}, nullptr, bad), Error);
+    EXPECT_THROW(cuda::detail::label_device_tuned(nullptr, bytes, d.view, d.labels, d.count, {}, nullptr, bad),
+                 Error);
     cudaFree(ws);
 }
 
@@ -441,7 +443,7 @@ TEST(Cuda, OutOfMemoryIsAnErrorAndTheDeviceStaysUsable) {
     std::vector<std::uint32_t> out(std::size_t(8000 * 4000));
     // The host call without tiles runs out of memory, and says so.
     try {
-        cuda::label_host(img.view(), out.data(), o);
+        cuda::detail::label_host(img.view(), out.data(), o);
         ADD_FAILURE() << "expected an out-of-memory Error";
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("bytes"), std::string::npos) << e.what();

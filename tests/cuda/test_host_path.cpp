@@ -1,4 +1,4 @@
-// The GPU's host path (cuda::label_host, what label() with Backend::Cuda runs on host memory)
+// The GPU's host path (cuda::detail::label_host, what label() with Backend::Cuda runs on host memory)
 // against the CPU backend: every format, both connectivities, background on and off, pageable and
 // pinned picture and labels, padded rows, with the staging ring cut small so that chunks cross
 // rows, blocks and the ring's wrap many times; rows longer than a block; a failing call. Skipped
@@ -15,6 +15,7 @@
 #include "cclabel/cuda.hpp"
 #include "cuda/gpu_test.hpp"
 #include "cuda/host_stager.hpp"
+#include "cuda/label_tuned.hpp"
 #include "support/test_image.hpp"
 
 namespace cclabel::test {
@@ -68,7 +69,7 @@ void expect_host_path(const ImageView& view, const Options& o0, bool pinned_in, 
     std::fill(out, out + n + 1, 0xC0FFEE11u);
     std::uint32_t count = 0;
     try {
-        count = cuda::label_host(v, out, o0);
+        count = cuda::detail::label_host(v, out, o0);
     } catch (const std::exception& e) {
         FAIL() << what << ": " << e.what();
     }
@@ -158,14 +159,14 @@ TEST(HostPath, DeviceMemoryIsRefusedByName) {
     on_device.stride = 64;
     std::vector<std::uint32_t> out(64 * 64, 7);
     try {
-        cuda::label_host(on_device, out.data(), Options{});
+        cuda::detail::label_host(on_device, out.data(), Options{});
         ADD_FAILURE() << "a picture in device memory was accepted";
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("picture"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("device memory"), std::string::npos) << e.what();
     }
     try {
-        cuda::label_host(img.view(), static_cast<std::uint32_t*>(d), Options{});
+        cuda::detail::label_host(img.view(), static_cast<std::uint32_t*>(d), Options{});
         ADD_FAILURE() << "labels in device memory were accepted";
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("labels"), std::string::npos) << e.what();

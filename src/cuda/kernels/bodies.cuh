@@ -27,10 +27,10 @@
 // marks roots in a bitmask (1 bit a pixel), and Number ranks a root by popcount within its tile.
 #include <cstdint>
 
-#include "cclabel/detail/cuda_tuning.hpp"
 #include "cclabel/detail/hd.hpp"
 #include "cclabel/detail/pixel_traits.hpp"
 #include "cuda/kernels/bits.cuh"
+#include "cuda/tuning.hpp"
 
 namespace cclabel::cuda::detail {
 

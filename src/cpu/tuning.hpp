@@ -1,7 +1,7 @@
 #pragma once
-/// @file cpu_tuning.hpp
-/// @brief The CPU labeller's algorithm switches, and an entry point that takes them, so that the
-/// benchmark can turn each idea off. Switches never change the labels, only the time.
+// The CPU labeller's algorithm switches, and an entry point that takes them, so that the tests and
+// the benchmark (bench/cclabel_time --cpu-off) can turn each idea off. Switches never change the
+// labels, only the time. Internal: cclabel::label always runs with the defaults.
 #include <cstdint>
 
 #include "cclabel/image_view.hpp"

@@ -1,7 +1,8 @@
 #pragma once
-/// @file cuda_tuning.hpp
-/// @brief The CUDA backend's algorithm switches and launch shape. Plain host types (no CUDA
-/// headers) so that the CPU executor of the kernels and the benchmark can name them.
+// The CUDA backend's algorithm switches and launch shape: laboratory knobs for the tests, the CPU
+// executor of the kernels (tests/emu) and the benchmarks, not part of the public API (a user's call
+// always runs with the defaults; cuda/label_tuned.hpp takes a Tuning). Plain host types (no CUDA
+// headers) so that code built without nvcc can name them.
 #include <cstdint>
 
 namespace cclabel::cuda {
