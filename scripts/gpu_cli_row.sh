@@ -13,10 +13,15 @@ D=$PWD/.device/clideps
 B=/tmp/build-cli
 export LD_LIBRARY_PATH=$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCCLABEL_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DCCLABEL_BUILD_TESTS=OFF -DCCLABEL_BUILD_BENCH=OFF -DCCLABEL_BUILD_CLI=ON -DCLI11_DIR=$D/share/cmake/CLI11 \
+  -DCCLABEL_BUILD_TESTS=OFF -DCCLABEL_BUILD_BENCH=${GEN:+OFF}${GEN:-ON} -DCCLABEL_BUILD_CLI=ON -DCLI11_DIR=$D/share/cmake/CLI11 \
   -DTIFF_INCLUDE_DIR=$D/include -DTIFF_LIBRARY=$D/lib/libtiff.so.6 -DCMAKE_EXE_LINKER_FLAGS="-Wl,-rpath-link,$D/lib" \
-  >"$OUT/cli_build.log" 2>&1 && ninja -C $B -j16 cclabel >>"$OUT/cli_build.log" 2>&1 || { tail -20 "$OUT/cli_build.log"; exit 1; }
-tool=$(find $B -name cclabel -type f -perm -u+x | head -1)
+  >"$OUT/cli_build.log" 2>&1 && ninja -C $B -j16 cclabel_cli >>"$OUT/cli_build.log" 2>&1 || { tail -20 "$OUT/cli_build.log"; exit 1; }
+tool=$B/src/cli/cclabel
+[ -x "$tool" ] || { echo "no $tool"; exit 1; }
+if [ -z "${GEN:-}" ]; then  # alone: build the generator too
+  ninja -C $B -j16 cclabel_gen >>"$OUT/cli_build.log" 2>&1 || true
+  GEN=$(find $B -name cclabel_gen -type f | head -1)
+fi
 png=/tmp/sheet$DPI.png
 "$GEN" drawing --dpi "$DPI" -o /tmp/sheet$DPI.npy >/dev/null &&
   python3 -c "import numpy as np, cv2, sys; a = np.load('/tmp/sheet$DPI.npy'); cv2.imwrite('$png', a[..., ::-1], [cv2.IMWRITE_PNG_COMPRESSION, 1])" ||
