@@ -113,7 +113,7 @@ Backend resolve_auto(Backend b, const Workload& w) {
     // The CPU first: the GPU's measurement keeps every core busy copying, and a CPU probe timed just
     // after it could find the pool still counting the machine as oversubscribed (one thread a call).
     CpuRate cpu;
-    if (!g.cpu_gpxs) cpu = cpu_rate_at(threads_per_image(w));
+    if (!g.cpu_gpxs) cpu = cpu_rate_at(w.threads);
     std::optional<GpuHostRate> gpu = GpuHostRate{};  // both GPU rates given: nothing to measure
     if (!g.gpu_gpxs || !g.copy_gbs) {
         if (!c.gpu_measured) {

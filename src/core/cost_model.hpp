@@ -38,14 +38,10 @@ struct Workload {
     /// `picture` for close calls); negative: unknown, the probe's is assumed.
     double density = -1;
     /// Images of a batch (label_batch), each of about pixels / images: the CPU labels them side by
-    /// side, an image a thread while there are more images than threads, so its cost is a thread's
-    /// share of images at the rate of the threads each image gets (its fixed cost once an image),
-    /// not one large picture's. 1: one picture.
+    /// side, an image a thread while there are more images than threads, so it pays a call's fixed
+    /// cost once a round of images, not once. 1: one picture.
     std::uint64_t images = 1;
 };
-
-/// The threads the CPU gives each image of @p w (all of w.threads for one picture).
-int threads_per_image(const Workload& w) noexcept;
 
 /// Seconds = fixed + pixels × per-pixel on the CPU, at one format and thread count. A run-based
 /// labeller's per-pixel cost grows with the picture's break density (the share of neighbouring
@@ -75,7 +71,7 @@ struct GpuHostRate {
 /// filters move the labels in too).
 std::uint64_t bytes_per_pixel_moved(const Workload& w) noexcept;
 
-/// Estimated seconds on the CPU (@p r the rate at threads_per_image(w) threads) and on the GPU. A picture larger than the GPU's memory goes through
+/// Estimated seconds on the CPU (@p r the rate at w.threads threads) and on the GPU. A picture larger than the GPU's memory goes through
 /// it in tiles (label_cuda_host), moving the same bytes: the same estimate holds.
 double cpu_seconds(const Workload& w, const CpuRate& r) noexcept;
 double gpu_seconds(const Workload& w, const GpuHostRate& r) noexcept;

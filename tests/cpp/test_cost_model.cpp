@@ -202,20 +202,18 @@ TEST(CostModel, TheCpuEstimateWeighsTheDensity) {
     EXPECT_NEAR(cpu_seconds(w, with_given(r, given)), 1e-5 + 0.5e-3, 1e-12);
 }
 
-TEST(CostModel, ABatchCostsRoundsOfImagesEachWithItsFixedCost) {
-    const CpuRate r{1e-5, 1e-9, 0.1};  // 10 us an image, 1 ns a pixel
+TEST(CostModel, ABatchPaysTheFixedCostOnceARoundOfImages) {
+    const CpuRate r{1e-5, 1e-9, 0.1};  // 10 us a call, 1 ns a pixel at all the threads together
     Workload w{Workload::Op::Label, 1024 * 16384, PixelFormat::Gray8, 16};
-    EXPECT_EQ(threads_per_image(w), 16);  // one picture: every thread
-    w.images = 1024;                      // 1,024 images of 128²: an image a thread, 64 rounds
-    EXPECT_EQ(threads_per_image(w), 1);
-    EXPECT_NEAR(cpu_seconds(w, r), 64 * (1e-5 + 16384 * 1e-9), 1e-12);
-    w.images = 1000;  // 62 rounds of 16 and one of 8: as long as 63 full ones
+    EXPECT_NEAR(cpu_seconds(w, r), 1e-5 + 1024 * 16384 * 1e-9, 1e-12);  // one picture
+    w.images = 1024;  // 1,024 images of 128²: an image a thread, 64 rounds
+    EXPECT_NEAR(cpu_seconds(w, r), 64 * 1e-5 + 1024 * 16384 * 1e-9, 1e-12);
+    w.images = 1000;  // 62 rounds of 16 and one of 8
     w.pixels = 1000 * 16384;
-    EXPECT_NEAR(cpu_seconds(w, r), 63 * (1e-5 + 16384 * 1e-9), 1e-12);
-    w.images = 4;  // fewer images than threads: 4 threads each, one round
+    EXPECT_NEAR(cpu_seconds(w, r), 63 * 1e-5 + 1000 * 16384 * 1e-9, 1e-12);
+    w.images = 4;  // fewer images than threads: one round
     w.pixels = 4 * 16384;
-    EXPECT_EQ(threads_per_image(w), 4);
-    EXPECT_NEAR(cpu_seconds(w, r), 1e-5 + 16384 * 1e-9, 1e-12);
+    EXPECT_NEAR(cpu_seconds(w, r), 1e-5 + 4 * 16384 * 1e-9, 1e-12);
     // Many tiny images: the fixed costs decide, where one picture of the same pixels would not.
     const GpuHostRate g{1e-3, 0, 1e-9 / 20};  // 1 ms fixed
     Workload tiny{Workload::Op::Label, 4096 * 256, PixelFormat::Gray8, 2};
