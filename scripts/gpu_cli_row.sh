@@ -12,8 +12,10 @@ REPS=${REPS:-3}
 D=$PWD/.device/clideps
 B=/tmp/build-cli
 export LD_LIBRARY_PATH=$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+bench=OFF
+[ -n "${GEN:-}" ] || bench=ON  # alone: the generator is built here too
 cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCCLABEL_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DCCLABEL_BUILD_TESTS=OFF -DCCLABEL_BUILD_BENCH=${GEN:+OFF}${GEN:-ON} -DCCLABEL_BUILD_CLI=ON -DCLI11_DIR=$D/share/cmake/CLI11 \
+  -DCCLABEL_BUILD_TESTS=OFF -DCCLABEL_BUILD_BENCH=$bench -DCCLABEL_BUILD_CLI=ON -DCLI11_DIR=$D/share/cmake/CLI11 \
   -DTIFF_INCLUDE_DIR=$D/include -DTIFF_LIBRARY=$D/lib/libtiff.so.6 -DCMAKE_EXE_LINKER_FLAGS="-Wl,-rpath-link,$D/lib" \
   >"$OUT/cli_build.log" 2>&1 && ninja -C $B -j16 cclabel_cli >>"$OUT/cli_build.log" 2>&1 || { tail -20 "$OUT/cli_build.log"; exit 1; }
 tool=$B/src/cli/cclabel

@@ -120,8 +120,8 @@ void HostStager::drain_all() {
 int copy_threads(int asked) noexcept {
     const int cores = cclabel::detail::usable_cores();
     // One core is left to the thread that waits on the copy engine (cudaEventSynchronize spins),
-    // so that the pool's workers, spinning between chunks, never find their core taken and mark
-    // the machine oversubscribed, which would send the next CPU calls to one thread.
+    // so that it does not take turns with a copy thread. (The copies run as Work::streaming, so a
+    // copy thread descheduled between chunks no longer marks the machine oversubscribed.)
     return asked > 0 ? std::min(asked, cores) : std::max(1, cores - 1);
 }
 
