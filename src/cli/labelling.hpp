@@ -15,6 +15,7 @@
 
 #include "cclabel/cclabel.hpp"
 #include "cli/background_arg.hpp"
+#include "cli/output_buffer.hpp"
 #include "cli/tile_arg.hpp"
 
 namespace cclabel::cli {
@@ -48,10 +49,10 @@ void add_label_options(CLI::App& cmd, LabelOptions& o);
 /// One page, segmented (when asked) and labelled.
 struct Labelled {
     ImageView labelled;                 ///< what was labelled: the page, its mask or its cluster image
-    std::vector<std::uint8_t> mask;     ///< --threshold: the Binary8 mask
-    std::vector<std::uint32_t> clusters;  ///< --kmeans: the U32 cluster indices
-    std::vector<std::uint32_t> labels;  ///< after --min-size and --largest; empty when wide
-    std::vector<std::uint64_t> labels64;  ///< the labels of a wide page (more pixels than uint32 numbers)
+    OutputBuffer<std::uint8_t> mask;     ///< --threshold: the Binary8 mask
+    OutputBuffer<std::uint32_t> clusters;  ///< --kmeans: the U32 cluster indices
+    OutputBuffer<std::uint32_t> labels;  ///< after --min-size and --largest; empty when wide
+    OutputBuffer<std::uint64_t> labels64;  ///< the labels of a wide page (more pixels than uint32 numbers)
     bool wide = false;
     std::uint64_t count = 0;
     Options options;                    ///< as labelled (background resolved)

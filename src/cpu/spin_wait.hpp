@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "core/cores.hpp"
+#include "cpu/thread_trace.hpp"
 
 namespace cclabel::cpu {
 
@@ -105,7 +106,10 @@ T wait_while_equal(const std::atomic<T>& a, T old, bool detect = true) noexcept 
             std::this_thread::yield();
             const std::int64_t now = steady_ns();
             if (now - last > std::chrono::nanoseconds(kDescheduled).count()) {
-                if (detect) mark_oversubscribed(now);  // another thread wanted this core: stop taking it
+                if (detect) {  // another thread wanted this core: stop taking it
+                    mark_oversubscribed(now);
+                    trace_mark("a spinning wait was descheduled", now - last);
+                }
                 break;
             }
             if (now >= deadline) break;

@@ -131,7 +131,10 @@ public:
         // machine: other work holds the cores.
         if (job.work == Work::compute && woken > 0 && job.joined.load(std::memory_order_relaxed) == 0) {
             const std::int64_t now = steady_ns();
-            if (now - start > std::chrono::nanoseconds(kLateWorker).count()) mark_oversubscribed(now);
+            if (now - start > std::chrono::nanoseconds(kLateWorker).count()) {
+                mark_oversubscribed(now);
+                trace_mark("no woken worker joined", now - start);
+            }
         }
         return true;
     }
@@ -277,6 +280,9 @@ void run_parallel_erased(int n, void (*part)(void*, int), void* fn, Work work) {
         part(fn, 0);  // its exception reaches the caller as it is
         return;
     }
+    if (trace_threads() && threads < std::min(n, core_budget()))
+        std::fprintf(stderr, "cclabel threads: a call of %d parts on %d threads (cores %d, this process's calls %d, other processes' %d%s)\n", n,
+                     threads, core_budget(), in_calls, others, work == Work::compute && machine_oversubscribed() ? ", marked oversubscribed" : "");
     Job job{part, fn, n, this_cpu(), work, {}, {}, {}, {}};
     if (threads <= 1 || !run_on_a_pool(threads, job)) run_parts(job);
     if (job.error) std::rethrow_exception(job.error);
