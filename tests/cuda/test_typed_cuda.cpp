@@ -97,7 +97,7 @@ TYPED_TEST(TypedCuda, BatchAndRegionsMatchTheCpu) {
         ASSERT_EQ(gs.size(), cs.size());
         ASSERT_EQ(gr2.size(), cs.size());
         for (std::size_t l = 1; l < cs.size(); ++l) {
-            for (const std::vector<RegionStats>* g : {&gs, &gr2}) {
+            for (const std::vector<RegionStats>* g : {static_cast<const std::vector<RegionStats>*>(&gs), &gr2}) {
                 EXPECT_EQ((*g)[l].area, cs[l].area) << "label " << l;
                 EXPECT_EQ((*g)[l].value[0], cs[l].value[0]) << "label " << l;
                 EXPECT_EQ((*g)[l].value[1], cs[l].value[1]) << "label " << l;
