@@ -46,7 +46,7 @@ say "build rc=$rc"
 [ $rc -eq 0 ] || { tail -30 "$LOGS/build.log"; exit 1; }
 t=$B/tests/cuda/cclabel_cuda_tests
 
-timeout 120 $t --gtest_filter='HostPath.*:BatchLoop*:*Batch*Cuda*' >"$OUT/gtest_host.log" 2>&1
+timeout 120 $t --gtest_filter='HostPath.*:BatchLoop*:*Batch*Cuda*:TypedCuda*' >"$OUT/gtest_host.log" 2>&1
 say "host-path tests rc=$?: $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/gtest_host.log" | tr '\n' ' ')"
 grep -E "^\[  FAILED|Failure" "$OUT/gtest_host.log" | head
 
