@@ -30,6 +30,7 @@ inline Params make_params(const cclabel::detail::Request& r, const LaunchPlan& p
     g.has_background = r.has_background;
     g.background_key = r.background_key;
     g.connectivity = r.connectivity;
+    g.tolerance = r.tolerance;
     g.sw = tuning.switches;
     g.fd_tile_w = FastDiv(g.tile_w);
     g.fd_tiles_x = FastDiv(g.tiles_x ? g.tiles_x : 1);

@@ -170,4 +170,18 @@ struct Tuning {
     std::uint64_t batch_stack_pixels = 0;
 };
 
+/// @p t for a call with a tolerance: the pixel pipeline, whose Start and Connect compare neighbours
+/// through `joins` (kernels/bodies.cuh), without the shortcuts that hold only when joining is an
+/// equivalence of values: skipped joins (L joined to U through UL needs L ~ UL ~ U, not L ~ U), the
+/// tile's union-find (its own equal-neighbour rules) and background pixels kept in the forest
+/// (a close foreground neighbour must never reach them). The segment pipeline finds runs of one key
+/// with bit masks: it has no tolerance form.
+inline Tuning for_tolerance(Tuning t) {
+    t.switches.segment_runs = false;
+    t.switches.skip_joins = false;
+    t.switches.tile_union_find = false;
+    t.switches.background_in_start = true;
+    return t;
+}
+
 }  // namespace cclabel::cuda

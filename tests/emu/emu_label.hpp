@@ -99,10 +99,11 @@ inline EmuRun emu_label_segments(const cclabel::detail::Request& r, const cuda::
 /// Labels a validated request into @p out with the emulated kernels. With @p image_h > 0 the
 /// request is a batch of images of image_h rows stacked (as label_batch_device launches it): each
 /// image numbered on its own, its count in (*image_counts)[b].
-inline EmuRun emu_label(const cclabel::detail::Request& r, std::uint32_t* out, const cuda::Tuning& tuning,
+inline EmuRun emu_label(const cclabel::detail::Request& r, std::uint32_t* out, const cuda::Tuning& given,
                         std::uint64_t seed, std::uint32_t image_h = 0,
                         std::vector<std::uint32_t>* image_counts = nullptr) {
     using namespace cclabel::cuda::detail;
+    const cuda::Tuning tuning = r.tolerance > 0 ? cuda::for_tolerance(given) : given;  // as label_cuda.cu
     const LaunchPlan plan = plan_launch(std::uint64_t(r.width), std::uint64_t(r.height), tuning.shape,
                                         tuning.force_wide_numbering, 0, /*for_gpu=*/false, tuning.switches);
     if (!plan.error.empty()) throw std::runtime_error(plan.error);

@@ -12,7 +12,9 @@
 #include "cuda/kernels/bits.cuh"
 #include "cuda/launch.hpp"
 #include "emu/emu_label.hpp"
+#include "reference/tolerance_flood_fill.hpp"
 #include "support/adversarial.hpp"
+#include "support/channel_image.hpp"
 #include "support/test_image.hpp"
 
 namespace cclabel::test {
@@ -758,6 +760,81 @@ TEST(EmuSegments, StartZeroesAgainstTheCpu) {
                                                        std::to_string(w) + "x" + std::to_string(h));
                     ++seed;
                 }
+}
+
+// ---- tolerance: the pixel pipeline with `joins` (for_tolerance) --------------------------------
+
+/// The emulated GPU labels of @p img with @p tol against the tolerance flood fill.
+void expect_emu_tolerance(const ChannelImage& img, int conn, std::uint32_t tol, bool bg, const Variant& var,
+                          std::uint64_t seed, const std::string& what) {
+    Options o;
+    o.connectivity = conn;
+    o.tolerance = tol;
+    const int nch = channels(img.format);
+    std::optional<std::vector<std::uint64_t>> b;
+    if (bg) b = std::vector<std::uint64_t>(std::size_t(nch), 0);
+    o.background = b;
+    const std::size_t n = std::size_t(img.width * img.height);
+    std::vector<std::uint32_t> got(n + 1, 0xDEADBEEF);
+    const auto r = cclabel::detail::make_request(img.view(), got.data(), o);
+    emu::EmuRun run;
+    try {
+        run = emu::emu_label(r, got.data(), var.tuning, seed);
+    } catch (const std::exception& e) {
+        FAIL() << what << " [" << var.name << "]: " << e.what();
+    }
+    std::uint32_t n_ref = 0;
+    const auto ref = tolerance_flood_fill(img.channels, nch, img.width, img.height, conn, tol, b, &n_ref);
+    ASSERT_EQ(run.count, n_ref) << what << " [" << var.name << "] seed " << seed;
+    ASSERT_EQ(got[n], 0xDEADBEEFu) << what << ": wrote past the output";
+    for (std::size_t i = 0; i < n; ++i)
+        ASSERT_EQ(got[i], ref[i]) << what << " [" << var.name << "] seed " << seed << " at ("
+                                  << i % std::size_t(img.width) << ", " << i / std::size_t(img.width) << ")";
+}
+
+TEST(EmuTolerance, RandomPicturesMatchFloodFill) {
+    // Every variant, whatever its switches: emu_label applies for_tolerance as label_cuda.cu does
+    // (segment variants become the default pixel pipeline at their shapes).
+    const std::pair<std::int64_t, std::int64_t> sizes[] = {{1, 1}, {1, 9}, {9, 1}, {13, 7}, {33, 5}, {17, 12}};
+    constexpr PixelFormat formats[] = {PixelFormat::Gray8, PixelFormat::Gray16, PixelFormat::U32, PixelFormat::RGB8,
+                                       PixelFormat::RGBA8};
+    std::uint32_t seed = 1;
+    for (const Variant& var : variants())
+        for (auto [w, h] : sizes)
+            for (int conn : {4, 8}) {
+                const PixelFormat f = formats[seed % 5];
+                const int nch = channels(f);
+                const std::uint64_t step = seed % 2 ? 1 : 5;
+                const ChannelImage img(w, h, f, random_channels(w * h, nch, channel_max(f), step, nch > 1 ? 3 : 6, seed),
+                                       seed % 3);
+                const std::uint32_t tol = std::uint32_t(step * (1 + seed % 3));
+                expect_emu_tolerance(img, conn, tol, seed % 4 == 1, var, seed,
+                                     std::string(format_name(f)) + " " + std::to_string(w) + "x" + std::to_string(h) +
+                                         " conn " + std::to_string(conn) + " tol " + std::to_string(tol));
+                ++seed;
+            }
+}
+
+TEST(EmuTolerance, ChainsAndBackgroundAcrossWarpsAndTiles) {
+    // A ramp 0, 2, 4, ... along a serpentine path through the picture: each step within tolerance
+    // 2, the ends 250 apart, so it is one region only through the chain; with tolerance 1 every
+    // pixel is its own region. Background 0 pixels (every 7th) cut the chain only where the path
+    // runs through them, and a close value (1, 2) next to the background never joins it.
+    const std::int64_t w = 37, h = 11;
+    std::vector<std::uint64_t> v(std::size_t(w * h));
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x) {
+            const std::int64_t k = y * w + (y % 2 ? w - 1 - x : x);
+            v[std::size_t(y * w + x)] = std::uint64_t((2 * k) % 251);
+        }
+    for (std::size_t i = 0; i < v.size(); i += 7) v[i] = 0;
+    const ChannelImage img(w, h, PixelFormat::Gray8, v, 2);
+    std::uint64_t seed = 7;
+    for (const Variant& var : variants())
+        for (int conn : {4, 8})
+            for (std::uint32_t tol : {1u, 2u, 3u})
+                for (bool bg : {false, true})
+                    expect_emu_tolerance(img, conn, tol, bg, var, seed++, "serpentine ramp");
 }
 
 TEST(Emu, EmptyPictureLaunchesNothing) {

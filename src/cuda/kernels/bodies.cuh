@@ -19,6 +19,11 @@
 //   Number   counts are scanned (CUB); each Number tile numbers its roots by a block scan and
 //            every other pixel walks to the first numbered ancestor.
 //
+// Tolerance (Options::tolerance > 0) runs this pipeline with `joins` (two neighbours close in every
+// channel) in place of equal keys in Start's warp runs and Connect's neighbours: a run is then a
+// chain of close pixels, still one region. The shortcuts that need joining to be an equivalence of
+// values (skip_joins, the tile's union-find over equal neighbours) are off for it (for_tolerance).
+//
 // Parent encoding. Below 2^31 pixels ("flag path") a parent pointer p is stored as p | 2^31 and a
 // final label without the flag, so Number can overwrite pixels while others still walk through
 // them: an unflagged value met on a walk is already the region's number. Values only ever
@@ -30,6 +35,7 @@
 #include "cclabel/detail/hd.hpp"
 #include "cclabel/detail/pixel_traits.hpp"
 #include "cuda/kernels/bits.cuh"
+#include "cuda/kernels/close_keys.cuh"
 #include "cuda/tuning.hpp"
 
 namespace cclabel::cuda::detail {
@@ -58,6 +64,9 @@ struct Params {
     bool has_background = false;
     std::uint32_t background_key = 0;
     int connectivity = 8;
+    /// Options::tolerance: 0 joins equal keys; above 0 close ones (pixel pipeline only, with the
+    /// switches that assume an equivalence of values off: see for_tolerance in cuda/tuning.hpp).
+    std::uint32_t tolerance = 0;
     Switches sw{};
     // Divisions by the launch's fixed sizes (bits.cuh): tile_w, tiles_x, warp_w, number_tile,
     // width, and the border threads a tile (tile_w + tile_h − 1).
@@ -101,6 +110,15 @@ template <PixelFormat F>
 CCL_HD std::uint32_t key_at(const Params& g, std::uint32_t x, std::uint32_t y) {
     return cclabel::detail::PixelTraits<F>::key(g.img + std::int64_t(y) * g.stride +
                                                 std::int64_t(x) * cclabel::detail::PixelTraits<F>::kBytes);
+}
+
+/// Whether a pixel of key @p c joins its neighbour of key @p q: equal keys; with a tolerance, keys
+/// close in every channel, never a background neighbour (which a close value would otherwise reach;
+/// with no tolerance only a background pixel has the background's key, and it joins nothing).
+template <PixelFormat F>
+CCL_HD bool joins(const Params& g, std::uint32_t c, std::uint32_t q) {
+    if (g.tolerance == 0) return q == c;
+    return !(g.has_background && q == g.background_key) && keys_close<F>(c, q, g.tolerance);
 }
 
 CCL_HD std::uint32_t index_of(const Params& g, std::uint32_t x, std::uint32_t y) {
@@ -484,7 +502,7 @@ CCL_HD void start_pixel(Ops& ops, const Params& g, const TilePos& t) {
     const bool bg_value = g.has_background && c == g.background_key;
     std::uint32_t parent = i;
     if (g.sw.warp_runs) {
-        const bool same_left = t.lane > 0 && key_at<F>(g, t.x - 1, t.y) == c;
+        const bool same_left = t.lane > 0 && joins<F>(g, c, key_at<F>(g, t.x - 1, t.y));
         // Lanes outside the mask may vote anything; lane 0 always starts a run.
         const std::uint32_t starts = (ops.ballot(active_mask, !same_left) & active_mask) | 1u;
         parent = i - (t.lane - highest_bit(starts & mask_upto(t.lane)));
@@ -522,12 +540,12 @@ CCL_HD void connect_pixel(Ops& ops, const Params& g, const TilePos& t) {
     const bool counted = !bg_value && !g.sw.count_after_connect;
     const std::uint32_t i = index_of(g, x, y);
     const bool skip = g.sw.skip_joins;
-    const bool sL = x > 0 && key_at<F>(g, x - 1, y) == c;
+    const bool sL = x > 0 && joins<F>(g, c, key_at<F>(g, x - 1, y));
     bool sU = false, sUL = false, sUR = false;
     if (y > 0 && !image_top(g, y)) {
-        sU = key_at<F>(g, x, y - 1) == c;
-        sUL = x > 0 && key_at<F>(g, x - 1, y - 1) == c;
-        sUR = g.connectivity == 8 && x + 1 < g.width && key_at<F>(g, x + 1, y - 1) == c;
+        sU = joins<F>(g, c, key_at<F>(g, x, y - 1));
+        sUL = x > 0 && joins<F>(g, c, key_at<F>(g, x - 1, y - 1));
+        sUR = g.connectivity == 8 && x + 1 < g.width && joins<F>(g, c, key_at<F>(g, x + 1, y - 1));
     }
     // Lanes past 0 share their left's warp run; with the tile's union-find every pixel past the
     // tile's first column is joined to its left by Start (the tile row is one "warp").
@@ -541,7 +559,7 @@ CCL_HD void connect_pixel(Ops& ops, const Params& g, const TilePos& t) {
     bool jDL = false;
     if (g.connectivity == 8 && x == t.x0 && x > 0 && std::uint64_t(y) + 1 < g.height &&
         std::uint64_t(y) + 1 < std::uint64_t(t.y0) + g.tile_h && !image_top(g, y + 1))
-        jDL = key_at<F>(g, x - 1, y + 1) == c && (!skip || key_at<F>(g, x - 1, y) != c);
+        jDL = joins<F>(g, c, key_at<F>(g, x - 1, y + 1)) && (!skip || !joins<F>(g, c, key_at<F>(g, x - 1, y)));
 
     if (j.L && !g.sw.up_before_left) unite(ops, g, i, i - 1, counted);
     if (j.U) unite(ops, g, i, i - g.width, counted);
