@@ -4,6 +4,13 @@
 // exit codes, and the rendered buffer is labelled where Poppler put it (rgb24 rows are R, G, B
 // bytes padded to 4: an RGB8 view with that stride, no repacking).
 // Built only where CMake found poppler-cpp (CCLABEL_HAVE_POPPLER); otherwise opening a PDF says so.
+//
+// Each page is rendered in a forked child (POSIX), bounded in time and memory: the page size is
+// checked first (pixels, memory, work at 150 dpi), but a small file can still hold a page that is
+// very expensive to draw (millions of operators, forms drawing forms, a huge image scaled down),
+// and Poppler may crash on crafted input. The child writes the rows into a shared anonymous
+// mapping, which the page then owns; a child past its deadline is killed, and a crashed child is
+// an Error, never the caller's crash. docs/decode_limits.md gives the budget's figures.
 #include <memory>
 #include <string>
 
@@ -20,8 +27,29 @@
 #include <poppler-page.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <new>
+
+#if defined(__unix__) || defined(__APPLE__)
+#define CCLABEL_PDF_RENDER_CHILD 1
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#else
+#define CCLABEL_PDF_RENDER_CHILD 0
+#endif
 #endif
 
 namespace cclabel::io::detail {
@@ -45,6 +73,183 @@ std::string take_poppler_message() {
     m.swap(g_poppler_message);
     return m.empty() ? m : " (" + m + ")";
 }
+
+std::string px_text(double w, double h) { return std::to_string(std::llround(w)) + " x " + std::to_string(std::llround(h)); }
+
+/// Whether Poppler rendered exactly the w x h rgb24 slice asked for.
+bool rendered_as_asked(const poppler::image& img, int w, int h) {
+    return img.is_valid() && img.format() == poppler::image::format_rgb24 && img.width() == w && img.height() == h &&
+           img.bytes_per_row() >= w * 3;
+}
+
+#if CCLABEL_PDF_RENDER_CHILD
+
+/// How long a page may take to render: a second, plus its pixels at kRenderPixelsPerSecond, plus
+/// the file's bytes at kRenderByteSeconds each at 150 dpi (drawing operators cost more the finer
+/// the resolution), each at least 3x what real pages took here (docs/decode_limits.md has the
+/// figures). A few kilobytes of forms drawing forms get about the second; a dense 1.2 MB vector
+/// plan, which Poppler draws in 1.5 s at 150 dpi and 11.5 s at 800 dpi, gets 7 s and 37 s.
+/// CCLABEL_PDF_RENDER_SECONDS overrides it (0: no limit).
+constexpr double kRenderBaseSeconds = 1.0;
+constexpr double kRenderPixelsPerSecond = 20e6;
+constexpr double kRenderByteSeconds = 5e-6;
+/// What the child may map beyond the page (7 bytes a pixel) and the address space it inherits:
+/// Poppler's own needs (fonts, parsed objects, an embedded image decoded whole). pdftoppm needs
+/// 20 MB for a text page at 150 dpi; a scanned A4 page at 600 dpi, decoded whole, 105 MB.
+constexpr std::uint64_t kRenderMemoryMargin = std::uint64_t(2) << 30;
+constexpr const char* kRenderSecondsVariable = "CCLABEL_PDF_RENDER_SECONDS";
+
+double render_seconds(const std::string& path, double pixels, double file_bytes, double dpi) {
+    const char* env = std::getenv(kRenderSecondsVariable);
+    if (env == nullptr || *env == '\0')
+        return kRenderBaseSeconds + pixels / kRenderPixelsPerSecond + file_bytes * kRenderByteSeconds * dpi / PageOptions{}.dpi;
+    char* end = nullptr;
+    const double s = std::strtod(env, &end);
+    if (end == env || *end != '\0' || !(s >= 0) || !std::isfinite(s)) {
+        fail(path, std::string(kRenderSecondsVariable) + "=" + env + " is not a number of seconds (0 for no limit)");
+    }
+    return s;
+}
+
+std::string one_decimal(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", x);
+    return buf;
+}
+
+/// The rows of a rendered page, in a shared anonymous mapping that the child writes and the page
+/// then owns (the deleter unmaps it).
+std::shared_ptr<std::uint8_t> map_shared_rows(const std::string& path, std::size_t bytes) {
+    void* at = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (at == MAP_FAILED) fail(path, "cannot map " + std::to_string(bytes) + " bytes for the page: " + std::strerror(errno));
+    return std::shared_ptr<std::uint8_t>(static_cast<std::uint8_t*>(at), [bytes](std::uint8_t* p) { ::munmap(p, bytes); });
+}
+
+/// The child's address space now, in bytes (0 when /proc cannot say): the memory limit is set
+/// above what it inherited. Plain system calls only.
+std::uint64_t address_space_bytes() {
+    const int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char buf[64] = {};
+    const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+    ::close(fd);
+    if (n <= 0) return 0;
+    return std::strtoull(buf, nullptr, 10) * std::uint64_t(::sysconf(_SC_PAGESIZE));
+}
+
+// The child's Poppler messages: a child-local copy, since another thread of the parent may have
+// held g_poppler_mutex when the child was forked.
+std::string g_child_message;
+void on_child_message(const std::string& msg, void*) { g_child_message = msg; }
+
+/// What the child reports through the pipe: a status byte (0: rows written), a 2-byte length,
+/// then a message; one write of at most PIPE_BUF bytes, so it arrives whole.
+constexpr std::size_t kReportHeader = 3;
+constexpr std::size_t kReportMessage = 400;
+
+[[noreturn]] void child_report(int fd, bool ok, std::string msg) {
+    if (msg.size() > kReportMessage) msg.resize(kReportMessage);
+    char buf[kReportHeader + kReportMessage];
+    buf[0] = ok ? 0 : 1;
+    buf[1] = char(msg.size() & 0xFF);
+    buf[2] = char(msg.size() >> 8);
+    std::memcpy(buf + kReportHeader, msg.data(), msg.size());
+    const std::size_t n = kReportHeader + msg.size();
+    for (std::size_t done = 0; done < n;) {
+        const ssize_t k = ::write(fd, buf + done, n - done);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        done += std::size_t(k);
+    }
+    ::_exit(0);
+}
+
+struct ChildLimits {
+    double seconds = 0;        ///< CPU seconds (0: none)
+    std::uint64_t memory = 0;  ///< beyond what the child inherits
+};
+
+/// The child: only Poppler and plain system calls, then _exit (fork copied only this thread).
+[[noreturn]] void render_in_child(int fd, const ChildLimits& limits, poppler::page_renderer& renderer, poppler::page* page,
+                                  double dpi, int w, int h, std::uint8_t* rows, std::size_t stride) {
+    // The parent's handlers (an interpreter's fault handler, its Ctrl-C flag) are not the child's.
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGXCPU, SIGINT, SIGTERM}) ::signal(sig, SIG_DFL);
+    sigset_t all;
+    sigfillset(&all);
+    ::sigprocmask(SIG_UNBLOCK, &all, nullptr);
+    if (limits.seconds > 0) {
+        rlimit cpu{};
+        cpu.rlim_cur = rlim_t(std::ceil(limits.seconds)) + 1;
+        cpu.rlim_max = cpu.rlim_cur + 1;  // SIGXCPU at the soft limit, SIGKILL a second later
+        ::setrlimit(RLIMIT_CPU, &cpu);
+    }
+    if (const std::uint64_t now = address_space_bytes(); now != 0) {
+        rlimit as{};
+        as.rlim_cur = as.rlim_max = rlim_t(now + limits.memory);
+        ::setrlimit(RLIMIT_AS, &as);
+    }
+    poppler::set_debug_error_function(&on_child_message, nullptr);
+    try {
+        const poppler::image img = renderer.render_page(page, dpi, dpi, 0, 0, w, h);
+        if (!rendered_as_asked(img, w, h)) {
+            child_report(fd, false, "the page could not be rendered" + (g_child_message.empty() ? "" : " (" + g_child_message + ")"));
+        }
+        for (int y = 0; y < h; ++y) std::memcpy(rows + std::size_t(y) * stride, img.const_data() + std::size_t(y) * img.bytes_per_row(), std::size_t(w) * 3);
+        child_report(fd, true, "");
+    } catch (const std::bad_alloc&) {
+        child_report(fd, false, "out of memory while rendering the page (the limit is " +
+                                    std::to_string(limits.memory >> 20) + " MiB beyond the caller's own)");
+    } catch (...) {
+        child_report(fd, false, "the page could not be rendered");
+    }
+}
+
+/// Kills and reaps the child unless it was reaped already (any early exit of the parent's wait).
+struct ChildProcess {
+    pid_t pid = -1;
+    int status = 0;
+    bool reaped = false;
+    void kill() {
+        if (pid > 0 && !reaped) ::kill(pid, SIGKILL);
+    }
+    void reap() {
+        if (pid <= 0 || reaped) return;
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        reaped = true;
+    }
+    ~ChildProcess() {
+        kill();
+        reap();
+    }
+};
+
+struct FdPair {
+    int fd[2] = {-1, -1};
+    void close(int i) {
+        if (fd[i] >= 0) ::close(fd[i]);
+        fd[i] = -1;
+    }
+    ~FdPair() {
+        close(0);
+        close(1);
+    }
+};
+
+/// Why the child stopped without reporting, from its wait status.
+std::string child_death(int status, const ChildLimits& limits) {
+    if (WIFSIGNALED(status)) {
+        const int sig = WTERMSIG(status);
+        std::string m = "the PDF renderer stopped on signal " + std::to_string(sig) + " (" + ::strsignal(sig) + ")";
+        if (sig == SIGXCPU) m += ": it used more than its CPU time limit of " + one_decimal(std::ceil(limits.seconds) + 1) + " s";
+        if (sig == SIGABRT || sig == SIGKILL) m += ", perhaps out of memory";
+        return m + "; the page was not rendered";
+    }
+    return "the PDF renderer exited with status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
+           " without rendering the page";
+}
+
+#endif  // CCLABEL_PDF_RENDER_CHILD
 
 class PdfPages : public PageReader::Source {
 public:
@@ -78,8 +283,8 @@ public:
         const double w = std::ceil((turned ? box.height() : box.width()) * dpi_ / 72.0);
         const double h = std::ceil((turned ? box.width() : box.height()) * dpi_ / 72.0);
         if (!(w * h <= double(kMaxPixels)) || w >= 1 << 29 || h >= 1 << 29) {
-            fail(path_, "the page is " + std::to_string(std::llround(w)) + " x " + std::to_string(std::llround(h)) +
-                            " pixels at " + std::to_string(std::lround(dpi_)) + " dpi, over the limit of 2^32 - 1 pixels");
+            fail(path_, "the page is " + px_text(w, h) + " pixels at " + std::to_string(std::lround(dpi_)) +
+                            " dpi, over the limit of 2^32 - 1 pixels");
         }
         // How big a page may be is judged at the default resolution, where it costs the same for
         // every caller: a page box that a small file cannot plausibly fill (a 500-byte PDF of a
@@ -89,33 +294,103 @@ public:
         const double h0 = std::ceil((turned ? box.width() : box.height()) * PageOptions{}.dpi / 72.0);
         if (w0 > 0 && h0 > 0) {
             check_decode_work(path_, std::uint64_t(w0) * 3, std::uint64_t(h0), file_size_,
-                              "the page is " + std::to_string(std::llround(w0)) + " x " + std::to_string(std::llround(h0)) +
-                                  " pixels at " + std::to_string(std::lround(PageOptions{}.dpi)) + " dpi");
+                              "the page is " + px_text(w0, h0) + " pixels at " + std::to_string(std::lround(PageOptions{}.dpi)) + " dpi");
         }
-        // Poppler renders into its own 4-byte-a-pixel bitmap and copies that into the rgb24 image.
-        check_memory(path_, std::uint64_t(w) * std::uint64_t(h) * 7,
-                     "the page, " + std::to_string(std::llround(w)) + " x " + std::to_string(std::llround(h)) + " pixels at " +
-                         std::to_string(std::lround(dpi_)) + " dpi,");
+        // Poppler renders into its own 4-byte-a-pixel bitmap and copies that into the rgb24 image
+        // (7 bytes a pixel); rendered in a child, the rows are copied once more, into the page.
+        check_memory(path_, std::uint64_t(w) * std::uint64_t(h) * (CCLABEL_PDF_RENDER_CHILD ? 10 : 7),
+                     "the page, " + px_text(w, h) + " pixels at " + std::to_string(std::lround(dpi_)) + " dpi,");
         // The whole page as a slice of exactly that size: left to itself Poppler rounds the size
         // to nearest, pdftoppm rounds up; this way both give the same raster.
-        auto img = std::make_shared<poppler::image>(renderer_.render_page(page.get(), dpi_, dpi_, 0, 0, int(w), int(h)));
-        if (!img->is_valid() || img->format() != poppler::image::format_rgb24 || img->width() < 0 || img->height() < 0 ||
-            img->bytes_per_row() < img->width() * 3) {
-            fail(path_, "the page could not be rendered" + take_poppler_message());
-        }
         Page p;
         p.index = index;
         p.count = count_;
-        p.image.width = img->width();
-        p.image.height = img->height();
+        p.image.width = std::int64_t(w);
+        p.image.height = std::int64_t(h);
         p.image.format = PixelFormat::RGB8;
         p.image.description = "pdf page rendered at " + std::to_string(std::lround(dpi_)) + " dpi";
-        p.rendered_view = make_view(img->const_data(), img->width(), img->height(), PixelFormat::RGB8, img->bytes_per_row());
-        p.rendered = std::move(img);
+        render(page.get(), int(w), int(h), p);
         return p;
     }
 
 private:
+#if CCLABEL_PDF_RENDER_CHILD
+    /// Renders in a forked child under a deadline and rlimits; the rows land in a shared mapping.
+    void render(poppler::page* page, int w, int h, Page& p) {
+        const std::size_t stride = (std::size_t(w) * 3 + 3) & ~std::size_t(3);  // rgb24 rows, as Poppler pads them
+        const std::size_t bytes = stride * std::size_t(h);
+        if (bytes == 0) fail(path_, "the page could not be rendered (it is " + px_text(w, h) + " pixels)");
+        const double pixels = double(w) * double(h);
+        const double seconds = render_seconds(path_, pixels, double(file_size_), dpi_);
+        const ChildLimits limits{seconds, std::uint64_t(pixels) * 7 + kRenderMemoryMargin};
+        std::shared_ptr<std::uint8_t> rows = map_shared_rows(path_, bytes);
+        FdPair fds;
+        if (::pipe(fds.fd) != 0) fail(path_, std::string("cannot create a pipe for the PDF renderer: ") + std::strerror(errno));
+        for (int fd : fds.fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+        ChildProcess child;
+        child.pid = ::fork();
+        if (child.pid < 0) fail(path_, std::string("cannot start the PDF renderer: ") + std::strerror(errno));
+        if (child.pid == 0) {
+            ::close(fds.fd[0]);
+            render_in_child(fds.fd[1], limits, renderer_, page, dpi_, w, h, rows.get(), stride);
+        }
+        fds.close(1);
+        bool late = false;
+        const std::string report = wait_for_report(fds.fd[0], seconds, late);
+        child.kill();  // done, dead or late: either way it has nothing more to say
+        child.reap();
+        if (late) {
+            fail(path_, "refused: rendering took longer than " + one_decimal(seconds) + " s (the limit for a page of " +
+                            one_decimal(pixels / 1e6) + " Mpx at " + std::to_string(std::lround(dpi_)) + " dpi from a file of " +
+                            std::to_string(file_size_) + " bytes; " + kRenderSecondsVariable + " overrides it)");
+        }
+        if (report.empty()) fail(path_, child_death(child.status, limits));
+        if (report[0] != 0) fail(path_, report.substr(kReportHeader));
+        p.rendered_view = make_view(rows.get(), w, h, PixelFormat::RGB8, std::int64_t(stride));
+        p.rendered = std::move(rows);
+    }
+
+    /// The child's whole report, or "" when the child died first or did not report by the
+    /// deadline (then @p late; 0 seconds: no deadline).
+    static std::string wait_for_report(int fd, double seconds, bool& late) {
+        using Clock = std::chrono::steady_clock;
+        const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+        std::string got;
+        for (;;) {
+            if (got.size() >= kReportHeader &&
+                got.size() >= kReportHeader + (std::uint8_t(got[1]) | std::size_t(std::uint8_t(got[2])) << 8)) {
+                return got;
+            }
+            int timeout_ms = -1;
+            if (seconds > 0) {
+                const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+                if (left <= 0) {
+                    late = true;
+                    return "";
+                }
+                timeout_ms = int(std::min<long long>(left, 1 << 30));
+            }
+            pollfd pfd{fd, POLLIN, 0};
+            const int n = ::poll(&pfd, 1, timeout_ms);
+            if (n < 0 && errno != EINTR) return "";
+            if (n <= 0) continue;
+            char buf[512];
+            const ssize_t k = ::read(fd, buf, sizeof buf);
+            if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+            if (k <= 0) return "";  // the child closed the pipe without a whole report
+            got.append(buf, std::size_t(k));
+        }
+    }
+#else
+    /// Renders in this process: no fork where the platform has none.
+    void render(poppler::page* page, int w, int h, Page& p) {
+        auto img = std::make_shared<poppler::image>(renderer_.render_page(page, dpi_, dpi_, 0, 0, w, h));
+        if (!rendered_as_asked(*img, w, h)) fail(path_, "the page could not be rendered" + take_poppler_message());
+        p.rendered_view = make_view(img->const_data(), w, h, PixelFormat::RGB8, img->bytes_per_row());
+        p.rendered = std::move(img);
+    }
+#endif
+
     std::string path_;
     double dpi_;
     std::uint64_t file_size_ = 0;

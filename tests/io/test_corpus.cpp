@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "io_test_util.hpp"
+#include "pdf_test_util.hpp"
 
 namespace cclabel::iotest {
 namespace {
@@ -92,6 +93,9 @@ TEST(Corpus, DISABLED_WriteFuzzCorpus) {
     npy("npy_u2_be_f.npy", ">u2", "(3, 4)", true, 24);
     npy("npy_rgb.npy", "|u1", "(2, 3, 3)", false, 18);
     npy("npy_i8.npy", "<i8", "(2, 2)", false, 32);
+    // A page of 10^10 strokes from 4 kB (forms drawing forms): refused at the renderer's time limit.
+    const std::string forms = nested_forms_pdf();
+    write_bytes(at("pdf_nested_forms_1e10_strokes.pdf"), std::vector<std::uint8_t>(forms.begin(), forms.end()));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "io/io_common.hpp"
 #include "io_test_util.hpp"
+#include "pdf_test_util.hpp"
 
 namespace cclabel::iotest {
 namespace {
@@ -268,24 +269,10 @@ TEST(DecodeLimits, PdfPageSizeAtTheDefaultResolution) {
     if (!io::PageReader::reads_pdf()) GTEST_SKIP() << "this build reads no PDF";
     TempDir dir;
     const auto pdf = [&](const std::string& name, int w, int h) {
-        const std::vector<std::string> objs = {
-            "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 " + std::to_string(w) + " " + std::to_string(h) + "] /Contents 4 0 R >>",
-            "<< /Length 0 >>\nstream\n\nendstream"};
-        std::string out = "%PDF-1.4\n";
-        std::vector<std::size_t> at;
-        for (std::size_t i = 0; i < objs.size(); ++i) {
-            at.push_back(out.size());
-            out += std::to_string(i + 1) + " 0 obj\n" + objs[i] + "\nendobj\n";
-        }
-        const std::size_t xref = out.size();
-        out += "xref\n0 5\n0000000000 65535 f \n";
-        for (std::size_t o : at) {
-            char line[32];
-            std::snprintf(line, sizeof line, "%010zu 00000 n \n", o);
-            out += line;
-        }
-        out += "trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n" + std::to_string(xref) + "\n%%EOF\n";
+        const std::string out = pdf_file({"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                                          "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 " + std::to_string(w) + " " +
+                                              std::to_string(h) + "] /Contents 4 0 R >>",
+                                          pdf_stream("", "")});
         write_bytes(dir.path(name), text_file(out));
         return dir.path(name);
     };

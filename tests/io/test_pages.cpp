@@ -10,6 +10,7 @@
 #include "cclabel/error.hpp"
 #include "cclabel/io.hpp"
 #include "io_test_util.hpp"
+#include "pdf_test_util.hpp"
 
 namespace cclabel::iotest {
 namespace {
@@ -83,31 +84,6 @@ TEST(PageReader, BadFilesThrowNamingThem) {
     }
     write_bytes(dir.path("broken.pdf"), {'%', 'P', 'D', 'F', '-', '1', '.', '4', '\n', 'x', '\n'});
     EXPECT_THROW(io::PageReader(dir.path("broken.pdf")), Error);
-}
-
-// A valid PDF of two pages (72 x 36 pt and 36 x 72 pt), each with one filled rectangle.
-std::string two_page_pdf() {
-    const std::string contents[2] = {"1 0 0 rg 9 9 18 9 re f", "0 0 1 rg 0 0 18 36 re f"};
-    std::vector<std::string> objs = {"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R 5 0 R] /Count 2 >>",
-                                     "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 72 36] /Contents 4 0 R >>",
-                                     "<< /Length " + std::to_string(contents[0].size()) + " >>\nstream\n" + contents[0] + "\nendstream",
-                                     "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 36 72] /Contents 6 0 R >>",
-                                     "<< /Length " + std::to_string(contents[1].size()) + " >>\nstream\n" + contents[1] + "\nendstream"};
-    std::string out = "%PDF-1.4\n";
-    std::vector<std::size_t> at;
-    for (std::size_t i = 0; i < objs.size(); ++i) {
-        at.push_back(out.size());
-        out += std::to_string(i + 1) + " 0 obj\n" + objs[i] + "\nendobj\n";
-    }
-    const std::size_t xref = out.size();
-    out += "xref\n0 " + std::to_string(objs.size() + 1) + "\n0000000000 65535 f \n";
-    for (std::size_t a : at) {
-        char line[32];
-        std::snprintf(line, sizeof line, "%010zu 00000 n \n", a);
-        out += line;
-    }
-    out += "trailer\n<< /Size " + std::to_string(objs.size() + 1) + " /Root 1 0 R >>\nstartxref\n" + std::to_string(xref) + "\n%%EOF\n";
-    return out;
 }
 
 TEST(PageReader, PdfPagesAtAResolution) {

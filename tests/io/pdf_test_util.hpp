@@ -1,0 +1,65 @@
+#pragma once
+// Small PDFs written byte by byte for the PDF tests (not through Poppler): a correct
+// cross-reference table over numbered objects, a two-page drawing, and a page that is cheap to
+// store and very expensive to draw.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace cclabel::iotest {
+
+/// A PDF of @p objects, numbered from 1 (object 1 is the catalog), with a correct xref table.
+inline std::string pdf_file(const std::vector<std::string>& objects) {
+    std::string out = "%PDF-1.4\n";
+    std::vector<std::size_t> at;
+    for (std::size_t i = 0; i < objects.size(); ++i) {
+        at.push_back(out.size());
+        out += std::to_string(i + 1) + " 0 obj\n" + objects[i] + "\nendobj\n";
+    }
+    const std::size_t xref = out.size();
+    out += "xref\n0 " + std::to_string(objects.size() + 1) + "\n0000000000 65535 f \n";
+    for (std::size_t a : at) {
+        char line[32];
+        std::snprintf(line, sizeof line, "%010zu 00000 n \n", a);
+        out += line;
+    }
+    out += "trailer\n<< /Size " + std::to_string(objects.size() + 1) + " /Root 1 0 R >>\nstartxref\n" +
+           std::to_string(xref) + "\n%%EOF\n";
+    return out;
+}
+
+/// A stream object holding @p data.
+inline std::string pdf_stream(const std::string& dict_entries, const std::string& data) {
+    return "<< " + dict_entries + "/Length " + std::to_string(data.size()) + " >>\nstream\n" + data + "\nendstream";
+}
+
+/// A valid PDF of two pages (72 x 36 pt and 36 x 72 pt), each with one filled rectangle.
+inline std::string two_page_pdf() {
+    return pdf_file({"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R 5 0 R] /Count 2 >>",
+                     "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 72 36] /Contents 4 0 R >>",
+                     pdf_stream("", "1 0 0 rg 9 9 18 9 re f"),
+                     "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 36 72] /Contents 6 0 R >>",
+                     pdf_stream("", "0 0 1 rg 0 0 18 36 re f")});
+}
+
+/// One A4 page whose drawing is a form that draws the next form @p fanout times, @p levels deep,
+/// the last one stroking @p strokes page-wide diagonals: fanout^levels x strokes operators from a
+/// file of a few kilobytes, fine by every size check, that Poppler would draw for days.
+inline std::string nested_forms_pdf(int levels = 8, int fanout = 10, int strokes = 100) {
+    std::vector<std::string> objs = {"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                                     "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /XObject << /F 5 0 R >> >> "
+                                     "/Contents 4 0 R >>",
+                                     pdf_stream("", "/F Do")};
+    const std::string form = "/Type /XObject /Subtype /Form /BBox [0 0 595 842] ";
+    for (int level = 0; level < levels; ++level) {
+        std::string draw;
+        for (int i = 0; i < fanout; ++i) draw += "/F Do\n";
+        objs.push_back(pdf_stream(form + "/Resources << /XObject << /F " + std::to_string(objs.size() + 2) + " 0 R >> >> ", draw));
+    }
+    std::string draw;
+    for (int i = 0; i < strokes; ++i) draw += std::to_string(i % 7) + " 0 m 595 842 l S\n";
+    objs.push_back(pdf_stream(form, draw));
+    return pdf_file(objs);
+}
+
+}  // namespace cclabel::iotest
