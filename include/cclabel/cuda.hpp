@@ -30,6 +30,12 @@ namespace cclabel::cuda {
 /// every step is enqueued on @p stream. A workspace may be reused by calls on one stream; calls on
 /// different streams need their own. options.backend and options.threads are ignored.
 ///
+/// Every PixelFormat is taken, the typed ones (I8 to F64) included: their equality keys are made
+/// on the device first, into the workspace (I8/I16/I32: none, the bytes are read as they are;
+/// F16/F32: canonical bits, 2 or 4 bytes a pixel; I64/U64/F64: the rank of each value among the
+/// picture's distinct values, after a CUB sort, about 20 bytes a pixel), still with no host
+/// synchronisation, and the workspace size still depends on the format and the sizes only.
+///
 /// @throws cclabel::Error on invalid arguments (as cclabel::label would), a too-small workspace, or
 /// any CUDA error (the message names the failing call). Errors of the asynchronous kernels surface
 /// at the caller's next synchronisation.
@@ -42,7 +48,9 @@ void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView
 /// B entries). Packed images (batch_stride 0 or height × the row stride) are stacked into one
 /// picture and labelled in one set of launches (as many images a set as stay under 2^31 pixels),
 /// with no join across an image's first row and each image's roots numbered from its own base;
-/// other layouts, and images of 2^31 pixels or more, take one label_device call an image.
+/// other layouts, and images of 2^31 pixels or more, take one label_device call an image. The typed
+/// formats' keys are made for the whole batch at once (one map a call, as label_batch) and labelled
+/// as a packed batch.
 /// Workspace, size query, stream and errors as label_device; the host is never synchronised.
 void label_batch_device(void* workspace, std::size_t& workspace_bytes, const BatchView& batch, std::uint32_t* labels,
                         std::uint32_t* counts, const Options& options = {}, cudaStream_t stream = nullptr);

@@ -36,7 +36,9 @@ namespace cclabel::cuda {
 /// Statistics of the label image @p labels (device memory, width × height uint32, row-major,
 /// packed) of @p image (device memory, any stride) into @p stats (device memory, @p capacity rows).
 /// @p count: device pointer to N (rows 0..N are written), or null (N = the largest label). The
-/// perimeter uses options.connectivity; background, backend and threads are not used.
+/// perimeter uses options.connectivity; background, backend and threads are not used. Typed
+/// formats (I8 to F64) report their value as regions() does (the bits in the image's own type,
+/// zero-extended; floats canonical).
 ///
 /// With @p workspace null only sets @p workspace_bytes (a few hundred bytes) and returns; the size
 /// depends on nothing but the build. Throws cclabel::Error on invalid arguments (as regions()),

@@ -269,10 +269,4 @@ void restore_values(const KeyMap& m, std::vector<RegionStats>& rows) {
     }
 }
 
-void refuse_typed_on_device(PixelFormat f) {
-    if (is_typed_format(f))
-        throw Error("pixel format " + std::string(format_name(f)) +
-                    " is not yet on the device API; use the host API (cclabel::label, label_batch, regions)");
-}
-
 }  // namespace cclabel::detail

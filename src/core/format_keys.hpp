@@ -83,7 +83,4 @@ KeyedBatch keyed_batch(const BatchRequest& r);
 /// their canonical form.
 void restore_values(const KeyMap& map, std::vector<RegionStats>& rows);
 
-/// Throws the device API's Error for a typed format (they are host-only for now); else nothing.
-void refuse_typed_on_device(PixelFormat f);
-
 }  // namespace cclabel::detail

@@ -23,9 +23,9 @@
 #include "core/backends.hpp"
 #include "core/batch_request.hpp"
 #include "core/cores.hpp"
-#include "core/format_keys.hpp"
 #include "core/request.hpp"
 #include "cuda/kernels/bodies.cuh"
+#include "cuda/device_keys.hpp"
 #include "cuda/handles.hpp"
 #include "cuda/host_stager.hpp"
 #include "cuda/kernels/segments.cuh"
@@ -403,7 +403,8 @@ void label_device_tuned(void* workspace, std::size_t& workspace_bytes, const Ima
                         const StageEvents* events) {
     // The size query needs no buffers (as with CUB): a stand-in for the labels lets it validate the rest.
     static std::uint32_t no_labels;
-    cclabel::detail::refuse_typed_on_device(image.format);
+    if (is_typed_format(image.format))  // keys on the device first (device_keys.hpp)
+        return label_typed_device(workspace, workspace_bytes, image, labels, count, options, stream, tuning, events);
     const cclabel::detail::Request r = cclabel::detail::make_request(image, workspace ? labels : &no_labels, options);
     reject_tolerance(r.tolerance, "label_device");
     const std::uint64_t pixels = r.pixels();
@@ -429,7 +430,8 @@ void label_batch_device_tuned(void* workspace, std::size_t& workspace_bytes, con
                               std::uint32_t* labels, std::uint32_t* counts, const Options& options,
                               cudaStream_t stream, const Tuning& tuning) {
     static std::uint32_t no_labels;
-    cclabel::detail::refuse_typed_on_device(batch.format);
+    if (is_typed_format(batch.format))  // keys on the device first (device_keys.hpp)
+        return label_batch_typed_device(workspace, workspace_bytes, batch, labels, counts, options, stream, tuning);
     const cclabel::detail::BatchRequest br =
         cclabel::detail::make_batch_request(batch, workspace ? labels : &no_labels, options);
     reject_tolerance(br.options.tolerance, "label_batch_device");

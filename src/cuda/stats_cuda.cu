@@ -19,9 +19,9 @@
 #include "cclabel/cuda_stats.hpp"
 #include "cclabel/error.hpp"
 #include "core/backends.hpp"
-#include "core/format_keys.hpp"
 #include "core/request.hpp"
 #include "core/stats_backends.hpp"
+#include "cuda/device_keys.hpp"
 #include "cuda/handles.hpp"
 #include "cuda/host_stager.hpp"
 #include "cuda/kernels/stats_bodies.cuh"
@@ -361,7 +361,6 @@ void regions_device(void* workspace, std::size_t& workspace_bytes, const ImageVi
                     const std::uint32_t* labels, const std::uint32_t* count, std::uint64_t capacity,
                     RegionStats* stats, const Options& options, cudaStream_t stream) {
     using namespace detail;
-    cclabel::detail::refuse_typed_on_device(image.format);
     static const std::uint32_t no_labels = 0;
     const cclabel::detail::Request r =
         cclabel::detail::make_request(image, workspace ? labels : &no_labels, options);
@@ -385,6 +384,7 @@ void regions_device(void* workspace, std::size_t& workspace_bytes, const ImageVi
     launch_sums(g, stream);
     stats_finish_kernel<<<stride_blocks(capacity), kGridThreads, 0, stream>>>(g);
     CCL_LAUNCHED("stats_finish_kernel");
+    canonical_row_values(r.format, stats, count, capacity, stream);  // typed floats (device_keys.hpp)
 }
 
 void label_regions_device(void* workspace, std::size_t& workspace_bytes, const ImageView& image,
