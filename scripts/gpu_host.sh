@@ -6,7 +6,8 @@
 # sweep bench/auto_sweep.py, the other GPU tests and compute-sanitizer memcheck on the host path,
 # while BUDGET seconds (default 540) last. Most important first.
 #   OUT=$OUT bash scripts/gpu_host.sh
-# Knobs: HOST_ARGS (bench_host's arguments), SWEEP_ARGS (auto_sweep.py's), BUDGET, PIPELINES=0 (skip
+# Knobs: HOST_ARGS (bench_host's arguments), GRAPH=0 (skip bench_graph, issue 28's tolerance and
+# adjacency rows; GRAPH_ARGS its arguments), SWEEP_ARGS (auto_sweep.py's), BUDGET, PIPELINES=0 (skip
 # bench/pipelines.py, issue 26's segment-against-pixel table; PIPELINE_ARGS its arguments), PYTESTS
 # (pytest arguments run with the CUDA package, e.g. GPU dtype tests), CLI_ROW=1 (issue 21's CLI row,
 # scripts/gpu_cli_row.sh), EXTRA (a command run after the pytests, with B the build folder; its
@@ -39,14 +40,14 @@ pip_pid=$!
 for d in tests/io tests/cli; do [ -d $d ] && mv $d $d.gpu-skip; done
 cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCCLABEL_ENABLE_CUDA=ON -DCCLABEL_BUILD_CLI=OFF \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DCCLABEL_BUILD_BENCH=ON -DCCLABEL_GTEST_SOURCE=$PWD/.device/googletest \
-  >"$LOGS/build.log" 2>&1 && timeout 400 ninja -C $B -j8 cclabel_cuda_tests bench_host bench_pipelines cclabel_gen >>"$LOGS/build.log" 2>&1
+  >"$LOGS/build.log" 2>&1 && timeout 400 ninja -C $B -j8 cclabel_cuda_tests bench_host bench_pipelines bench_graph cclabel_gen >>"$LOGS/build.log" 2>&1
 rc=$?
 for d in tests/io tests/cli; do [ -d $d.gpu-skip ] && mv $d.gpu-skip $d; done
 say "build rc=$rc"
 [ $rc -eq 0 ] || { tail -30 "$LOGS/build.log"; exit 1; }
 t=$B/tests/cuda/cclabel_cuda_tests
 
-timeout 120 $t --gtest_filter='HostPath.*:BatchLoop*:*Batch*Cuda*:TypedCuda*' >"$OUT/gtest_host.log" 2>&1
+timeout 120 $t --gtest_filter='HostPath.*:BatchLoop*:*Batch*Cuda*:TypedCuda*:TypedDevice*:ToleranceCuda*:AdjacencyCuda*' >"$OUT/gtest_host.log" 2>&1
 say "host-path tests rc=$?: $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/gtest_host.log" | tr '\n' ' ')"
 grep -E "^\[  FAILED|Failure" "$OUT/gtest_host.log" | head
 
@@ -65,6 +66,12 @@ timeout 200 $B/bench/cuda/bench_host ${HOST_ARGS:---dpi 50,200,800 --noise 512,2
   >"$OUT/bench_host.txt" 2>&1
 say "bench_host rc=$?"
 cat "$OUT/bench_host.txt"
+
+if [ "${GRAPH:-1}" = 1 ]; then
+  timeout 150 $B/bench/cuda/bench_graph ${GRAPH_ARGS:---dpi 100,800 --reps 5} >"$OUT/bench_graph.txt" 2>&1
+  say "bench_graph rc=$?"
+  cat "$OUT/bench_graph.txt"
+fi
 
 if grep -q "pip rc=0" "$LOGS/pip.rc" 2>/dev/null && [ "$(left)" -gt 50 ]; then
   PYTHONUNBUFFERED=1 PYTHONPATH=$SITE timeout $(($(left) - 15)) python3 bench/auto_sweep.py --gen $B/bench/cclabel_gen \

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "cclabel/options.hpp"
+
 namespace cclabel {
 
 /// Two labels that touch, and how many neighbour pairs of pixels join them.
@@ -20,8 +22,12 @@ struct AdjacencyEdge {
 /// labels + y × stride; stride 0 means width), sorted by (a, b), a < b. Label 0 is the background:
 /// its pairs are left out unless @p include_background. @p connectivity is 4 or 8; anything else,
 /// a negative size or stride, a stride below the width or a null pointer for a non-empty image is
-/// an Error. Single-threaded, O(pixels) time and O(edges) memory.
+/// an Error. @p labels may be in host or device memory. @p backend: Cpu (one thread, a hash map of
+/// the boundary pairs), Cuda (the boundary pairs sorted and summed on the GPU; host labels are
+/// copied up first) or Auto: labels in device memory stay on the GPU, labels in host memory go to
+/// the backend this machine's rates say is faster (as label() decides). Both give the same edges.
 std::vector<AdjacencyEdge> adjacency(const std::uint32_t* labels, std::int64_t width, std::int64_t height,
-                                     int connectivity = 8, bool include_background = false, std::int64_t stride = 0);
+                                     int connectivity = 8, bool include_background = false, std::int64_t stride = 0,
+                                     Backend backend = Backend::Auto);
 
 }  // namespace cclabel

@@ -84,7 +84,8 @@ def label_tolerance(image, tolerance, *, connectivity=8, background=None, backen
     background : None, int, tuple of ints or str
         A value whose pixels get 0 and join nothing, even pixels within the tolerance of it.
     backend : {"auto", "cpu", "cuda"}
-        Tolerance labelling runs on the CPU; "cuda" with a tolerance above 0 is a ``ValueError``.
+        "cuda" labels on the GPU (the array is copied there and back; the labels equal the
+        CPU's); "auto" takes whichever this machine's rates say is faster, as :func:`cclabel.label`.
     threads : int
         CPU threads, 0 (default) for every core this process may use. Labels never depend on it.
     return_num : bool

@@ -1,7 +1,6 @@
 // Tolerance labelling and the region adjacency graph for Python (cclabel.graph, python/cclabel/graph.py).
 //
-// Host arrays only, for now (the CPU labeller; backend "cuda" with a tolerance is the library's
-// Error). The Python layer hands over C-contiguous NumPy arrays whose dtype is already one of the
+// Host arrays only, for now (backend "cuda" copies them to the GPU and back). The Python layer hands over C-contiguous NumPy arrays whose dtype is already one of the
 // library's formats (signed integers shifted to unsigned, which keeps every difference) and the
 // uint32 output; everything else is checked here: the tolerance (TypeError for a non-integer,
 // ValueError below 0 or above the format's channel range), connectivity, backend, threads and the

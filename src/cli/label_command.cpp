@@ -107,7 +107,7 @@ std::string label_page(const LabelArgs& a, const Labeller& labeller, const std::
     if (const std::string st = output_name(a.stats, input, many, "csv", page.index, page.count); !st.empty())
         write_stats_csv(st, regions(r.labelled, r.data(), r.options), r.labelled.format);
     if (const std::string adj = output_name(a.adjacency, input, many, "csv", page.index, page.count); !adj.empty())
-        write_adjacency_csv(adj, adjacency(r.data(), w, h, r.options.connectivity, a.adjacency_background));
+        write_adjacency_csv(adj, adjacency(r.data(), w, h, r.options.connectivity, a.adjacency_background, 0, r.options.backend));
     const std::string ext = a.format == "tiff" ? "tif" : "npy";
     if (const std::string out = output_name(a.output, input, many, ext, page.index, page.count); !out.empty()) {
         if (r.wide)

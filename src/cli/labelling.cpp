@@ -62,8 +62,7 @@ void add_label_options(CLI::App& cmd, LabelOptions& o) {
     cmd.add_option("--tolerance", o.tolerance,
                    "Join neighbours whose every channel differs by at most T (0..255; gray16 0..65535; u32 "
                    "0..4294967295), so a stroke joins its anti-aliased fringe: a region is everything reached by "
-                   "such steps. Default 0: exact values. CPU only for now (--backend cuda refuses it); not with "
-                   "--threshold, --kmeans, --tile, --stream or --verify");
+                   "such steps. Default 0: exact values. Not with --threshold, --kmeans, --tile, --stream or --verify");
     cmd.add_option("--dpi", o.dpi, "PDF rendering resolution, pixels per inch")
         ->check(CLI::Range(1.0, 10000.0))
         ->capture_default_str();

@@ -17,6 +17,7 @@
 #include <tuple>
 
 #include "cclabel/error.hpp"
+#include "core/adjacency_backends.hpp"
 #include "core/backends.hpp"
 #include "core/cost_model.hpp"
 #include "core/probe.hpp"
@@ -31,7 +32,9 @@ namespace cclabel::detail {
 // noise, each with its break density, the knots of CpuRate's line. Filters and statistics are timed
 // on the probes' labels (statistics run on one thread, and took 640 ms on an 800 dpi sheet that the
 // labeller did in 110 ms: the labeller's rate sent regions() to the CPU at a fifth of the GPU's
-// speed); segmentation takes the labeller's rate (a single pass of about its cost).
+// speed); segmentation takes the labeller's rate (a single pass of about its cost). The adjacency
+// graph is timed on the probes' labels too (one thread, as it runs); tolerance labelling at
+// tolerance 1 (its cost does not depend on the tolerance: every pixel is a union-find node).
 CpuRate measure_cpu_rate(Workload::Op op, PixelFormat f, int threads) {
     double density = 0;
     auto seconds = [&](std::int64_t side, int block) {
@@ -43,10 +46,18 @@ CpuRate measure_cpu_rate(Workload::Op op, PixelFormat f, int threads) {
         o.backend = Backend::Cpu;
         o.threads = threads;
         const Request r = make_request(v, labels.data(), o);
+        if (op == Workload::Op::Tolerance && f != PixelFormat::Binary8) {  // the pixel union-find, not the runs
+            o.tolerance = 1;
+            const Request rt = make_request(v, labels.data(), o);
+            cpu::label(rt, labels.data());
+            return best_seconds(3, [&] { cpu::label(rt, labels.data()); });
+        }
         cpu::label(r, labels.data());  // warm: pages of the labels, the pool's threads
         if (op == Workload::Op::Filter)  // its output is a label image too: run it again on its own
             return best_seconds(3, [&] { remove_small_cpu(labels.data(), side, side, 2); });
         if (op == Workload::Op::Stats) return best_seconds(3, [&] { (void)regions_cpu(v, labels.data(), o); });
+        if (op == Workload::Op::Adjacency)  // one thread, whatever @p threads says
+            return best_seconds(3, [&] { (void)adjacency_cpu(labels.data(), side, side, side, 8, false); });
         return best_seconds(3, [&] { cpu::label(r, labels.data()); });
     };
     const std::int64_t small = 64;

@@ -36,9 +36,9 @@ BatchResult run(const detail::BatchRequest& r, std::uint32_t* out) {
         return run(detail::keyed_batch(r).request, out);
     const std::uint64_t B = r.images.size();
     // The CPU spreads the images over its threads, so the batch is one workload of all its pixels.
-    detail::Workload w{detail::Workload::Op::Label, r.label_offsets.back(),
-                       r.images.empty() ? PixelFormat::Gray8 : r.images[0].format, r.options.threads,
-                       r.options.tolerance > 0};
+    detail::Workload w{r.options.tolerance > 0 ? detail::Workload::Op::Tolerance : detail::Workload::Op::Label,
+                       r.label_offsets.back(), r.images.empty() ? PixelFormat::Gray8 : r.images[0].format,
+                       r.options.threads};
     w.images = std::max<std::uint64_t>(B, 1);
     if (r.options.backend == Backend::Auto && B > 1 && detail::cuda_device_present())
         w.density = sampled_density(r);

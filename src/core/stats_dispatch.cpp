@@ -34,7 +34,7 @@ std::vector<RegionStats> regions(const ImageView& image, const std::uint32_t* la
         detail::restore_values(k.map, rows);
         return rows;
     }
-    const Backend use = resolve(options.backend, {detail::Workload::Op::Stats, r.pixels(), r.format, r.threads, r.tolerance > 0});
+    const Backend use = resolve(options.backend, {detail::Workload::Op::Stats, r.pixels(), r.format, r.threads});
     if (r.pixels() != 0 && labels == nullptr) throw Error("label image is null for a non-empty image");
     if (use == Backend::Cuda && r.pixels() != 0) return detail::regions_cuda_host(image, labels, options);
     return detail::regions_cpu(image, labels, options);
@@ -64,7 +64,7 @@ LabelResult label(const ImageView& image, std::uint32_t* out, const Options& opt
         detail::restore_values(k.map, stats);
         return res;
     }
-    const Backend use = resolve(options.backend, {detail::Workload::Op::Label, r.pixels(), r.format, r.threads, r.tolerance > 0});
+    const Backend use = resolve(options.backend, {r.tolerance > 0 ? detail::Workload::Op::Tolerance : detail::Workload::Op::Label, r.pixels(), r.format, r.threads});
     if (use == Backend::Cuda && r.pixels() != 0)
         return LabelResult{detail::label_regions_cuda_host(image, out, options, stats), use};
     Options cpu = options;

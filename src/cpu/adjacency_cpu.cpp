@@ -3,33 +3,16 @@
 // hash map from the packed pair (a << 32 | b) to its count. Most pixels sit inside a region, so the
 // pass mostly compares equal labels and skips; the map only sees boundary pairs. The sorted edge
 // list is built from the map at the end.
-#include "cclabel/adjacency.hpp"
+#include "core/adjacency_backends.hpp"
 
 #include <algorithm>
 #include <cstdint>
-#include <string>
 #include <unordered_map>
 
-#include "cclabel/error.hpp"
+namespace cclabel::detail {
 
-namespace cclabel {
-
-std::vector<AdjacencyEdge> adjacency(const std::uint32_t* labels, std::int64_t width, std::int64_t height,
-                                     int connectivity, bool include_background, std::int64_t stride) {
-    if (connectivity != 4 && connectivity != 8)
-        throw Error("adjacency: connectivity must be 4 or 8 (got " + std::to_string(connectivity) + ")");
-    if (width < 0 || height < 0)
-        throw Error("adjacency: label image size must not be negative (got " + std::to_string(width) + " x " +
-                    std::to_string(height) + ")");
-    if (stride < 0) throw Error("adjacency: negative row stride " + std::to_string(stride));
-    if (width == 0 || height == 0) return {};
-    if (stride == 0) stride = width;
-    if (stride < width)
-        throw Error("adjacency: row stride of " + std::to_string(stride) + " labels is smaller than the width " +
-                    std::to_string(width));
-    if (stride > INT64_MAX / height) throw Error("adjacency: row stride times height overflows");
-    if (labels == nullptr) throw Error("adjacency: the label image is null");
-
+std::vector<AdjacencyEdge> adjacency_cpu(const std::uint32_t* labels, std::int64_t width, std::int64_t height,
+                                         std::int64_t stride, int connectivity, bool include_background) {
     std::unordered_map<std::uint64_t, std::uint64_t> counts;
     auto touch = [&](std::uint32_t p, std::uint32_t q) {
         if (p == q || (!include_background && (p == 0 || q == 0))) return;
@@ -58,4 +41,4 @@ std::vector<AdjacencyEdge> adjacency(const std::uint32_t* labels, std::int64_t w
     return edges;
 }
 
-}  // namespace cclabel
+}  // namespace cclabel::detail

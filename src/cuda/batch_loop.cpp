@@ -17,7 +17,6 @@
 #include "core/cores.hpp"
 #include "cuda/handles.hpp"
 #include "cuda/host_stager.hpp"
-#include "cuda/no_tolerance.hpp"
 
 namespace cclabel::cuda {
 
@@ -55,7 +54,6 @@ using cuda::detail::Stream;
 }  // namespace
 
 void cuda_label_batch(const BatchRequest& r, std::uint32_t* out, std::uint32_t* counts) {
-    cclabel::cuda::detail::reject_tolerance(r.options.tolerance, "backend cuda");
     if (!cuda_device_present()) throw Error("backend cuda: no CUDA device is present");
     const std::size_t B = r.images.size();
     if (B == 0) return;

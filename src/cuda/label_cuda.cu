@@ -31,7 +31,6 @@
 #include "cuda/kernels/segments.cuh"
 #include "cuda/label_tuned.hpp"
 #include "cuda/launch.hpp"
-#include "cuda/no_tolerance.hpp"
 #include "cuda/params.hpp"
 
 namespace cclabel::cuda::detail {
@@ -399,14 +398,14 @@ void enqueue_label(const cclabel::detail::Request& r, const LaunchPlan& plan, st
 }  // namespace
 
 void label_device_tuned(void* workspace, std::size_t& workspace_bytes, const ImageView& image, std::uint32_t* labels,
-                        std::uint32_t* count, const Options& options, cudaStream_t stream, const Tuning& tuning,
+                        std::uint32_t* count, const Options& options, cudaStream_t stream, const Tuning& given,
                         const StageEvents* events) {
     // The size query needs no buffers (as with CUB): a stand-in for the labels lets it validate the rest.
     static std::uint32_t no_labels;
     if (is_typed_format(image.format))  // keys on the device first (device_keys.hpp)
-        return label_typed_device(workspace, workspace_bytes, image, labels, count, options, stream, tuning, events);
+        return label_typed_device(workspace, workspace_bytes, image, labels, count, options, stream, given, events);
     const cclabel::detail::Request r = cclabel::detail::make_request(image, workspace ? labels : &no_labels, options);
-    reject_tolerance(r.tolerance, "label_device");
+    const Tuning tuning = r.tolerance > 0 ? for_tolerance(given) : given;  // the pixel pipeline with joins()
     const std::uint64_t pixels = r.pixels();
     const LaunchPlan plan = plan_for(r, tuning, tuning.force_wide_numbering, stream);
     if (!plan.error.empty()) throw Error("label_device: " + plan.error);
@@ -428,13 +427,13 @@ void label_device_tuned(void* workspace, std::size_t& workspace_bytes, const Ima
 
 void label_batch_device_tuned(void* workspace, std::size_t& workspace_bytes, const BatchView& batch,
                               std::uint32_t* labels, std::uint32_t* counts, const Options& options,
-                              cudaStream_t stream, const Tuning& tuning) {
+                              cudaStream_t stream, const Tuning& given) {
     static std::uint32_t no_labels;
     if (is_typed_format(batch.format))  // keys on the device first (device_keys.hpp)
-        return label_batch_typed_device(workspace, workspace_bytes, batch, labels, counts, options, stream, tuning);
+        return label_batch_typed_device(workspace, workspace_bytes, batch, labels, counts, options, stream, given);
     const cclabel::detail::BatchRequest br =
         cclabel::detail::make_batch_request(batch, workspace ? labels : &no_labels, options);
-    reject_tolerance(br.options.tolerance, "label_batch_device");
+    const Tuning tuning = br.options.tolerance > 0 ? for_tolerance(given) : given;
     const std::uint64_t B = br.images.size();
     const std::uint64_t P = B ? std::uint64_t(br.images[0].pixels()) : 0;
     const std::int64_t row = B ? br.images[0].stride : 0;
@@ -501,7 +500,6 @@ void label_batch_device_tuned(void* workspace, std::size_t& workspace_bytes, con
 
 std::uint32_t label_host(const ImageView& image, std::uint32_t* out, const Options& options, const Tuning& tuning) {
     const cclabel::detail::Request r = cclabel::detail::make_request(image, out, options);
-    reject_tolerance(r.tolerance, "backend cuda");
     if (!cclabel::detail::cuda_device_present()) throw Error("backend cuda: no CUDA device is present");
     const std::uint64_t pixels = r.pixels();
     if (pixels == 0) return 0;
@@ -620,11 +618,11 @@ std::uint64_t gpu_free_bytes() {
 }  // namespace
 
 std::uint32_t label_cuda_host(const Request& r, std::uint32_t* out) {
-    cclabel::cuda::detail::reject_tolerance(r.tolerance, "backend cuda");
     if (!cuda_device_present()) throw Error("backend cuda: no CUDA device is present");
     const ImageView view{r.data, r.width, r.height, r.stride, r.format};
     Options o;
     o.connectivity = r.connectivity;
+    o.tolerance = r.tolerance;
     // The request carries the background as a key already; the device API takes Options, so pass
     // the key back as channels of the format.
     if (r.has_background && r.format != PixelFormat::Binary8) {

@@ -1,8 +1,8 @@
 #pragma once
-// The CUDA kernels compare keys for equality only: tolerance joining (Options::tolerance) runs on
-// the CPU for now, and every host entry of the CUDA backend that labels refuses it here, before any
-// device work, rather than give exact-value labels silently. Backend::Auto is to take the CPU when
-// a tolerance is set.
+// Tolerance joining (Options::tolerance) labels on the GPU through the pixel pipeline (for_tolerance
+// in cuda/tuning.hpp), but the GPU's tiles join their seams by equal values only: label_tiled on the
+// GPU refuses a tolerance here, before any device work, rather than split a stroke at a seam
+// silently.
 #include <cstdint>
 
 #include "core/refuse_tolerance.hpp"

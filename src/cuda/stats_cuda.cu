@@ -25,7 +25,6 @@
 #include "cuda/handles.hpp"
 #include "cuda/host_stager.hpp"
 #include "cuda/kernels/stats_bodies.cuh"
-#include "cuda/no_tolerance.hpp"
 
 namespace cclabel::cuda::detail {
 
@@ -496,7 +495,6 @@ std::uint32_t label_regions_cuda_host(const ImageView& image, std::uint32_t* out
                                       std::vector<RegionStats>& stats) {
     require_device();
     const Request r = make_request(image, out, options);
-    cclabel::cuda::detail::reject_tolerance(r.tolerance, "backend cuda");
     const std::uint64_t pixels = r.pixels();
     Stream stream;
     stream.create();

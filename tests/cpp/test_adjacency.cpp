@@ -8,6 +8,7 @@
 
 #include "cclabel/adjacency.hpp"
 #include "cclabel/cclabel.hpp"
+#include "cuda/kernels/adjacency_bodies.cuh"
 
 namespace cclabel::test {
 namespace {
@@ -36,8 +37,32 @@ void expect_brute_force(const std::vector<std::uint32_t>& l, std::int64_t w, std
     std::vector<std::uint32_t> strided(std::size_t((w + pad) * h), 0xFFFFFFF0u);
     for (std::int64_t y = 0; y < h; ++y)
         for (std::int64_t x = 0; x < w; ++x) strided[std::size_t(y * (w + pad) + x)] = l[std::size_t(y * w + x)];
-    const auto edges = adjacency(strided.data(), w, h, conn, bg, pad ? w + pad : 0);
+    const auto edges = adjacency(strided.data(), w, h, conn, bg, pad ? w + pad : 0, Backend::Cpu);
     const auto ref = brute_force(l, w, h, conn, bg);
+    // The GPU's per-thread program (kernels/adjacency_bodies.cuh) over every segment, its items
+    // summed by pair as the GPU's sort and reduce-by-key do.
+    namespace cd = cclabel::cuda::detail;
+    cd::AdjParams p;
+    p.labels = strided.data();
+    p.width = std::uint32_t(w);
+    p.height = std::uint32_t(h);
+    p.stride = w + pad;
+    p.segs_x = std::uint32_t((w + cd::kAdjSeg - 1) / cd::kAdjSeg);
+    p.segs = std::uint64_t(p.segs_x) * std::uint64_t(h);
+    p.connectivity = conn;
+    p.include_background = bg;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> gpu;
+    std::uint64_t items = 0;
+    for (std::uint64_t s = 0; s < p.segs + 2; ++s) {  // two past the end: nothing
+        const std::uint32_t n = cd::segment_pairs(p, s, [&](std::uint64_t key, std::uint32_t c) {
+            gpu[{std::uint32_t(key >> 32), std::uint32_t(key)}] += c;
+            ASSERT_LT(key >> 32, key & 0xFFFFFFFFu) << what << ": a pair's smaller label first";
+        });
+        if (s >= p.segs) ASSERT_EQ(n, 0u) << what;
+        items += n;
+    }
+    EXPECT_TRUE(gpu == ref) << what << ": the GPU's items";
+    EXPECT_LE(items, std::uint64_t(4 * w * h)) << what;
     ASSERT_EQ(edges.size(), ref.size()) << what;
     auto it = ref.begin();
     for (const AdjacencyEdge& e : edges) {
@@ -89,6 +114,28 @@ TEST(Adjacency, CountsEveryTouchingPairOnce) {
     EXPECT_EQ(e8[0].contacts, 5u);
 }
 
+TEST(Adjacency, BoundaryRunsAreMergedBeforeTheyAreEmitted) {
+    // Two regions split by a horizontal line: every pixel of the row above the line touches the
+    // row below, but a segment emits one item per direction, not one per pixel.
+    const std::int64_t w = 96, h = 4;
+    std::vector<std::uint32_t> l(std::size_t(w * h), 1);
+    for (std::int64_t i = 2 * w; i < w * h; ++i) l[std::size_t(i)] = 2;
+    namespace cd = cclabel::cuda::detail;
+    cd::AdjParams p;
+    p.labels = l.data();
+    p.width = std::uint32_t(w);
+    p.height = std::uint32_t(h);
+    p.stride = w;
+    p.segs_x = 3;
+    p.segs = 3 * std::uint64_t(h);
+    p.connectivity = 8;
+    std::uint64_t items = 0, contacts = 0;
+    for (std::uint64_t s = 0; s < p.segs; ++s)
+        items += cd::segment_pairs(p, s, [&](std::uint64_t, std::uint32_t c) { contacts += c; });
+    EXPECT_EQ(contacts, std::uint64_t(w + 2 * (w - 1)));  // below, below-right, below-left
+    EXPECT_EQ(items, 9u);                                // 3 segments × 3 directions
+}
+
 TEST(Adjacency, BadArgumentsAreErrors) {
     const std::uint32_t l[4] = {};
     EXPECT_THROW(adjacency(l, 2, 2, 6), Error);
@@ -97,6 +144,8 @@ TEST(Adjacency, BadArgumentsAreErrors) {
     EXPECT_THROW(adjacency(l, 2, 2, 8, false, -2), Error);
     EXPECT_THROW(adjacency(nullptr, 2, 2, 8), Error);
     EXPECT_TRUE(adjacency(nullptr, 0, 5, 8).empty());
+    EXPECT_THROW(adjacency(l, 2, 2, 8, false, 0, Backend(42)), Error);
+    if (!cuda_available()) EXPECT_THROW(adjacency(l, 2, 2, 8, false, 0, Backend::Cuda), Error);
 }
 
 }  // namespace

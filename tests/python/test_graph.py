@@ -145,9 +145,26 @@ def test_tolerance_range_follows_the_format():
     assert label_tolerance(np.array([[0, 2 ** 32 - 1]], np.uint32), np.uint32(2 ** 32 - 2)).max() == 2
 
 
-def test_cuda_backend_refuses_a_tolerance():
-    with pytest.raises(ValueError):
-        label_tolerance(np.zeros((4, 4), np.uint8), 3, backend="cuda")
+def test_cuda_backend_with_a_tolerance():
+    """On the GPU (the pixel pipeline with close-neighbour joins) the labels are the CPU's; with
+    no device, backend "cuda" is a ValueError."""
+    rng = np.random.default_rng(5)
+    img = np.cumsum(rng.integers(-3, 4, (300, 257)), axis=1).astype(np.int64) % 256
+    img = img.astype(np.uint8)
+    rgb = np.stack([img, img[::-1], img[:, ::-1]], axis=2).copy()
+    if not cclabel.cuda_available():
+        with pytest.raises(ValueError):
+            label_tolerance(img, 3, backend="cuda")
+        return
+    for picture in (img, rgb):
+        for conn in (4, 8):
+            for bg in (None, 0):
+                want, n = label_tolerance(picture, 3, connectivity=conn, background=bg, backend="cpu",
+                                          return_num=True)
+                got, m = label_tolerance(picture, 3, connectivity=conn, background=bg, backend="cuda",
+                                         return_num=True)
+                assert m == n
+                np.testing.assert_array_equal(got, want)
 
 
 def test_float_images_are_refused():

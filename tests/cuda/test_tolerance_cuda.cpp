@@ -1,0 +1,178 @@
+// Tolerance labelling on the GPU (the pixel pipeline with close-neighbour joins, for_tolerance)
+// against the tolerance flood fill: the host API (Backend::Cuda), the device API and batches, every
+// format, both connectivities, background on and off, pictures large enough for many tiles and
+// blocks; the adjacency graph on the GPU against the CPU's. Skipped without a device.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cclabel/adjacency.hpp"
+#include "cclabel/batch.hpp"
+#include "cclabel/cclabel.hpp"
+#include "cclabel/cuda.hpp"
+#include "cuda/gpu_test.hpp"
+#include "reference/tolerance_flood_fill.hpp"
+#include "support/channel_image.hpp"
+
+namespace cclabel::test {
+namespace {
+
+constexpr PixelFormat kFormats[] = {PixelFormat::Gray8, PixelFormat::Gray16, PixelFormat::U32, PixelFormat::RGB8,
+                                    PixelFormat::RGBA8, PixelFormat::Binary8};
+
+/// Channel values that wander by small steps along rows and columns (strokes with fringes, in
+/// effect), so that chains of close pixels cross tiles, warps and rows.
+std::vector<std::uint64_t> wandering(std::int64_t w, std::int64_t h, int nch, std::uint64_t max, std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::vector<std::uint64_t> v(std::size_t(w * h * nch));
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x)
+            for (int c = 0; c < nch; ++c) {
+                const std::size_t i = std::size_t((y * w + x) * nch + c);
+                std::int64_t base = x > 0 ? std::int64_t(v[i - std::size_t(nch)]) : y > 0 ? std::int64_t(v[i - std::size_t(w * nch)]) : 0;
+                if (y > 0 && rng() % 2) base = std::int64_t(v[i - std::size_t(w * nch)]);
+                const std::int64_t step = std::int64_t(rng() % 7) - 3;
+                std::int64_t nv = base + step * std::int64_t(max > 255 ? 97 : 1);
+                if (rng() % 50 == 0) nv = std::int64_t(rng() % (max + 1));  // a jump: a new region starts
+                v[i] = std::uint64_t(std::clamp<std::int64_t>(nv, 0, std::int64_t(max)));
+            }
+    return v;
+}
+
+void expect_tolerance(const ChannelImage& img, int conn, std::uint32_t tol, bool bg, const std::string& what) {
+    Options o;
+    o.connectivity = conn;
+    o.tolerance = tol;
+    o.backend = Backend::Cuda;
+    const int nch = channels(img.format);
+    std::optional<std::vector<std::uint64_t>> b;
+    if (bg) b = std::vector<std::uint64_t>(std::size_t(nch), 0);
+    o.background = b;
+    std::uint32_t n_ref = 0;
+    std::vector<std::uint64_t> ch = img.channels;
+    if (img.format == PixelFormat::Binary8)  // the library reads any nonzero byte as 1
+        for (auto& c : ch) c = c != 0;
+    const auto ref = tolerance_flood_fill(ch, nch, img.width, img.height, conn,
+                                          img.format == PixelFormat::Binary8 ? 0 : tol, b, &n_ref);
+    std::vector<std::uint32_t> out(ref.size() + 1, 0xDEADBEEFu);
+    const LabelResult r = label(img.view(), out.data(), o);
+    ASSERT_EQ(r.count, n_ref) << what;
+    ASSERT_EQ(out.back(), 0xDEADBEEFu) << what << ": wrote past the labels";
+    out.pop_back();
+    ASSERT_TRUE(out == ref) << what;
+
+    // The device API on the same picture, and label() with statistics.
+    const std::size_t bytes = std::size_t(img.stride * img.height);
+    void *d_img = nullptr, *d_lab = nullptr, *d_ws = nullptr;
+    ASSERT_EQ(cudaMalloc(&d_img, bytes), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&d_lab, ref.size() * 4 + 4), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(d_img, img.bytes.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    ImageView dv = img.view();
+    dv.data = d_img;
+    std::size_t ws = 0;
+    auto* labels = static_cast<std::uint32_t*>(d_lab);
+    cuda::label_device(nullptr, ws, dv, labels, labels + ref.size(), o, nullptr);
+    ASSERT_EQ(cudaMalloc(&d_ws, ws), cudaSuccess);
+    cuda::label_device(d_ws, ws, dv, labels, labels + ref.size(), o, nullptr);
+    std::vector<std::uint32_t> dev(ref.size() + 1);
+    ASSERT_EQ(cudaMemcpy(dev.data(), d_lab, dev.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    cudaFree(d_img);
+    cudaFree(d_lab);
+    cudaFree(d_ws);
+    EXPECT_EQ(dev.back(), n_ref) << what << " (device API count)";
+    dev.pop_back();
+    EXPECT_TRUE(dev == ref) << what << " (device API)";
+    std::vector<RegionStats> stats;
+    std::vector<std::uint32_t> with(ref.size());
+    EXPECT_EQ(label(img.view(), with.data(), o, stats).count, n_ref) << what << " (with statistics)";
+    EXPECT_TRUE(with == ref) << what << " (with statistics)";
+    EXPECT_EQ(stats.size(), std::size_t(n_ref) + 1) << what;
+}
+
+TEST(ToleranceCuda, MatchesTheFloodFill) {
+    REQUIRE_GPU();
+    const std::pair<std::int64_t, std::int64_t> sizes[] = {{1, 1}, {1, 50}, {50, 1}, {37, 23}, {300, 170}, {1029, 517}};
+    std::uint32_t seed = 1;
+    for (PixelFormat f : kFormats)
+        for (auto [w, h] : sizes) {
+            const int nch = channels(f);
+            const std::uint64_t max = f == PixelFormat::Binary8 ? 1 : channel_max(f);
+            const ChannelImage img(w, h, f, wandering(w, h, nch, max, seed), seed % 3);
+            ++seed;
+            for (int conn : {4, 8})
+                for (std::uint32_t tol : {1u, 3u})
+                    for (bool bg : {false, true})
+                        expect_tolerance(img, conn, f == PixelFormat::Gray16 || f == PixelFormat::U32 ? tol * 97 : tol, bg,
+                                         std::string(format_name(f)) + " " + std::to_string(w) + "x" +
+                                             std::to_string(h) + " conn " + std::to_string(conn) + " tol " +
+                                             std::to_string(tol) + (bg ? " bg" : ""));
+        }
+}
+
+TEST(ToleranceCuda, BatchEqualsEachImage) {
+    REQUIRE_GPU();
+    const std::int64_t w = 61, h = 47, B = 6;
+    std::vector<std::uint8_t> all;
+    std::vector<std::vector<std::uint64_t>> chans;
+    for (std::int64_t b = 0; b < B; ++b) {
+        chans.push_back(wandering(w, h, 1, 255, std::uint32_t(50 + b)));
+        for (std::uint64_t c : chans.back()) all.push_back(std::uint8_t(c));
+    }
+    for (int conn : {4, 8}) {
+        Options o;
+        o.connectivity = conn;
+        o.tolerance = 2;
+        o.backend = Backend::Cuda;
+        std::vector<std::uint32_t> out(all.size());
+        const BatchResult r = label_batch(BatchView{all.data(), B, w, h, 0, 0, PixelFormat::Gray8}, out.data(), o);
+        for (std::int64_t b = 0; b < B; ++b) {
+            std::uint32_t n = 0;
+            const auto ref = tolerance_flood_fill(chans[std::size_t(b)], 1, w, h, conn, 2, std::nullopt, &n);
+            EXPECT_EQ(r.counts[std::size_t(b)], n) << "image " << b;
+            EXPECT_TRUE(std::equal(ref.begin(), ref.end(), out.begin() + b * w * h)) << "image " << b << " conn " << conn;
+        }
+    }
+}
+
+TEST(AdjacencyCuda, EqualsTheCpuOnHostAndDeviceLabels) {
+    REQUIRE_GPU();
+    std::mt19937 rng(3);
+    for (auto [w, h] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {33, 1}, {1, 40}, {97, 61}, {2000, 1500}}) {
+        // Labels of a picture with blobs (long boundaries) and noise (short ones).
+        std::vector<std::uint8_t> px(std::size_t(w * h));
+        for (std::int64_t i = 0; i < w * h; ++i)
+            px[std::size_t(i)] = (i / 7 + (i / w) / 5) % 3 == 0 ? std::uint8_t(rng() % 4) : std::uint8_t((i / 13) % 5);
+        for (int conn : {4, 8}) {
+            Options lo;
+            lo.connectivity = conn;
+            lo.background = std::vector<std::uint64_t>{0};
+            const Labels l = label(make_view(px.data(), w, h, PixelFormat::Gray8), lo);
+            void* d = nullptr;
+            ASSERT_EQ(cudaMalloc(&d, l.data.size() * 4 + 4), cudaSuccess);
+            ASSERT_EQ(cudaMemcpy(d, l.data.data(), l.data.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+            for (bool bg : {false, true}) {
+                const auto cpu = adjacency(l.data.data(), w, h, conn, bg, 0, Backend::Cpu);
+                const auto gpu = adjacency(l.data.data(), w, h, conn, bg, 0, Backend::Cuda);
+                const auto dev = adjacency(static_cast<const std::uint32_t*>(d), w, h, conn, bg, 0, Backend::Auto);
+                const std::string what = std::to_string(w) + "x" + std::to_string(h) + " conn " + std::to_string(conn);
+                ASSERT_EQ(gpu.size(), cpu.size()) << what;
+                ASSERT_EQ(dev.size(), cpu.size()) << what;
+                for (std::size_t i = 0; i < cpu.size(); ++i) {
+                    EXPECT_TRUE(gpu[i].a == cpu[i].a && gpu[i].b == cpu[i].b && gpu[i].contacts == cpu[i].contacts)
+                        << what << " edge " << i;
+                    EXPECT_TRUE(dev[i].a == cpu[i].a && dev[i].b == cpu[i].b && dev[i].contacts == cpu[i].contacts)
+                        << what << " edge " << i << " (device labels)";
+                }
+            }
+            cudaFree(d);
+        }
+    }
+}
+
+}  // namespace
+}  // namespace cclabel::test
