@@ -12,3 +12,4 @@
 #include "cclabel/tiles.hpp"
 #include "cclabel/verify.hpp"
 #include "cclabel/version.hpp"
+#include "cclabel/volume.hpp"

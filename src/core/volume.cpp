@@ -1,0 +1,131 @@
+// The volume host API (cclabel/volume.hpp): validate once, turn the typed formats into keys, label
+// on the CPU (cpu/label3d_cpu.cpp).
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "cclabel/error.hpp"
+#include "cclabel/volume.hpp"
+#include "core/cores.hpp"
+#include "core/format_keys.hpp"
+#include "core/request.hpp"
+#include "core/volume_request.hpp"
+#include "cpu/label3d_cpu.hpp"
+
+namespace cclabel {
+namespace detail {
+namespace {
+
+/// Options::threads = 0 for a volume: every core, at most one a 2^15 voxels (as for pictures).
+constexpr std::uint64_t kAutoVoxelsPerThread = std::uint64_t(1) << 15;
+
+/// @p options as the picture validator takes them: the volume's own checks come first.
+Options as_picture_options(const Options& options) {
+    Options o = options;
+    o.connectivity = 8;
+    o.tolerance = 0;
+    return o;
+}
+
+}  // namespace
+
+VolumeRequest make_volume_request(const VolumeView& v, const std::uint32_t* out, const Options& options) {
+    const int c = options.connectivity;
+    if (c == 4 || c == 8)
+        throw Error("connectivity " + std::to_string(c) +
+                    " is for 2-D pictures; volumes take 6 (faces), 18 (faces and edges) or 26 (faces, edges and corners)");
+    if (c != 6 && c != 18 && c != 26)
+        throw Error("connectivity must be 6, 18 or 26 for a volume (got " + std::to_string(c) + ")");
+    if (options.tolerance != 0)
+        throw Error("tolerance " + std::to_string(options.tolerance) +
+                    " is not supported for 3-D volumes yet (exact values only)");
+    if (options.backend == Backend::Cuda) throw Error("3-D volumes are not on the GPU yet: use backend cpu or auto");
+    // Format, background, threads and backend as for a picture: one slice of no size says it all.
+    const Request bg = make_request(ImageView{nullptr, 0, 0, 0, v.format}, nullptr, as_picture_options(options));
+
+    if (v.width < 0 || v.height < 0 || v.depth < 0)
+        throw Error("volume size must not be negative (got " + std::to_string(v.width) + " x " +
+                    std::to_string(v.height) + " x " + std::to_string(v.depth) + ")");
+    if (v.row_stride < 0 || v.slice_stride < 0)
+        throw Error("negative strides (row " + std::to_string(v.row_stride) + ", slice " +
+                    std::to_string(v.slice_stride) + " bytes) are not supported: flip the volume before labelling it");
+    const std::uint64_t w = std::uint64_t(v.width), h = std::uint64_t(v.height), d = std::uint64_t(v.depth);
+    if (w != 0 && h != 0 && d != 0 && (h > kMaxPixels / w || d > kMaxPixels / (w * h)))
+        throw Error("volume of " + std::to_string(v.width) + " x " + std::to_string(v.height) + " x " +
+                    std::to_string(v.depth) +
+                    " voxels has more than 4294967295 (2^32 - 1) voxels, more than uint32 labels can number (for now)");
+
+    VolumeRequest r;
+    r.width = v.width;
+    r.height = v.height;
+    r.depth = v.depth;
+    r.format = v.format;
+    r.connectivity = c;
+    r.has_background = bg.has_background;
+    r.background_key = bg.background_key;
+    if (v.voxels() == 0) return r;  // a valid empty volume: null pointers are fine, N = 0
+
+    if (v.data == nullptr)
+        throw Error("volume data is null for a non-empty " + std::to_string(v.width) + " x " +
+                    std::to_string(v.height) + " x " + std::to_string(v.depth) + " volume");
+    if (out == nullptr) throw Error("output label buffer is null for a non-empty volume");
+    // The row stride as for a picture: one slice says it.
+    const std::int64_t rs = make_request(ImageView{v.data, v.width, v.height, v.row_stride, v.format}, out,
+                                         as_picture_options(options)).stride;
+    const std::int64_t slice_bytes = rs * v.height;
+    const std::int64_t ss = v.slice_stride != 0 ? v.slice_stride : slice_bytes;
+    if (ss < slice_bytes)
+        throw Error("slice stride of " + std::to_string(ss) + " bytes is smaller than a slice of " +
+                    std::to_string(v.height) + " rows of " + std::to_string(rs) + " bytes (" +
+                    std::to_string(slice_bytes) + " bytes): the slices would overlap");
+    if (std::uint64_t(ss) > (~std::uint64_t(0) >> 2) / d)
+        throw Error("slice stride " + std::to_string(ss) + " times depth " + std::to_string(v.depth) +
+                    " overflows the address space");
+
+    r.data = static_cast<const std::uint8_t*>(v.data);
+    r.row_stride = rs;
+    r.slice_stride = ss;
+    r.threads = options.threads > 0
+                    ? options.threads
+                    : int(std::clamp<std::uint64_t>(v.voxels() / kAutoVoxelsPerThread, 1, std::uint64_t(usable_cores())));
+    return r;
+}
+
+}  // namespace detail
+
+void validate_volume(const VolumeView& volume, const std::uint32_t* out, const Options& options) {
+    (void)detail::make_volume_request(volume, out, options);
+}
+
+LabelResult label_volume(const VolumeView& volume, std::uint32_t* out, const Options& options) {
+    const detail::VolumeRequest r = detail::make_volume_request(volume, out, options);
+    if (r.voxels() == 0) return LabelResult{0, Backend::Cpu};
+    if (!is_typed_format(volume.format)) return LabelResult{cpu::label_volume(r, out), Backend::Cpu};
+
+    // A typed volume becomes a volume of keys (core/format_keys.hpp) through the picture of its
+    // slices one under another: the volume itself when they lie back to back, else a packed copy.
+    const std::int64_t row_bytes = volume.width * bytes_per_pixel(volume.format);
+    std::unique_ptr<std::uint8_t[]> packed;
+    ImageView tall{r.data, r.width, r.height * r.depth, r.row_stride, r.format};
+    if (r.slice_stride != r.row_stride * r.height) {
+        packed = std::make_unique_for_overwrite<std::uint8_t[]>(r.voxels() * std::uint64_t(bytes_per_pixel(r.format)));
+        for (std::int64_t z = 0; z < r.depth; ++z)
+            for (std::int64_t y = 0; y < r.height; ++y)
+                std::memcpy(packed.get() + (z * r.height + y) * row_bytes, r.row(z, y), std::size_t(row_bytes));
+        tall = ImageView{packed.get(), r.width, r.height * r.depth, row_bytes, r.format};
+    }
+    Options picture = options;
+    picture.connectivity = 8;
+    picture.threads = r.threads;
+    const detail::Request tr = detail::make_request(tall, out, picture);
+    const detail::KeyedImage k = detail::keyed_image(tall, picture, tr);
+    Options keyed = options;
+    keyed.background_value.reset();
+    keyed.background = k.options.background;
+    const std::int64_t krs = k.view.row_bytes();
+    const VolumeView kv{k.view.data, r.width, r.height, r.depth, krs, krs * r.height, k.view.format};
+    return label_volume(kv, out, keyed);
+}
+
+}  // namespace cclabel

@@ -1,0 +1,291 @@
+// The CPU volume labeller: runs of one key along x, union-find over runs, numbering in raster
+// order, over z-slabs on several threads.
+//
+//   1. Scan (a slab a thread). Each row (y, z) of the slab is cut into runs of one key
+//      (volume_runs.hpp); each run joins the runs of its key in the earlier neighbouring rows of the
+//      slab that touch it under the connectivity (6, 18 or 26). A run's id is the slab's first voxel
+//      index plus the run's index in the slab: ids grow in raster order of the runs' first voxels
+//      across slabs without counting the runs first. Unions hang the larger root under the smaller
+//      (min-linking), so every set is rooted at its first run in raster order. Afterwards the slab
+//      counts the roots of each row.
+//   2. Seams (one thread). The runs of each slab's first slice join the runs of the slice before it
+//      (the last of the slab before) as in the scan, through read-only finds that cross slabs; every
+//      root hung here is taken off its row's count and pointed straight at its final root, and those
+//      final roots get their numbers: the slab's first number (a prefix over the counts) plus the
+//      roots before them in their slab (band_numbering.hpp does the same for pictures, by pixels).
+//   3. Number and write (a slab a thread). In raster order a root takes the next number and any
+//      other run its parent's number, which comes earlier (in the slab, or a final root of an
+//      earlier slab); the labels of each row are written once.
+// Every choice depends on the volume only, so the labels are the same for every thread count; they
+// equal cc3d's connected_components, which numbers in the same order.
+#include "cpu/label3d_cpu.hpp"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "cclabel/detail/pixel_traits.hpp"
+#include "cpu/band_phases.hpp"
+#include "cpu/row_keys.hpp"
+#include "cpu/volume_runs.hpp"
+
+namespace cclabel::cpu {
+namespace {
+
+using vol::RowRuns;
+
+/// The slices [z0, z1) of a volume, and their runs.
+struct Slab {
+    std::int64_t z0 = 0, z1 = 0;
+    std::uint32_t base = 0;  ///< id of the slab's first run: the index of its first voxel
+    std::uint32_t runs = 0;
+    std::vector<std::uint32_t> row_begin;  ///< per row of the slab, the index of its first run; then runs
+    vol::U32Array x0, x1, key;
+    /// Parent ids, then (numbering) labels. A parent in another slab is a final root (seams).
+    vol::U32Array parent;
+    std::vector<std::uint32_t> row_roots;  ///< roots per row, after the scan and the seams
+    std::uint32_t first_label = 0;
+
+    RowRuns row(std::int64_t local_row) const {
+        const std::uint32_t b = row_begin[std::size_t(local_row)], e = row_begin[std::size_t(local_row) + 1];
+        return RowRuns{x0.data() + b, x1.data() + b, key.data() + b, e - b, base + b};
+    }
+};
+
+/// The union-find of one slab during its scan: ids of this slab only, path halving.
+struct SlabForest {
+    std::uint32_t* parent;  // indexed by id - base
+    std::uint32_t base;
+    std::uint32_t find(std::uint32_t id) const {
+        std::uint32_t p;
+        while ((p = parent[id - base]) != id) {
+            const std::uint32_t g = parent[p - base];
+            parent[id - base] = g;
+            id = g;
+        }
+        return id;
+    }
+};
+
+template <PixelFormat F, int Conn>
+void scan_slab(const detail::VolumeRequest& r, Slab& s) {
+    static constexpr auto offs = vol::earlier_rows<Conn>();
+    const auto w = std::uint32_t(r.width);
+    const std::int64_t h = r.height;
+    const std::int64_t rows = (s.z1 - s.z0) * h;
+    std::vector<std::uint32_t> keys(w);
+    s.row_begin.assign(std::size_t(rows) + 1, 0);
+    std::uint32_t used = 0;
+    for (std::int64_t z = s.z0; z < s.z1; ++z) {
+        for (std::int64_t y = 0; y < h; ++y) {
+            const std::int64_t lr = (z - s.z0) * h + y;
+            s.x0.reserve_more(used, w);
+            s.x1.reserve_more(used, w);
+            s.key.reserve_more(used, w);
+            s.parent.reserve_more(used, w);
+            load_row_keys<F>(r.row(z, y), w, keys.data());
+            const std::uint32_t n = vol::cut_runs(keys.data(), w, r.has_background, r.background_key,
+                                                  s.x0.data() + used, s.x1.data() + used, s.key.data() + used);
+            s.row_begin[std::size_t(lr)] = used;
+            s.row_begin[std::size_t(lr) + 1] = used + n;
+            std::array<RowRuns, offs.size()> nb{};
+            for (std::size_t i = 0; i < offs.size(); ++i) {
+                const std::int64_t nz = z + offs[i].dz, ny = y + offs[i].dy;
+                if (nz >= s.z0 && ny >= 0 && ny < h) nb[i] = s.row((nz - s.z0) * h + ny);
+            }
+            const SlabForest f{s.parent.data(), s.base};
+            std::uint32_t* parent = s.parent.data();
+            const std::uint32_t id0 = s.base + used;
+            std::uint32_t root = 0;  // the root of the current run's set (always a root)
+            vol::sweep<Conn>(
+                s.row(lr), nb,
+                [&](std::uint32_t c) {
+                    root = id0 + c;
+                    parent[used + c] = root;
+                },
+                [&](std::uint32_t, std::uint32_t other) {
+                    const std::uint32_t o = f.find(other);
+                    if (o == root) return;
+                    if (o < root) {
+                        parent[root - s.base] = o;
+                        root = o;
+                    } else {
+                        parent[o - s.base] = root;
+                    }
+                },
+                [&](std::uint32_t c) { parent[used + c] = root; });
+            used += n;
+        }
+    }
+    s.runs = used;
+    s.row_roots.assign(std::size_t(rows), 0);
+    for (std::int64_t lr = 0; lr < rows; ++lr) {
+        std::uint32_t count = 0;
+        for (std::uint32_t i = s.row_begin[std::size_t(lr)]; i < s.row_begin[std::size_t(lr) + 1]; ++i)
+            count += s.parent[i] == s.base + i;
+        s.row_roots[std::size_t(lr)] = count;
+    }
+}
+
+/// The forest of every slab at once, for the seams: read-only finds across slabs.
+struct Forests {
+    std::vector<Slab>& slabs;
+    Slab& slab_of(std::uint32_t id) const {
+        auto it = std::upper_bound(slabs.begin(), slabs.end(), id, [](std::uint32_t v, const Slab& s) { return v < s.base; });
+        return *(it - 1);
+    }
+    std::uint32_t& parent(std::uint32_t id) const {
+        Slab& s = slab_of(id);
+        return s.parent[id - s.base];
+    }
+    std::uint32_t find_readonly(std::uint32_t id) const {
+        for (std::uint32_t p; (p = parent(id)) != id;) id = p;
+        return id;
+    }
+    /// The local row of run @p id in its slab.
+    std::size_t row_of(const Slab& s, std::uint32_t id) const {
+        const auto it = std::upper_bound(s.row_begin.begin(), s.row_begin.end(), id - s.base);
+        return std::size_t(it - s.row_begin.begin()) - 1;
+    }
+};
+
+/// The final roots that runs of later slabs point at, and their numbers.
+struct ExternalRoots {
+    std::vector<std::uint32_t> root, number;
+    std::uint32_t number_of(std::uint32_t id) const {
+        return number[std::size_t(std::lower_bound(root.begin(), root.end(), id) - root.begin())];
+    }
+};
+
+/// Step 2 of the file's comment; returns N.
+template <int Conn>
+std::uint32_t join_seams(const detail::VolumeRequest& r, std::vector<Slab>& slabs, ExternalRoots& ext) {
+    static constexpr auto offs = vol::earlier_rows<Conn>();
+    const Forests forests{slabs};
+    const std::int64_t h = r.height;
+    std::vector<std::uint32_t> hung;
+    for (std::size_t si = 1; si < slabs.size(); ++si) {
+        const Slab& s = slabs[si];
+        const Slab& before = slabs[si - 1];
+        const std::int64_t last = (before.z1 - before.z0 - 1) * h;  // local row of the slice before's row 0
+        for (std::int64_t y = 0; y < h; ++y) {
+            std::array<RowRuns, offs.size()> nb{};
+            for (std::size_t i = 0; i < offs.size(); ++i) {
+                const std::int64_t ny = y + offs[i].dy;
+                if (offs[i].dz == -1 && ny >= 0 && ny < h) nb[i] = before.row(last + ny);
+            }
+            const RowRuns cur = s.row(y);
+            std::uint32_t last_a = 0, last_b = 0;  // the pair just united: touching runs repeat it
+            vol::sweep<Conn>(
+                cur, nb, [](std::uint32_t) {},
+                [&](std::uint32_t c, std::uint32_t other) {
+                    const std::uint32_t id = cur.id0 + c;
+                    if (id == last_a && other == last_b) return;
+                    last_a = id, last_b = other;
+                    std::uint32_t a = forests.find_readonly(id), b = forests.find_readonly(other);
+                    if (a == b) return;
+                    if (a < b) std::swap(a, b);
+                    forests.parent(a) = b;
+                    hung.push_back(a);
+                },
+                [](std::uint32_t) {});
+        }
+    }
+    for (std::uint32_t c : hung) {
+        Slab& s = forests.slab_of(c);
+        --s.row_roots[forests.row_of(s, c)];
+    }
+    for (std::uint32_t c : hung) {
+        const std::uint32_t root = forests.find_readonly(c);
+        forests.parent(c) = root;
+        ext.root.push_back(root);
+    }
+    std::sort(ext.root.begin(), ext.root.end());
+    ext.root.erase(std::unique(ext.root.begin(), ext.root.end()), ext.root.end());
+
+    std::uint32_t next = 0;
+    for (Slab& s : slabs) {
+        s.first_label = next;
+        for (std::uint32_t c : s.row_roots) next += c;
+    }
+    // A root's number: its slab's first number, the roots of the slab's rows before its row, and
+    // the roots of its own row up to it (roots are sorted, so each slab's rows are walked once).
+    ext.number.reserve(ext.root.size());
+    const Slab* slab = nullptr;
+    std::size_t row = 0;
+    std::uint32_t before_row = 0;
+    for (std::uint32_t root : ext.root) {
+        const Slab& s = forests.slab_of(root);
+        if (&s != slab) {
+            slab = &s;
+            row = 0;
+            before_row = s.first_label;
+        }
+        for (const std::size_t rr = forests.row_of(s, root); row < rr; ++row) before_row += s.row_roots[row];
+        std::uint32_t in_row = 0;
+        for (std::uint32_t i = s.row_begin[row]; i <= root - s.base; ++i) in_row += s.parent[i] == s.base + i;
+        ext.number.push_back(before_row + in_row);
+    }
+    return next;
+}
+
+/// Step 3: numbers the slab's runs in raster order and writes its voxels' labels.
+void number_and_write(const detail::VolumeRequest& r, Slab& s, const ExternalRoots& ext, std::uint32_t* out) {
+    const auto w = std::uint64_t(r.width);
+    const std::int64_t h = r.height;
+    std::uint32_t n = s.first_label;
+    std::uint32_t* lab = s.parent.data();
+    for (std::int64_t lr = 0; lr < (s.z1 - s.z0) * h; ++lr) {
+        std::uint32_t* o = out + (std::uint64_t(s.z0 * h + lr)) * w;
+        std::uint32_t x = 0;
+        for (std::uint32_t i = s.row_begin[std::size_t(lr)]; i < s.row_begin[std::size_t(lr) + 1]; ++i) {
+            const std::uint32_t p = lab[i], id = s.base + i;
+            std::uint32_t l;
+            if (p == id)
+                l = ++n;
+            else if (p >= s.base)
+                l = lab[p - s.base];
+            else
+                l = ext.number_of(p);
+            lab[i] = l;
+            const std::uint32_t a = s.x0[i], b = s.x1[i];
+            for (; x < a; ++x) o[x] = 0;
+            for (; x < b; ++x) o[x] = l;
+        }
+        for (; x < w; ++x) o[x] = 0;
+    }
+}
+
+template <PixelFormat F, int Conn>
+std::uint32_t label_impl(const detail::VolumeRequest& r, std::uint32_t* out) {
+    const int ns = int(std::min<std::int64_t>(r.threads, r.depth));
+    std::vector<Slab> slabs(static_cast<std::size_t>(ns));
+    const std::uint64_t plane = std::uint64_t(r.width) * std::uint64_t(r.height);
+    for (int i = 0; i < ns; ++i) {
+        Slab& s = slabs[std::size_t(i)];
+        s.z0 = r.depth * i / ns;
+        s.z1 = r.depth * (i + 1) / ns;
+        s.base = std::uint32_t(std::uint64_t(s.z0) * plane);
+    }
+    ExternalRoots ext;
+    std::uint32_t total = 0;
+    band_phases(
+        r.threads, ns, [&](int i) { scan_slab<F, Conn>(r, slabs[std::size_t(i)]); },
+        [&]() noexcept { total = join_seams<Conn>(r, slabs, ext); },
+        [&](int i) { number_and_write(r, slabs[std::size_t(i)], ext, out); });
+    return total;
+}
+
+}  // namespace
+
+std::uint32_t label_volume(const detail::VolumeRequest& r, std::uint32_t* out) {
+    return detail::dispatch_format(r.format, [&]<PixelFormat F>() {
+        switch (r.connectivity) {
+            case 6: return label_impl<F, 6>(r, out);
+            case 18: return label_impl<F, 18>(r, out);
+            default: return label_impl<F, 26>(r, out);
+        }
+    });
+}
+
+}  // namespace cclabel::cpu

@@ -1,0 +1,404 @@
+// label_volume against the 3-D flood fill (tests/reference/volume_flood_fill.hpp): random volumes
+// of every format, shape and density, adversarial volumes (helices that join only through edges or
+// corners, each of the 26 neighbour offsets alone, thin slabs, single slices and columns), thread
+// counts, padded strides, and bad input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cclabel/cclabel.hpp"
+#include "reference/volume_flood_fill.hpp"
+
+namespace cclabel {
+namespace {
+
+using test::volume_flood_fill;
+
+constexpr PixelFormat kFormats[] = {PixelFormat::Binary8, PixelFormat::Gray8, PixelFormat::Gray16, PixelFormat::U32,
+                                    PixelFormat::RGB8,    PixelFormat::RGBA8, PixelFormat::I8,     PixelFormat::I16,
+                                    PixelFormat::I32,     PixelFormat::I64,   PixelFormat::U64,    PixelFormat::F16,
+                                    PixelFormat::F32,     PixelFormat::F64};
+constexpr int kConnectivities[] = {6, 18, 26};
+
+/// The bytes of palette entry @p i (0..31) in format @p f: distinct entries are distinct values,
+/// and @p variant picks another encoding of the same value where the format has one (Binary8's
+/// nonzero bytes, -0.0 for +0.0 and NaN payloads for the floats).
+void encode(PixelFormat f, std::uint32_t i, std::uint32_t variant, std::uint8_t* p) {
+    auto put = [&](auto v) { std::memcpy(p, &v, sizeof v); };
+    switch (f) {
+        case PixelFormat::Binary8: put(std::uint8_t(i == 0 ? 0 : 1 + (variant % 255))); break;
+        case PixelFormat::Gray8: put(std::uint8_t(i * 7 + 3)); break;
+        case PixelFormat::Gray16: put(std::uint16_t(i * 4099 + 1)); break;
+        case PixelFormat::U32: put(std::uint32_t(i * 0x01010101u + 5)); break;
+        case PixelFormat::RGB8: p[0] = std::uint8_t(i * 13), p[1] = std::uint8_t(i * 7 + 1), p[2] = std::uint8_t(200 - i); break;
+        case PixelFormat::RGBA8: p[0] = std::uint8_t(i * 13), p[1] = 9, p[2] = 8, p[3] = std::uint8_t(255 - i); break;
+        case PixelFormat::I8: put(std::int8_t(int(i) - 5)); break;
+        case PixelFormat::I16: put(std::int16_t(-1000 * int(i))); break;
+        case PixelFormat::I32: put(std::int32_t(-100000 * int(i) + 7)); break;
+        case PixelFormat::I64: put(std::int64_t(-(std::int64_t(1) << 40)) * std::int64_t(i) + 3); break;  // a table
+        case PixelFormat::U64: put(std::uint64_t(i) + (std::uint64_t(1) << 50)); break;                     // a window
+        case PixelFormat::F16: {
+            const std::uint16_t bits = i == 0 ? std::uint16_t(variant % 2 ? 0x8000 : 0)
+                                       : i == 1 ? std::uint16_t(0x7E00 | (variant % 7))
+                                                : std::uint16_t(0x3C00 + i);
+            put(bits);
+            break;
+        }
+        case PixelFormat::F32: {
+            const float v = i == 0 ? (variant % 2 ? -0.0f : 0.0f) : i == 1 ? std::nanf("") : float(i) * 0.5f;
+            put(v);
+            break;
+        }
+        case PixelFormat::F64: {
+            const double v = i == 0 ? (variant % 2 ? -0.0 : 0.0) : i == 1 ? std::nan("") : double(i) * 1e300 / 32;
+            put(v);
+            break;
+        }
+    }
+}
+
+/// The background option that makes palette entry 0 the background in format @p f.
+Options background_zero(PixelFormat f, Options o) {
+    if (is_typed_format(f)) {
+        std::uint8_t b[8] = {};
+        encode(f, 0, 0, b);
+        switch (f) {
+            case PixelFormat::I8: o.background_value = std::int8_t(b[0]); break;
+            case PixelFormat::I16: { std::int16_t v; std::memcpy(&v, b, 2); o.background_value = v; break; }
+            case PixelFormat::I32: { std::int32_t v; std::memcpy(&v, b, 4); o.background_value = v; break; }
+            case PixelFormat::I64: { std::int64_t v; std::memcpy(&v, b, 8); o.background_value = v; break; }
+            case PixelFormat::U64: { std::uint64_t v; std::memcpy(&v, b, 8); o.background_value = v; break; }
+            default: o.background_value = 0.0; break;  // F16, F32, F64: entry 0 is ±0
+        }
+        return o;
+    }
+    std::uint8_t b[4] = {};
+    encode(f, 0, 0, b);
+    std::vector<std::uint64_t> bg(std::size_t(channels(f)));
+    for (std::size_t c = 0; c < bg.size(); ++c) bg[c] = f == PixelFormat::Gray16 ? (b[0] | (b[1] << 8)) : b[c];
+    if (f == PixelFormat::U32) {
+        std::uint32_t v;
+        std::memcpy(&v, b, 4);
+        bg = {v};
+    }
+    o.background = bg;
+    return o;
+}
+
+/// A volume of palette indices, its bytes in one format (with padding), and its view.
+struct Volume {
+    std::int64_t w = 0, h = 0, d = 0;
+    std::vector<std::uint64_t> idx;  // one palette index a voxel
+    std::vector<std::uint8_t> bytes;
+    VolumeView view;
+
+    Volume(std::int64_t w_, std::int64_t h_, std::int64_t d_) : w(w_), h(h_), d(d_), idx(std::size_t(w_ * h_ * d_), 0) {}
+    std::uint64_t& at(std::int64_t x, std::int64_t y, std::int64_t z) { return idx[std::size_t((z * h + y) * w + x)]; }
+
+    /// Encodes the indices in @p f; @p row_pad / @p slice_pad bytes of padding (filled with a byte
+    /// pattern that would join if read).
+    const VolumeView& as(PixelFormat f, std::int64_t row_pad = 0, std::int64_t slice_pad = 0, std::uint32_t seed = 1) {
+        const std::int64_t bpp = bytes_per_pixel(f);
+        const std::int64_t rs = w * bpp + row_pad, ss = h * rs + slice_pad;
+        bytes.assign(std::size_t(std::max<std::int64_t>(1, d * ss)), 0xAB);
+        std::mt19937 rng(seed);
+        for (std::int64_t z = 0; z < d; ++z)
+            for (std::int64_t y = 0; y < h; ++y)
+                for (std::int64_t x = 0; x < w; ++x)
+                    encode(f, std::uint32_t(at(x, y, z)), std::uint32_t(rng()),
+                           bytes.data() + z * ss + y * rs + x * bpp);
+        view = VolumeView{bytes.data(), w, h, d, row_pad ? rs : 0, slice_pad ? ss : 0, f};
+        return view;
+    }
+    /// The flood fill's keys: the palette index (Binary8: foreground or not).
+    std::vector<std::uint64_t> keys(PixelFormat f) const {
+        if (f != PixelFormat::Binary8) return idx;
+        std::vector<std::uint64_t> k(idx.size());
+        for (std::size_t i = 0; i < k.size(); ++i) k[i] = idx[i] != 0;
+        return k;
+    }
+};
+
+Volume random_volume(std::int64_t w, std::int64_t h, std::int64_t d, int palette, double zero_density, std::uint32_t seed) {
+    Volume v(w, h, d);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(0, 1);
+    for (auto& i : v.idx)
+        i = u(rng) < zero_density ? 0 : 1 + rng() % std::uint32_t(std::max(1, palette - 1));
+    return v;
+}
+
+/// label_volume of @p v in format @p f equals the flood fill; returns the labels.
+std::vector<std::uint32_t> expect_flood_fill(Volume& v, PixelFormat f, int conn, bool background, int threads = 1,
+                                             std::int64_t row_pad = 0, std::int64_t slice_pad = 0,
+                                             const std::string& what = "") {
+    Options o;
+    o.connectivity = conn;
+    o.threads = threads;
+    if (background) o = background_zero(f, o);
+    const bool bg = background || f == PixelFormat::Binary8;
+    std::uint32_t want_n = 0;
+    const std::vector<std::uint32_t> want =
+        volume_flood_fill(v.keys(f), v.w, v.h, v.d, conn, bg ? std::optional<std::uint64_t>(0) : std::nullopt, &want_n);
+    std::vector<std::uint32_t> got(v.idx.size() + 1, 0xDEADBEEF);  // one guard value past the end
+    const LabelResult r = label_volume(v.as(f, row_pad, slice_pad), got.data(), o);
+    EXPECT_EQ(got.back(), 0xDEADBEEFu) << "wrote past the end";
+    got.pop_back();
+    const std::string at = std::string(format_name(f)) + " " + std::to_string(v.w) + "x" + std::to_string(v.h) + "x" +
+                           std::to_string(v.d) + " conn " + std::to_string(conn) + " bg " + std::to_string(background) +
+                           " threads " + std::to_string(threads) + " " + what;
+    EXPECT_EQ(r.count, want_n) << at;
+    EXPECT_EQ(r.backend, Backend::Cpu);
+    EXPECT_EQ(got, want) << at;
+    return got;
+}
+
+struct Shape {
+    std::int64_t w, h, d;
+};
+constexpr Shape kShapes[] = {{1, 1, 1}, {1, 1, 9}, {9, 1, 1}, {1, 9, 1}, {5, 7, 3},
+                             {17, 9, 11}, {33, 2, 5}, {2, 31, 4}, {64, 3, 2}, {13, 13, 13}};
+
+TEST(VolumeRandom, EveryFormatShapeAndDensityMatchesFloodFill) {
+    std::uint32_t seed = 0;
+    for (PixelFormat f : kFormats)
+        for (const Shape& s : kShapes)
+            for (int palette : {2, 3, 16})
+                for (int conn : kConnectivities)
+                    for (bool bg : {false, true}) {
+                        Volume v = random_volume(s.w, s.h, s.d, palette, palette == 2 ? 0.6 : 0.3, ++seed);
+                        expect_flood_fill(v, f, conn, bg);
+                        if (::testing::Test::HasFailure()) return;
+                    }
+}
+
+TEST(VolumeRandom, DensitiesAroundPercolation) {
+    std::uint32_t seed = 100;
+    for (double density : {0.05, 0.2, 0.5, 0.69, 0.75, 0.8, 0.9, 0.97})
+        for (int conn : kConnectivities) {
+            Volume v = random_volume(21, 19, 17, 2, density, ++seed);
+            expect_flood_fill(v, PixelFormat::Binary8, conn, true);
+            expect_flood_fill(v, PixelFormat::Gray8, conn, false);
+        }
+}
+
+TEST(VolumeThreads, SameLabelsForEveryThreadCount) {
+    std::uint32_t seed = 200;
+    for (const Shape& s : {Shape{23, 17, 29}, Shape{40, 3, 7}, Shape{5, 6, 2}, Shape{64, 64, 9}})
+        for (int conn : kConnectivities)
+            for (int palette : {2, 4})
+                for (bool bg : {false, true}) {
+                    Volume v = random_volume(s.w, s.h, s.d, palette, palette == 2 ? 0.5 : 0.25, ++seed);
+                    const std::vector<std::uint32_t> one = expect_flood_fill(v, PixelFormat::Gray8, conn, bg, 1);
+                    for (int t : {2, 3, 7, 0}) EXPECT_EQ(expect_flood_fill(v, PixelFormat::Gray8, conn, bg, t), one);
+                }
+}
+
+TEST(VolumeThreads, OneRegionAcrossEverySlabSeam) {
+    // All foreground: one region whatever the slabs; and a region that only joins in the last
+    // slab, so that every seam hangs roots under a root of an earlier slab.
+    for (int conn : kConnectivities)
+        for (int t : {1, 2, 3, 7}) {
+            Volume full(6, 5, 14);
+            for (auto& i : full.idx) i = 1;
+            expect_flood_fill(full, PixelFormat::Gray8, conn, true, t);
+            Volume comb(9, 3, 14);
+            for (std::int64_t z = 0; z < 14; ++z)
+                for (std::int64_t x = 0; x < 9; x += 2) comb.at(x, 1, z) = 1;  // teeth along z
+            for (std::int64_t x = 0; x < 9; ++x) comb.at(x, 1, 13) = 1;       // joined in the last slice
+            expect_flood_fill(comb, PixelFormat::Gray8, conn, true, t);
+        }
+}
+
+TEST(VolumeStrides, PaddedRowsAndSlices) {
+    std::uint32_t seed = 300;
+    for (PixelFormat f : kFormats)
+        for (int conn : kConnectivities) {
+            Volume v = random_volume(11, 6, 5, 3, 0.3, ++seed);
+            expect_flood_fill(v, f, conn, true, 1, 5, 3, "row pad 5, slice pad 3");
+            expect_flood_fill(v, f, conn, false, 2, 0, 17, "slice pad 17");
+            expect_flood_fill(v, f, conn, false, 3, 8, 0, "row pad 8");
+        }
+}
+
+// --- adversarial volumes ----------------------------------------------------------------------
+
+TEST(VolumeAdversarial, EachNeighbourOffsetAlone) {
+    // Two voxels at (2, 2, 2) and (2, 2, 2) + offset in a 5 x 5 x 5 volume: one region exactly when
+    // the offset is in the neighbourhood; every offset of {-1, 0, 1}^3 on its own.
+    for (int conn : kConnectivities) {
+        const std::vector<test::Offset3> hood = test::neighbour_offsets(conn);
+        for (int dz = -1; dz <= 1; ++dz)
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) {
+                    if (dx == 0 && dy == 0 && dz == 0) continue;
+                    const int nonzero = (dx != 0) + (dy != 0) + (dz != 0);
+                    const bool joins = nonzero <= (conn == 6 ? 1 : conn == 18 ? 2 : 3);
+                    for (int t : {1, 2, 3}) {
+                        Volume v(5, 5, 5);
+                        v.at(2, 2, 2) = 1;
+                        v.at(2 + dx, 2 + dy, 2 + dz) = 1;
+                        Options o;
+                        o.connectivity = conn;
+                        o.threads = t;
+                        std::vector<std::uint32_t> out(125);
+                        const LabelResult r = label_volume(v.as(PixelFormat::Binary8), out.data(), o);
+                        EXPECT_EQ(r.count, joins ? 1u : 2u)
+                            << "offset (" << dx << ", " << dy << ", " << dz << ") conn " << conn << " threads " << t;
+                        expect_flood_fill(v, PixelFormat::Binary8, conn, true, t);
+                        expect_flood_fill(v, PixelFormat::Gray8, conn, true, t);
+                    }
+                }
+    }
+}
+
+/// A helix of voxels along z, each step moving by (sx, sy, 1) with sx, sy in {-1, 0, 1} bouncing
+/// in the box: with both nonzero it joins only through corners, with one only through edges.
+Volume helix(std::int64_t w, std::int64_t h, std::int64_t d, int sx, int sy) {
+    Volume v(w, h, d);
+    std::int64_t x = 0, y = 0;
+    for (std::int64_t z = 0; z < d; ++z) {
+        v.at(x, y, z) = 1;
+        if (x + sx < 0 || x + sx >= w) sx = -sx;
+        if (y + sy < 0 || y + sy >= h) sy = -sy;
+        x += sx, y += sy;
+    }
+    return v;
+}
+
+TEST(VolumeAdversarial, HelicesJoinThroughCornersOrEdgesOnly) {
+    for (int t : {1, 2, 3, 7}) {
+        Volume corners = helix(4, 5, 40, 1, 1);
+        const std::vector<std::uint32_t> one = expect_flood_fill(corners, PixelFormat::Binary8, 26, true, t);
+        EXPECT_EQ(*std::max_element(one.begin(), one.end()), 1u);
+        expect_flood_fill(corners, PixelFormat::Binary8, 18, true, t);  // 40 regions
+        expect_flood_fill(corners, PixelFormat::Binary8, 6, true, t);
+        Volume edges = helix(6, 1, 40, 1, 0);
+        expect_flood_fill(edges, PixelFormat::Gray8, 26, false, t);
+        expect_flood_fill(edges, PixelFormat::Gray8, 18, false, t);
+        expect_flood_fill(edges, PixelFormat::Gray8, 6, false, t);
+        // A spiral in one slice that turns through corners, stacked with a gap between copies.
+        Volume spiral(9, 9, 5);
+        std::int64_t x = 0, y = 0;
+        for (int step = 0; step < 12; ++step) {
+            spiral.at(x, y, 2) = 1;
+            x = std::min<std::int64_t>(8, x + 1), y = std::min<std::int64_t>(8, y + (step % 2));
+        }
+        expect_flood_fill(spiral, PixelFormat::Binary8, 6, true, t);
+        expect_flood_fill(spiral, PixelFormat::Binary8, 26, true, t);
+    }
+}
+
+TEST(VolumeAdversarial, ThinSlabsSingleSlicesAndColumns) {
+    for (int conn : kConnectivities)
+        for (int t : {1, 2, 3}) {
+            Volume zslabs(7, 6, 12), yslabs(7, 12, 6), xslabs(12, 6, 7);
+            for (std::int64_t z = 0; z < 12; ++z)
+                for (std::int64_t y = 0; y < 6; ++y)
+                    for (std::int64_t x = 0; x < 7; ++x) {
+                        zslabs.at(x, y, z) = 1 + std::uint64_t(z % 2);  // one-voxel slices of two values
+                        yslabs.at(x, z, y) = 1 + std::uint64_t(z % 2);
+                        xslabs.at(z, y, x) = 1 + std::uint64_t(z % 2);
+                    }
+            for (Volume* v : {&zslabs, &yslabs, &xslabs}) {
+                const auto l = expect_flood_fill(*v, PixelFormat::Gray16, conn, false, t);
+                EXPECT_EQ(*std::max_element(l.begin(), l.end()), 12u);
+            }
+            Volume slice = random_volume(40, 30, 1, 3, 0.4, 7);
+            expect_flood_fill(slice, PixelFormat::RGB8, conn, true, t);
+            Volume column = random_volume(1, 1, 300, 2, 0.5, 8);
+            expect_flood_fill(column, PixelFormat::Binary8, conn, true, t);
+            Volume row = random_volume(300, 1, 1, 2, 0.5, 9);
+            expect_flood_fill(row, PixelFormat::Binary8, conn, true, t);
+            Volume checker(6, 7, 8);
+            for (std::int64_t z = 0; z < 8; ++z)
+                for (std::int64_t y = 0; y < 7; ++y)
+                    for (std::int64_t x = 0; x < 6; ++x) checker.at(x, y, z) = std::uint64_t((x + y + z) % 2);
+            expect_flood_fill(checker, PixelFormat::Gray8, conn, false, t);
+            expect_flood_fill(checker, PixelFormat::Binary8, conn, true, t);
+        }
+}
+
+TEST(VolumeAdversarial, AllBackgroundAndAllForeground) {
+    Volume empty(8, 4, 6);
+    for (int conn : kConnectivities) {
+        const auto l = expect_flood_fill(empty, PixelFormat::Binary8, conn, true, 3);
+        EXPECT_EQ(*std::max_element(l.begin(), l.end()), 0u);
+    }
+}
+
+TEST(VolumeCalls, EmptyVolumesLabelNothing) {
+    Options o;
+    o.connectivity = 26;
+    for (const Shape& s : {Shape{0, 0, 0}, Shape{0, 5, 5}, Shape{5, 0, 5}, Shape{5, 5, 0}}) {
+        const LabelResult r = label_volume(make_volume_view(nullptr, s.w, s.h, s.d, PixelFormat::Gray8), nullptr, o);
+        EXPECT_EQ(r.count, 0u);
+    }
+}
+
+// --- bad input ----------------------------------------------------------------------------------
+
+void expect_volume_error(const VolumeView& v, const std::uint32_t* out, const Options& o, const std::string& part) {
+    try {
+        validate_volume(v, out, o);
+        ADD_FAILURE() << "validate_volume: no Error (expected \"" << part << "\")";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+    try {
+        label_volume(v, const_cast<std::uint32_t*>(out), o);
+        ADD_FAILURE() << "label_volume: no Error (expected \"" << part << "\")";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+}
+
+TEST(VolumeErrors, BadArgumentsAreErrorsThatNameThem) {
+    static std::uint8_t px[64] = {};
+    static std::uint32_t out[64];
+    const VolumeView v = make_volume_view(px, 4, 4, 4, PixelFormat::Gray8);
+    Options o;
+    for (int c : {4, 8}) {
+        o.connectivity = c;
+        expect_volume_error(v, out, o, "volumes take 6 (faces), 18 (faces and edges) or 26");
+    }
+    for (int c : {27, 0, -1, 1, 2, 3}) {
+        o.connectivity = c;
+        expect_volume_error(v, out, o, "connectivity must be 6, 18 or 26 for a volume (got " + std::to_string(c) + ")");
+    }
+    o.connectivity = 26;
+    expect_volume_error(make_volume_view(nullptr, 4, 4, 4, PixelFormat::Gray8), out, o, "volume data is null");
+    expect_volume_error(v, nullptr, o, "output label buffer is null");
+    expect_volume_error(make_volume_view(px, -1, 4, 4, PixelFormat::Gray8), out, o, "must not be negative");
+    expect_volume_error(make_volume_view(px, 4, 4, -2, PixelFormat::Gray8), out, o, "must not be negative");
+    expect_volume_error(make_volume_view(px, 4, 4, 4, PixelFormat::Gray8, 3), out, o, "row stride of 3 bytes");
+    expect_volume_error(make_volume_view(px, 4, 4, 4, PixelFormat::Gray8, 4, 15), out, o, "the slices would overlap");
+    expect_volume_error(make_volume_view(px, 4, 4, 4, PixelFormat::Gray8, 5, 10), out, o, "the slices would overlap");
+    expect_volume_error(make_volume_view(px, 4, 4, 4, PixelFormat::Gray8, -4), out, o, "negative strides");
+    expect_volume_error(make_volume_view(px, 4, 4, 4, PixelFormat(99)), out, o, "unknown pixel format 99");
+    expect_volume_error(make_volume_view(px, 2048, 2048, 1024, PixelFormat::Gray8), out, o, "2^32 - 1");
+    o.tolerance = 3;
+    expect_volume_error(v, out, o, "tolerance 3 is not supported for 3-D volumes yet");
+    o.tolerance = 0;
+    o.backend = Backend::Cuda;
+    expect_volume_error(v, out, o, "3-D volumes are not on the GPU yet");
+    o.backend = Backend::Cpu;
+    o.threads = -1;
+    expect_volume_error(v, out, o, "thread count must not be negative");
+    o.threads = 0;
+    o.background = std::vector<std::uint64_t>{300};
+    expect_volume_error(v, out, o, "out of range");
+    o.background.reset();
+    // 2^32 - 1 voxels exactly is accepted (validation only: nothing is read).
+    EXPECT_NO_THROW(validate_volume(make_volume_view(px, 65535, 65537, 1, PixelFormat::Gray8), out, o));
+    EXPECT_NO_THROW(validate_volume(make_volume_view(px, 4, 4, 4, PixelFormat::Gray8), out, o));
+    o.backend = Backend::Auto;
+    EXPECT_EQ(label_volume(v, out, o).backend, Backend::Cpu);
+}
+
+}  // namespace
+}  // namespace cclabel
