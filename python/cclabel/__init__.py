@@ -18,7 +18,7 @@ array([[1, 1, 0, 2],
 """
 from __future__ import annotations
 
-from . import _arrays, _cclabel
+from . import _arrays, _cclabel, _volume
 from ._cclabel import built_with_cuda, cuda_available
 
 from .graph import adjacency, label_tolerance
@@ -134,7 +134,12 @@ def _narrow(labels, top, target, out, lib):
 
 def label(image, *, connectivity=8, background=None, backend="auto", return_num=None, out=None,
           num_as_int=False, stats=False, return_N=None, out_dtype=None, threads=None, tolerance=0):
-    """Label the connected regions of equal value of an image, or of each image of a batch.
+    """Label the connected regions of equal value of an image, of each image of a batch, or of a volume.
+
+    How a 3-D array is read: with ``connectivity`` 6, 18 or 26 (scikit-image's 3) a ``(Z, Y, X)``
+    array is one volume, labelled on the CPU (regions numbered in raster order of their first
+    voxel, z then y then x, as cc3d numbers them); with 4 or 8 (scikit-image's 1 and 2, and the
+    default) it is a batch of ``(B, H, W)`` images, each labelled on its own.
 
     Pixels join when they hold exactly the same value: every integer value is its own colour (a
     64-bit value too: values equal in their low 32 bits do not join), floats join when they are
@@ -170,7 +175,10 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
         array as indexed, never memory order.
     connectivity : int
         8 (default: edge and corner neighbours) or 4 (edge neighbours only); scikit-image's 2
-        and 1 mean the same.
+        and 1 mean the same. For a ``(Z, Y, X)`` volume 6 (faces), 18 (faces and edges) or 26
+        (faces, edges and corners; scikit-image's 3): every dtype, ``background``, ``out=``,
+        ``out_dtype=``, ``return_num`` and ``threads`` as for images, host arrays only (NumPy and
+        CPU tensors; GPU arrays are a ``ValueError`` for now), no ``stats`` or ``tolerance`` yet.
     background : None, number, tuple of ints or str
         A value whose pixels get label 0 and join nothing. None (default): every value is a
         region, zeros included (bool images: False is always background). One-channel images
@@ -258,6 +266,10 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
     return_num = _return_num(return_num, return_N)
     for name, flag in (("num_as_int", num_as_int), ("stats", stats)):
         _flag(name, flag)
+    if _volume.is_volume(image, connectivity):  # a (Z, Y, X) volume: cclabel/_volume.py
+        return _volume.label(image, _library(image), connectivity=connectivity, background=background,
+                             backend=backend, return_num=return_num, out=out, target=_out_dtype(out_dtype, out),
+                             stats=stats, threads=threads, tolerance=tolerance)
     if not (type(tolerance) is int and tolerance == 0):  # anything else is checked by label_tolerance
         for name, given in (("out", out is not None), ("out_dtype", out_dtype is not None), ("stats", stats)):
             if given:

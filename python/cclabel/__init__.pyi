@@ -13,6 +13,8 @@ _Array = Any
 Background = Union[None, int, float, Sequence[int], str]
 Backend = Literal["auto", "cpu", "cuda"]
 Connectivity = Literal[1, 2, 4, 8]
+# label() also takes a volume's neighbourhood for a (Z, Y, X) array: 6, 18, 26 (scikit-image's 3).
+LabelConnectivity = Literal[1, 2, 3, 4, 6, 8, 18, 26]
 # uint16, uint32 or uint64, as a NumPy / CuPy / PyTorch dtype or its name.
 LabelDtype = Any
 # N: int for one host image; a (B,) uint32 array for a host batch; a 0-d / (B,) uint32 device
@@ -23,46 +25,46 @@ Count = Union[int, list[int], _Array]
 Regions = dict[str, _Array]
 
 @overload
-def label(image: _Array, *, connectivity: Connectivity = 8, background: Background = None,
+def label(image: _Array, *, connectivity: LabelConnectivity = 8, background: Background = None,
           backend: Backend = "auto", return_num: Optional[Literal[False]] = None, out: Optional[_Array] = None,
           num_as_int: bool = False, stats: Literal[False] = False, return_N: Optional[Literal[False]] = None,
           out_dtype: LabelDtype = None, threads: Optional[int] = None, tolerance: int = 0) -> _Array: ...
 @overload
-def label(image: _Array, *, connectivity: Connectivity = 8, background: Background = None,
+def label(image: _Array, *, connectivity: LabelConnectivity = 8, background: Background = None,
           backend: Backend = "auto", return_num: Literal[True], out: Optional[_Array] = None,
           num_as_int: bool = False, stats: Literal[False] = False, return_N: None = None,
           out_dtype: LabelDtype = None, threads: Optional[int] = None, tolerance: int = 0) -> Tuple[_Array, Count]: ...
 @overload
-def label(image: _Array, *, connectivity: Connectivity = 8, background: Background = None,
+def label(image: _Array, *, connectivity: LabelConnectivity = 8, background: Background = None,
           backend: Backend = "auto", return_num: None = None, out: Optional[_Array] = None,
           num_as_int: bool = False, stats: Literal[False] = False, return_N: Literal[True],
           out_dtype: LabelDtype = None, threads: Optional[int] = None, tolerance: int = 0) -> Tuple[_Array, Count]: ...
 @overload
-def label(image: _Array, *, connectivity: Connectivity = 8, background: Background = None,
+def label(image: _Array, *, connectivity: LabelConnectivity = 8, background: Background = None,
           backend: Backend = "auto", return_num: Optional[Literal[False]] = None, out: Optional[_Array] = None,
           num_as_int: bool = False, stats: Literal[True], return_N: Optional[Literal[False]] = None,
           out_dtype: LabelDtype = None, threads: Optional[int] = None, tolerance: int = 0) -> Tuple[_Array, Union[Regions, list[Regions]]]: ...
 @overload
-def label(image: _Array, *, connectivity: Connectivity = 8, background: Background = None,
+def label(image: _Array, *, connectivity: LabelConnectivity = 8, background: Background = None,
           backend: Backend = "auto", return_num: Optional[bool] = None, out: Optional[_Array] = None,
           num_as_int: bool = False, stats: Literal[True], return_N: Optional[bool] = None,
           out_dtype: LabelDtype = None,
           threads: Optional[int] = None, tolerance: int = 0) -> Tuple[_Array, Count, Union[Regions, list[Regions]]]: ...
 @overload
-def connected_components(image: _Array, *, connectivity: Connectivity = 8, background: Background = None,
+def connected_components(image: _Array, *, connectivity: LabelConnectivity = 8, background: Background = None,
                          backend: Backend = "auto", return_num: Optional[Literal[False]] = None,
                          out: Optional[_Array] = None, num_as_int: bool = False, stats: Literal[False] = False,
                          return_N: Optional[Literal[False]] = None, out_dtype: LabelDtype = None,
                          threads: Optional[int] = None, tolerance: int = 0,
                          delta: Optional[int] = None) -> _Array: ...
 @overload
-def connected_components(image: _Array, *, connectivity: Connectivity = 8, background: Background = None,
+def connected_components(image: _Array, *, connectivity: LabelConnectivity = 8, background: Background = None,
                          backend: Backend = "auto", return_num: Literal[True], out: Optional[_Array] = None,
                          num_as_int: bool = False, stats: Literal[False] = False, return_N: None = None,
                          out_dtype: LabelDtype = None, threads: Optional[int] = None, tolerance: int = 0,
                          delta: Optional[int] = None) -> Tuple[_Array, Count]: ...
 @overload
-def connected_components(image: _Array, *, connectivity: Connectivity = 8, background: Background = None,
+def connected_components(image: _Array, *, connectivity: LabelConnectivity = 8, background: Background = None,
                          backend: Backend = "auto", return_num: None = None, out: Optional[_Array] = None,
                          num_as_int: bool = False, stats: Literal[False] = False, return_N: Literal[True],
                          out_dtype: LabelDtype = None, threads: Optional[int] = None, tolerance: int = 0,

@@ -919,9 +919,12 @@ void register_tree_merge(nb::module_& m);  // tree_merge.cpp: cclabel.dask's mer
 
 void bind_graph(nb::module_& m);  // graph.cpp: tolerance labelling and the adjacency graph
 
+void bind_volume(nb::module_& m);  // volume.cpp: 3-D volumes on the CPU
+
 NB_MODULE(_cclabel, m) {
     m.doc() = "cclabel's compiled core; use the functions of the cclabel package.";
     bind_graph(m);
+    bind_volume(m);
     m.attr("__version__") = CCLABEL_VERSION_STRING;
     nb::register_exception_translator([](const std::exception_ptr& p, void*) {
         try {

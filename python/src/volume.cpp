@@ -1,0 +1,76 @@
+// cclabel._cclabel._label_volume: a host (Z, Y, X) array labelled by cclabel::label_volume. The
+// Python layer (python/cclabel/_volume.py) has picked the pixel format from the dtype, the layout
+// (x contiguous, rows and slices at increasing addresses, else one copy to C order) and the
+// background as a Python int or float of the image's type; everything else is checked here and by
+// the library, whose cclabel::Error becomes ValueError.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+
+#include <cstdint>
+#include <string>
+
+#include "cclabel/volume.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+using Volume = nb::ndarray<nb::ro, nb::ndim<3>, nb::device::cpu>;
+using Labels = nb::ndarray<std::uint32_t, nb::ndim<3>, nb::c_contig, nb::device::cpu>;
+
+cclabel::Backend volume_backend(const std::string& s) {
+    if (s == "auto") return cclabel::Backend::Auto;
+    if (s == "cpu") return cclabel::Backend::Cpu;
+    if (s == "cuda") return cclabel::Backend::Cuda;
+    throw nb::value_error(("backend: expected 'auto', 'cpu' or 'cuda', got '" + s + "'").c_str());
+}
+
+std::uint32_t py_label_volume(const Volume& image, int format, Labels out, int connectivity, nb::handle background,
+                              const std::string& backend, int threads) {
+    const auto f = cclabel::PixelFormat(format);
+    const std::int64_t item = cclabel::bytes_per_pixel(f);
+    if (item == 0 || std::int64_t(image.itemsize()) != item)
+        throw nb::type_error(("image: element size " + std::to_string(image.itemsize()) + " does not match format " +
+                              std::string(cclabel::format_name(f)))
+                                 .c_str());
+    for (std::size_t i = 0; i < 3; ++i)
+        if (out.shape(i) != image.shape(i)) throw nb::value_error("out: shape must be the image's (Z, Y, X)");
+    cclabel::VolumeView v;
+    v.data = static_cast<const std::uint8_t*>(image.data());
+    v.depth = std::int64_t(image.shape(0));
+    v.height = std::int64_t(image.shape(1));
+    v.width = std::int64_t(image.shape(2));
+    v.format = f;
+    if (v.voxels() != 0) {
+        if (image.stride(2) != 1 && v.width > 1) throw nb::value_error("image: voxels of a row must be adjacent");
+        v.row_stride = v.height > 1 ? image.stride(1) * item : v.width * item;
+        v.slice_stride = v.depth > 1 ? image.stride(0) * item : v.height * v.row_stride;
+    }
+    cclabel::Options o;
+    o.connectivity = connectivity;
+    o.threads = threads;
+    o.backend = volume_backend(backend);
+    if (nb::isinstance<nb::float_>(background)) {
+        o.background_value = nb::cast<double>(background);
+    } else if (nb::isinstance<nb::int_>(background)) {
+        const nb::int_ i = nb::borrow<nb::int_>(background);
+        if (nb::cast<bool>(i.attr("__lt__")(0)))
+            o.background_value = nb::cast<std::int64_t>(i);
+        else
+            o.background_value = nb::cast<std::uint64_t>(i);
+    } else if (!background.is_none()) {
+        throw nb::type_error("background: expected None, an int or a float");
+    }
+    std::uint32_t* labels = out.data();
+    nb::gil_scoped_release release;
+    return cclabel::label_volume(v, labels, o).count;
+}
+
+}  // namespace
+
+void bind_volume(nb::module_& m) {
+    m.def("_label_volume", &py_label_volume, "image"_a, "format"_a, "out"_a, "connectivity"_a, "background"_a.none(),
+          "backend"_a, "threads"_a);
+}
