@@ -121,8 +121,10 @@ def adjacency(labels, connectivity=8, background=False):
     Parameters
     ----------
     labels : array_like
-        A host ``(H, W)`` label image of non-negative integers below 2**32 (any integer dtype or
-        bool); 0 is the background.
+        An ``(H, W)`` label image of non-negative integers below 2**32 (any integer dtype or
+        bool); 0 is the background. A NumPy array goes to the CPU or the GPU, whichever this
+        machine's rates say is faster; a CuPy array or CUDA tensor is read where it is, on the GPU
+        (the call waits for the current stream first).
     connectivity : int
         8 (default: corner neighbours touch too) or 4; scikit-image's 2 and 1 mean the same.
     background : bool
@@ -137,6 +139,8 @@ def adjacency(labels, connectivity=8, background=False):
         cc3d's ``contacts(labels, connectivity=4 or 26, surface_area=False)``, and the pairs are
         its ``region_graph``.
     """
+    if hasattr(labels, "__cuda_array_interface__"):
+        return _adjacency_on_gpu(labels, connectivity, background)
     lab = np.asarray(labels)
     if lab.ndim != 2:
         raise ValueError(f"labels: expected shape (H, W), got {lab.shape}")
@@ -151,3 +155,27 @@ def adjacency(labels, connectivity=8, background=False):
     if not isinstance(background, (bool, np.bool_)):
         raise TypeError(f"background: must be a bool, got {background!r}")
     return _cclabel._adjacency(np.ascontiguousarray(lab), connectivity, bool(background))
+
+
+def _adjacency_on_gpu(labels, connectivity, background):
+    """adjacency() of a CuPy array or a CUDA tensor: read in place when it is C-contiguous uint32,
+    else converted once on the GPU; the edges come back as a NumPy array."""
+    import cupy as cp
+
+    lab = cp.asarray(labels)  # a view of a CUDA tensor through __cuda_array_interface__
+    if lab.ndim != 2:
+        raise ValueError(f"labels: expected shape (H, W), got {lab.shape}")
+    if lab.dtype.kind not in "biu":
+        raise TypeError(f"labels: expected an integer or bool label image, got dtype {lab.dtype}")
+    if lab.dtype != cp.uint32:
+        if lab.size and lab.dtype.kind == "i" and bool((lab < 0).any()):
+            raise ValueError("labels: must not be negative")
+        if lab.size and lab.dtype.itemsize > 4 and bool((lab > 0xFFFFFFFF).any()):
+            raise ValueError("labels: values above 4294967295 are not supported")
+        lab = lab.astype(cp.uint32)
+    lab = cp.ascontiguousarray(lab)
+    if not isinstance(background, (bool, np.bool_)):
+        raise TypeError(f"background: must be a bool, got {background!r}")
+    cp.cuda.get_current_stream().synchronize()  # the library reads on its own stream
+    h, w = (int(n) for n in lab.shape)
+    return _cclabel._adjacency_device(int(lab.data.ptr), h, w, connectivity, bool(background))

@@ -100,13 +100,14 @@ std::uint32_t label_tolerance(const HostIn& image, LabelsOut out, nb::handle tol
     }
 }
 
-nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<2>> adjacency(const LabelsIn& labels, int connectivity, bool background) {
+/// The edges of @p h × @p w packed uint32 labels at @p labels (host or device memory) as (E, 3) rows.
+nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<2>> edges_of(const std::uint32_t* labels, std::int64_t h, std::int64_t w,
+                                                            int connectivity, bool background, cclabel::Backend backend) {
     const int conn = connectivity_arg(connectivity);
     std::vector<cclabel::AdjacencyEdge> edges;
     try {
         nb::gil_scoped_release unlocked;
-        edges = cclabel::adjacency(labels.data(), std::int64_t(labels.shape(1)), std::int64_t(labels.shape(0)), conn,
-                                   background);
+        edges = cclabel::adjacency(labels, w, h, conn, background, 0, backend);
     } catch (const cclabel::Error& e) {
         throw nb::value_error(e.what());
     }
@@ -120,6 +121,18 @@ nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<2>> adjacency(const LabelsIn& lab
     return nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<2>>(rows, {edges.size(), std::size_t(3)}, owner);
 }
 
+nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<2>> adjacency(const LabelsIn& labels, int connectivity, bool background) {
+    return edges_of(labels.data(), std::int64_t(labels.shape(0)), std::int64_t(labels.shape(1)), connectivity,
+                    background, cclabel::Backend::Auto);
+}
+
+/// Labels already on the GPU (graph.py checked them: C-contiguous uint32, the caller's stream waited for).
+nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<2>> adjacency_device(std::uintptr_t ptr, std::int64_t h, std::int64_t w,
+                                                                    int connectivity, bool background) {
+    if (h < 0 || w < 0) throw nb::value_error("labels: negative shape");
+    return edges_of(reinterpret_cast<const std::uint32_t*>(ptr), h, w, connectivity, background, cclabel::Backend::Cuda);
+}
+
 }  // namespace
 
 void bind_graph(nb::module_& m) {
@@ -129,4 +142,6 @@ void bind_graph(nb::module_& m) {
     m.def("_adjacency", &adjacency, "labels"_a, "connectivity"_a, "background"_a,
           "The region adjacency graph of a uint32 label image as (E, 3) uint64 rows a, b, contacts "
           "(see cclabel.graph.adjacency).");
+    m.def("_adjacency_device", &adjacency_device, "ptr"_a, "height"_a, "width"_a, "connectivity"_a, "background"_a,
+          "The region adjacency graph of C-contiguous uint32 labels in device memory (see cclabel.graph.adjacency).");
 }

@@ -191,6 +191,23 @@ def test_adjacency_equals_cc3d_contacts_and_region_graph(connectivity):
             assert as_dict(adjacency(labels, connectivity, background=True)) == brute_contacts(labels, connectivity, True)
 
 
+def test_adjacency_of_gpu_labels_equals_the_host_graph():
+    """A CuPy label image is read on the GPU, in place (uint32) or converted there (int64, a view
+    with gaps); the edges equal those of the same labels on the host."""
+    if not cclabel.cuda_available():
+        pytest.skip("no CUDA device")
+    cp = pytest.importorskip("cupy")
+    rng = np.random.default_rng(11)
+    img = np.kron(rng.integers(0, 4, (60, 80)), np.ones((3, 3), np.int64)).astype(np.uint8)
+    labels = cclabel.label(img, connectivity=4)
+    for conn in (4, 8):
+        for bg in (False, True):
+            want = adjacency(labels, connectivity=conn, background=bg)
+            for dev in (cp.asarray(labels), cp.asarray(labels.astype(np.int64)), cp.asarray(np.tile(labels, 2))[:, ::2]):
+                got = adjacency(dev, connectivity=conn, background=bg)
+                np.testing.assert_array_equal(got, want)
+
+
 def test_adjacency_of_tolerance_labels():
     rng = np.random.default_rng(11)
     img = rng.integers(0, 12, size=(40, 40)).astype(np.uint8)
