@@ -75,14 +75,13 @@ void scan_slab(const detail::VolumeRequest& r, Slab& s) {
     const std::int64_t rows = (s.z1 - s.z0) * h;
     std::vector<std::uint32_t> keys(w);
     s.row_begin.assign(std::size_t(rows) + 1, 0);
+    // Room for a run a voxel, allocated once: pages that no run reaches are never touched.
+    const std::size_t most = std::size_t(rows) * w;
+    for (vol::U32Array* a : {&s.x0, &s.x1, &s.key, &s.parent}) a->reserve_more(0, most);
     std::uint32_t used = 0;
     for (std::int64_t z = s.z0; z < s.z1; ++z) {
         for (std::int64_t y = 0; y < h; ++y) {
             const std::int64_t lr = (z - s.z0) * h + y;
-            s.x0.reserve_more(used, w);
-            s.x1.reserve_more(used, w);
-            s.key.reserve_more(used, w);
-            s.parent.reserve_more(used, w);
             load_row_keys<F>(r.row(z, y), w, keys.data());
             const std::uint32_t n = vol::cut_runs(keys.data(), w, r.has_background, r.background_key,
                                                   s.x0.data() + used, s.x1.data() + used, s.key.data() + used);
@@ -104,6 +103,7 @@ void scan_slab(const detail::VolumeRequest& r, Slab& s) {
                     parent[used + c] = root;
                 },
                 [&](std::uint32_t, std::uint32_t other) {
+                    if (parent[other - s.base] == root) return;  // joined already: most touches
                     const std::uint32_t o = f.find(other);
                     if (o == root) return;
                     if (o < root) {
