@@ -221,8 +221,9 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
     tolerance : int
         0 (default): exact values. Above 0, neighbours join when every channel differs by at most
         this much (cc3d's ``delta``), so an anti-aliased stroke and its fringe are one region:
-        :func:`cclabel.graph.label_tolerance`, on the CPU, for one host image of integers or
-        bool (not yet with ``out=``, ``out_dtype=``, ``stats=``, batches or GPU arrays).
+        :func:`cclabel.graph.label_tolerance`, on the CPU or the GPU (``backend``), for one host
+        image of integers or bool (not yet with ``out=``, ``out_dtype=``, ``stats=``, batches or
+        GPU arrays).
 
     Returns
     -------
