@@ -172,15 +172,15 @@ struct Tuning {
 
 /// @p t for a call with a tolerance: the pixel pipeline, whose Start and Connect compare neighbours
 /// through `joins` (kernels/bodies.cuh), without the shortcuts that hold only when joining is an
-/// equivalence of values: skipped joins (L joined to U through UL needs L ~ UL ~ U, not L ~ U), the
-/// tile's union-find (its own equal-neighbour rules) and background pixels kept in the forest
-/// (a close foreground neighbour must never reach them). The segment pipeline finds runs of one key
-/// with bit masks: it has no tolerance form.
+/// equivalence of values: skipped joins (L joined to U through UL needs L ~ UL ~ U, not L ~ U) and
+/// background pixels kept in the forest (a close foreground neighbour must never reach them).
+/// Start takes one pixel a thread (start_tile_rows compares the keys it holds in registers for
+/// equality). The segment pipeline finds runs of one key with bit masks: it has no tolerance form.
 inline Tuning for_tolerance(Tuning t) {
     t.switches.segment_runs = false;
     t.switches.skip_joins = false;
-    t.switches.tile_union_find = false;
     t.switches.background_in_start = true;
+    t.shape.rows_per_thread = 1;
     return t;
 }
 

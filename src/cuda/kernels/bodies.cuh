@@ -22,7 +22,7 @@
 // Tolerance (Options::tolerance > 0) runs this pipeline with `joins` (two neighbours close in every
 // channel) in place of equal keys in Start's warp runs and Connect's neighbours: a run is then a
 // chain of close pixels, still one region. The shortcuts that need joining to be an equivalence of
-// values (skip_joins, the tile's union-find over equal neighbours) are off for it (for_tolerance).
+// values (skip_joins) are off for it, and Start takes one pixel a thread (for_tolerance).
 //
 // Parent encoding. Below 2^31 pixels ("flag path") a parent pointer p is stored as p | 2^31 and a
 // final label without the flag, so Number can overwrite pixels while others still walk through
@@ -343,7 +343,7 @@ CCL_HD void start_tile(Ops& ops, const Params& g, const TilePos& t, std::uint32_
     };
     if (t.inside && g.sw.warp_runs) {
         const std::uint32_t active_mask = mask_below(t.active);
-        const bool same_left = t.lane > 0 && value_of(tid - 1, t.x - 1, t.y) == c;
+        const bool same_left = t.lane > 0 && joins<F>(g, c, value_of(tid - 1, t.x - 1, t.y));
         const std::uint32_t starts = (ops.ballot(active_mask, !same_left) & active_mask) | 1u;
         lp = tid - (t.lane - highest_bit(starts & mask_upto(t.lane)));
     }
@@ -352,11 +352,11 @@ CCL_HD void start_tile(Ops& ops, const Params& g, const TilePos& t, std::uint32_
     const bool skip_bg = bg_value && g.sw.background_in_start;
     if (t.inside && !skip_bg) {
         const bool hasL = tx > 0, hasU = ty > 0 && !image_top(g, t.y);
-        const bool sL = hasL && value_of(tid - 1, t.x - 1, t.y) == c;
-        const bool sU = hasU && value_of(tid - g.tile_w, t.x, t.y - 1) == c;
-        const bool sUL = hasL && hasU && value_of(tid - g.tile_w - 1, t.x - 1, t.y - 1) == c;
+        const bool sL = hasL && joins<F>(g, c, value_of(tid - 1, t.x - 1, t.y));
+        const bool sU = hasU && joins<F>(g, c, value_of(tid - g.tile_w, t.x, t.y - 1));
+        const bool sUL = hasL && hasU && joins<F>(g, c, value_of(tid - g.tile_w - 1, t.x - 1, t.y - 1));
         const bool sUR = g.connectivity == 8 && hasU && tx + 1 < g.tile_w && t.x + 1 < g.width &&
-                         value_of(tid - g.tile_w + 1, t.x + 1, t.y - 1) == c;
+                         joins<F>(g, c, value_of(tid - g.tile_w + 1, t.x + 1, t.y - 1));
         const Joins j = choose_joins(g, sL, sU, sUL, sUR, g.sw.warp_runs && t.lane > 0);
         if (j.L && !g.sw.up_before_left) unite_local(ops, g, tid, tid - 1);
         if (j.U) unite_local(ops, g, tid, tid - g.tile_w);
