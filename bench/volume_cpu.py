@@ -1,11 +1,18 @@
 """cclabel.label on 3-D volumes against cc3d (connected-components-3d), on the CPU.
 
-Volumes (default 256^3): random binary at density 0.3 and 0.5 (uint8 0/1, background 0) and
-5 labels at random (uint8 1..5, every voxel labelled), each at connectivity 6, 18 and 26. Times
-are the best of --repeat runs of labelling alone; cclabel on one thread and on all (threads=0);
-every cclabel result is checked equal to cc3d's before it is timed.
+Volumes (default 256^3): random binary at densities 0.1, 0.3, 0.5, 0.7 and 0.9 (uint8 0/1,
+background 0), smooth blobs (Gaussian-smoothed noise thresholded at its median, uint8 0/1), 5 labels
+at random (uint8 1..5, every voxel labelled) and a Voronoi "connectomics-like" label volume (uint32,
+about 2,000 cells, nearest of random seeds, no background), each at connectivity 6, 18 and 26.
+Times are the best of --repeat runs of labelling alone; cclabel on one thread and on all
+(threads=0); every cclabel result is checked equal to cc3d's before it is timed.
 
     PYTHONPATH=build/py-vol-site python3 bench/volume_cpu.py [--size 256] [--repeat 3]
+        [--only "binary 0.3,5 labels"] [--conn 26] [--off NAME[,NAME]]
+
+--off turns off ideas of the volume labeller by name (CCLABEL_VOLUME_OFF, read by
+src/cpu/label3d_cpu.cpp on each call; never changes the labels): `voxels` (the voxel-wise scan for
+short runs; runs everywhere).
 """
 from __future__ import annotations
 
@@ -16,7 +23,6 @@ import time
 import numpy as np
 
 import cc3d
-import cclabel
 
 
 def best(fn, repeat):
@@ -28,30 +34,63 @@ def best(fn, repeat):
     return min(t)
 
 
+def blobs(n, rng):
+    from scipy import ndimage
+
+    a = ndimage.gaussian_filter(rng.random((n, n, n), dtype=np.float32), sigma=4)
+    return (a > np.median(a)).astype(np.uint8)
+
+
+def voronoi(n, rng, cells=2000):
+    from scipy.spatial import cKDTree
+
+    seeds = rng.random((cells, 3)) * n
+    g = np.indices((n, n, n), dtype=np.float32).reshape(3, -1).T
+    _, idx = cKDTree(seeds).query(g, workers=-1)
+    return (idx.astype(np.uint32) + 1).reshape(n, n, n)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--size", type=int, default=256)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", default="", help="comma-separated volume names")
+    ap.add_argument("--conn", default="6,18,26")
+    ap.add_argument("--off", default="", help="volume labeller switches to turn off (CCLABEL_VOLUME_OFF)")
+    ap.add_argument("--no-all", action="store_true", help="skip the all-threads column")
     args = ap.parse_args()
+    if args.off:
+        os.environ["CCLABEL_VOLUME_OFF"] = args.off
+    import cclabel  # after the environment is set
+
     n = args.size
     rng = np.random.default_rng(0)
-    volumes = {
-        "binary 0.3": ((rng.random((n, n, n)) < 0.3).astype(np.uint8), 0),
-        "binary 0.5": ((rng.random((n, n, n)) < 0.5).astype(np.uint8), 0),
-        "5 labels": (rng.integers(1, 6, (n, n, n)).astype(np.uint8), None),
-    }
-    print(f"{n}^3 volumes, best of {args.repeat}, cores {os.cpu_count()}, cc3d {cc3d.__version__ if hasattr(cc3d, '__version__') else ''}")
+    makers = {f"binary {d}": (lambda d=d: ((rng.random((n, n, n)) < d).astype(np.uint8), 0))
+              for d in (0.1, 0.3, 0.5, 0.7, 0.9)}
+    makers["blobs"] = lambda: (blobs(n, rng), 0)
+    makers["5 labels"] = lambda: (rng.integers(1, 6, (n, n, n)).astype(np.uint8), None)
+    makers["voronoi 2k"] = lambda: (voronoi(n, rng), None)
+    only = [s.strip() for s in args.only.split(",") if s.strip()]
+    conns = [int(c) for c in args.conn.split(",")]
+    print(f"{n}^3 volumes, best of {args.repeat}, cores {os.cpu_count()}, "
+          f"cc3d {getattr(cc3d, '__version__', '')}, off: {args.off or '-'}")
     print(f"{'volume':<12} {'conn':>4} {'cc3d ms':>9} {'1 thread ms':>12} {'x cc3d':>7} {'all ms':>8} {'x cc3d':>7}")
-    for name, (a, bg) in volumes.items():
-        for conn in (6, 18, 26):
+    for name, make in makers.items():
+        if only and name not in only:
+            continue
+        a, bg = make()
+        for conn in conns:
             want = cc3d.connected_components(a, connectivity=conn)
             got = cclabel.label(a, connectivity=conn, background=bg, threads=1)
             assert np.array_equal(got, want), (name, conn)
+            assert np.array_equal(cclabel.label(a, connectivity=conn, background=bg, threads=0), want), (name, conn)
             t_cc3d = best(lambda: cc3d.connected_components(a, connectivity=conn), args.repeat)
             t_one = best(lambda: cclabel.label(a, connectivity=conn, background=bg, threads=1), args.repeat)
-            t_all = best(lambda: cclabel.label(a, connectivity=conn, background=bg, threads=0), args.repeat)
-            print(f"{name:<12} {conn:>4} {t_cc3d * 1e3:>9.1f} {t_one * 1e3:>12.1f} {t_cc3d / t_one:>7.2f} "
-                  f"{t_all * 1e3:>8.1f} {t_cc3d / t_all:>7.2f}")
+            line = f"{name:<12} {conn:>4} {t_cc3d * 1e3:>9.1f} {t_one * 1e3:>12.1f} {t_cc3d / t_one:>7.2f}"
+            if not args.no_all:
+                t_all = best(lambda: cclabel.label(a, connectivity=conn, background=bg, threads=0), args.repeat)
+                line += f" {t_all * 1e3:>8.1f} {t_cc3d / t_all:>7.2f}"
+            print(line, flush=True)
 
 
 if __name__ == "__main__":

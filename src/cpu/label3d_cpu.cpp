@@ -22,12 +22,16 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "cclabel/detail/pixel_traits.hpp"
 #include "cpu/band_phases.hpp"
 #include "cpu/row_keys.hpp"
 #include "cpu/volume_runs.hpp"
+#include "cpu/volume_seams.hpp"
+#include "cpu/volume_voxels.hpp"
 
 namespace cclabel::cpu {
 namespace {
@@ -36,6 +40,7 @@ using vol::RowRuns;
 
 /// The slices [z0, z1) of a volume, and their runs.
 struct Slab {
+    static constexpr std::uint32_t kFirst = 0;  ///< the first run's id is base (volume_seams.hpp)
     std::int64_t z0 = 0, z1 = 0;
     std::uint32_t base = 0;  ///< id of the slab's first run: the index of its first voxel
     std::uint32_t runs = 0;
@@ -52,20 +57,7 @@ struct Slab {
     }
 };
 
-/// The union-find of one slab during its scan: ids of this slab only, path halving.
-struct SlabForest {
-    std::uint32_t* parent;  // indexed by id - base
-    std::uint32_t base;
-    std::uint32_t find(std::uint32_t id) const {
-        std::uint32_t p;
-        while ((p = parent[id - base]) != id) {
-            const std::uint32_t g = parent[p - base];
-            parent[id - base] = g;
-            id = g;
-        }
-        return id;
-    }
-};
+using vol::SlabForest;
 
 template <PixelFormat F, int Conn>
 void scan_slab(const detail::VolumeRequest& r, Slab& s) {
@@ -127,35 +119,8 @@ void scan_slab(const detail::VolumeRequest& r, Slab& s) {
     }
 }
 
-/// The forest of every slab at once, for the seams: read-only finds across slabs.
-struct Forests {
-    std::vector<Slab>& slabs;
-    Slab& slab_of(std::uint32_t id) const {
-        auto it = std::upper_bound(slabs.begin(), slabs.end(), id, [](std::uint32_t v, const Slab& s) { return v < s.base; });
-        return *(it - 1);
-    }
-    std::uint32_t& parent(std::uint32_t id) const {
-        Slab& s = slab_of(id);
-        return s.parent[id - s.base];
-    }
-    std::uint32_t find_readonly(std::uint32_t id) const {
-        for (std::uint32_t p; (p = parent(id)) != id;) id = p;
-        return id;
-    }
-    /// The local row of run @p id in its slab.
-    std::size_t row_of(const Slab& s, std::uint32_t id) const {
-        const auto it = std::upper_bound(s.row_begin.begin(), s.row_begin.end(), id - s.base);
-        return std::size_t(it - s.row_begin.begin()) - 1;
-    }
-};
-
-/// The final roots that runs of later slabs point at, and their numbers.
-struct ExternalRoots {
-    std::vector<std::uint32_t> root, number;
-    std::uint32_t number_of(std::uint32_t id) const {
-        return number[std::size_t(std::lower_bound(root.begin(), root.end(), id) - root.begin())];
-    }
-};
+using vol::ExternalRoots;
+using Forests = vol::Forests<Slab>;
 
 /// Step 2 of the file's comment; returns N.
 template <int Conn>
@@ -191,42 +156,7 @@ std::uint32_t join_seams(const detail::VolumeRequest& r, std::vector<Slab>& slab
                 [](std::uint32_t) {});
         }
     }
-    for (std::uint32_t c : hung) {
-        Slab& s = forests.slab_of(c);
-        --s.row_roots[forests.row_of(s, c)];
-    }
-    for (std::uint32_t c : hung) {
-        const std::uint32_t root = forests.find_readonly(c);
-        forests.parent(c) = root;
-        ext.root.push_back(root);
-    }
-    std::sort(ext.root.begin(), ext.root.end());
-    ext.root.erase(std::unique(ext.root.begin(), ext.root.end()), ext.root.end());
-
-    std::uint32_t next = 0;
-    for (Slab& s : slabs) {
-        s.first_label = next;
-        for (std::uint32_t c : s.row_roots) next += c;
-    }
-    // A root's number: its slab's first number, the roots of the slab's rows before its row, and
-    // the roots of its own row up to it (roots are sorted, so each slab's rows are walked once).
-    ext.number.reserve(ext.root.size());
-    const Slab* slab = nullptr;
-    std::size_t row = 0;
-    std::uint32_t before_row = 0;
-    for (std::uint32_t root : ext.root) {
-        const Slab& s = forests.slab_of(root);
-        if (&s != slab) {
-            slab = &s;
-            row = 0;
-            before_row = s.first_label;
-        }
-        for (const std::size_t rr = forests.row_of(s, root); row < rr; ++row) before_row += s.row_roots[row];
-        std::uint32_t in_row = 0;
-        for (std::uint32_t i = s.row_begin[row]; i <= root - s.base; ++i) in_row += s.parent[i] == s.base + i;
-        ext.number.push_back(before_row + in_row);
-    }
-    return next;
+    return vol::settle_seams(forests, hung, ext);
 }
 
 /// Step 3: numbers the slab's runs in raster order and writes its voxels' labels.
@@ -256,8 +186,77 @@ void number_and_write(const detail::VolumeRequest& r, Slab& s, const ExternalRoo
     }
 }
 
+/// The volume labeller's ideas that are a choice between algorithms, as switches that never
+/// change the labels. Internal: the benchmark turns them off through the environment variable
+/// CCLABEL_VOLUME_OFF (names separated by commas), read on each call.
+struct VolumeSwitches {
+    /// Volumes whose sampled rows average fewer than kVoxelRunLength voxels a run are scanned voxel
+    /// by voxel (cpu/volume_voxels.hpp) instead of as runs.
+    bool voxels = true;
+    /// Volumes of long runs are scanned as runs (volume_runs.hpp). Off: voxel by voxel everywhere.
+    bool runs = true;
+};
+
+VolumeSwitches volume_switches() {
+    VolumeSwitches sw;
+    const char* off = std::getenv("CCLABEL_VOLUME_OFF");
+    if (off == nullptr) return sw;
+    auto has = [&](const char* name) {
+        const std::size_t n = std::strlen(name);
+        for (const char* p = off; (p = std::strstr(p, name)) != nullptr; p += n)
+            if ((p == off || p[-1] == ',') && (p[n] == '\0' || p[n] == ',')) return true;
+        return false;
+    };
+    sw.voxels = !has("voxels");
+    sw.runs = !has("runs");
+    return sw;
+}
+
+/// Average voxels a run below which the voxel-wise scan wins (bench/volume_cpu.py).
+constexpr double kVoxelRunLength = 8.0;
+
+/// Average run length (background runs included) over up to 64 rows spread through the volume.
+template <PixelFormat F>
+double sampled_run_length(const detail::VolumeRequest& r) {
+    const auto w = std::uint32_t(r.width);
+    const std::int64_t rows = r.height * r.depth;
+    const std::int64_t samples = std::min<std::int64_t>(rows, 64);
+    std::vector<std::uint32_t> keys(w);
+    std::uint64_t runs = 0;
+    for (std::int64_t i = 0; i < samples; ++i) {
+        const std::int64_t row = (2 * i + 1) * rows / (2 * samples);
+        load_row_keys<F>(r.row(row / r.height, row % r.height), w, keys.data());
+        std::uint32_t changes = 0;
+        for (std::uint32_t x = 1; x < w; ++x) changes += keys[x] != keys[x - 1];
+        runs += changes + 1;
+    }
+    return double(samples) * w / double(runs);
+}
+
+template <PixelFormat F, int Conn>
+std::uint32_t label_voxels(const detail::VolumeRequest& r, std::uint32_t* out) {
+    const int ns = int(std::min<std::int64_t>(r.threads, r.depth));
+    std::vector<vox::VoxelSlab> slabs(static_cast<std::size_t>(ns));
+    const std::uint64_t plane = std::uint64_t(r.width) * std::uint64_t(r.height);
+    for (int i = 0; i < ns; ++i) {
+        vox::VoxelSlab& s = slabs[std::size_t(i)];
+        s.z0 = r.depth * i / ns;
+        s.z1 = r.depth * (i + 1) / ns;
+        s.base = std::uint32_t(std::uint64_t(s.z0) * plane);
+    }
+    vox::ExternalRoots ext;
+    std::uint32_t total = 0;
+    band_phases(
+        r.threads, ns, [&](int i) { vox::scan_slab<F, Conn>(r, slabs[std::size_t(i)], out); },
+        [&]() noexcept { total = vox::join_seams<F, Conn>(r, slabs, out, ext); },
+        [&](int i) { vox::number_slab(r, slabs[std::size_t(i)], ext, out); });
+    return total;
+}
+
 template <PixelFormat F, int Conn>
 std::uint32_t label_impl(const detail::VolumeRequest& r, std::uint32_t* out) {
+    const VolumeSwitches sw = volume_switches();
+    if (sw.voxels && (!sw.runs || sampled_run_length<F>(r) < kVoxelRunLength)) return label_voxels<F, Conn>(r, out);
     const int ns = int(std::min<std::int64_t>(r.threads, r.depth));
     std::vector<Slab> slabs(static_cast<std::size_t>(ns));
     const std::uint64_t plane = std::uint64_t(r.width) * std::uint64_t(r.height);

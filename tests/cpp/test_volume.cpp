@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -223,6 +224,32 @@ TEST(VolumeStrides, PaddedRowsAndSlices) {
             expect_flood_fill(v, f, conn, false, 2, 0, 17, "slice pad 17");
             expect_flood_fill(v, f, conn, false, 3, 8, 0, "row pad 8");
         }
+}
+
+TEST(VolumeScans, RunsAndVoxelsEachMatchFloodFill) {
+    // The labeller scans volumes of short runs voxel by voxel and the others as runs; each scan
+    // alone (the other switched off through CCLABEL_VOLUME_OFF, as bench/volume_cpu.py does) must
+    // label every kind of volume, on one thread and across slab seams.
+    std::uint32_t seed = 400;
+    Volume bars(37, 11, 13);  // long runs along x, joined through the slices
+    for (std::int64_t z = 0; z < bars.d; ++z)
+        for (std::int64_t y = 0; y < bars.h; ++y)
+            for (std::int64_t x = 0; x < bars.w; ++x) bars.at(x, y, z) = ((x / 9 + y / 3 + z / 4) % 3 == 0) ? 0 : 1 + (y + z) % 2;
+    for (const char* off : {"voxels", "runs"}) {
+        ASSERT_EQ(setenv("CCLABEL_VOLUME_OFF", off, 1), 0);
+        for (int conn : kConnectivities)
+            for (int t : {1, 3}) {
+                for (double density : {0.1, 0.5, 0.9}) {
+                    Volume v = random_volume(19, 13, 11, 2, density, ++seed);
+                    expect_flood_fill(v, PixelFormat::Binary8, conn, true, t, 0, 0, off);
+                    Volume m = random_volume(19, 13, 11, 5, 0.0, ++seed);
+                    expect_flood_fill(m, PixelFormat::Gray16, conn, false, t, 0, 0, off);
+                }
+                expect_flood_fill(bars, PixelFormat::Gray8, conn, true, t, 0, 0, off);
+                expect_flood_fill(bars, PixelFormat::U32, conn, false, t, 0, 0, off);
+            }
+        ASSERT_EQ(unsetenv("CCLABEL_VOLUME_OFF"), 0);
+    }
 }
 
 // --- adversarial volumes ----------------------------------------------------------------------

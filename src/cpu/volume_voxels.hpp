@@ -1,0 +1,477 @@
+#pragma once
+// The voxel-wise scan of the CPU volume labeller (cpu/label3d_cpu.cpp), for volumes whose rows are
+// mostly short runs (noise, dense multilabel volumes), where a run-based scan spends several
+// mispredicted branches on every run. The label volume doubles as the union-find forest, as in the
+// picture labeller (band_numbering.hpp): a fresh label is its voxel's index + 1, out[l - 1] is the
+// parent of label l, unions hang the larger root under the smaller.
+//
+// Each voxel's 13 earlier neighbours under 26-connectivity (fewer under 18 and 6) are bits of a
+// code, "same key as me", computed a row at a time from rows of keys (the comparisons vectorise):
+//
+//   bit  0       (x - 1, y,     z)        L
+//   bits 1..3    (x - 1..x + 1, y - 1, z)     the row above
+//   bits 4..6    (x - 1..x + 1, y - 1, z - 1)
+//   bits 7..9    (x - 1..x + 1, y,     z - 1) (bit 8 is the voxel behind, B)
+//   bits 10..12  (x - 1..x + 1, y + 1, z - 1)
+//   bit 13       the voxel is background
+//
+// A table made once for each connectivity (in the manner of the decision trees of SAUF/PRED 3D)
+// gives, for every code, the neighbour whose label the voxel takes and one neighbour of every other
+// group of its equal neighbours that are not neighbours of each other: equal neighbours that touch
+// are in one set already (the later one joined the earlier one when it was scanned), so at most one
+// union a group is needed, and under 26-connectivity none at all when B is equal (B touches every
+// earlier neighbour). The
+// voxel's own fresh label is read through the same table (source 13: the voxel itself, written
+// first), so the scan has no branch on the code but the loop over its few unions.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "cclabel/detail/pixel_traits.hpp"
+#include "core/volume_request.hpp"
+#include "cpu/row_keys.hpp"
+#include "cpu/volume_runs.hpp"
+#include "cpu/volume_seams.hpp"
+
+namespace cclabel::cpu::vox {
+
+inline constexpr int kNeighbours = 13;
+inline constexpr int kSelf = 13;  ///< source index: the voxel's own fresh label
+inline constexpr std::uint32_t kBgBit = 1u << 13;
+
+struct Offset3 {
+    int dx, dy, dz;
+};
+
+inline constexpr std::array<Offset3, kNeighbours> kOffsets{{{-1, 0, 0},
+                                                           {-1, -1, 0},
+                                                           {0, -1, 0},
+                                                           {1, -1, 0},
+                                                           {-1, -1, -1},
+                                                           {0, -1, -1},
+                                                           {1, -1, -1},
+                                                           {-1, 0, -1},
+                                                           {0, 0, -1},
+                                                           {1, 0, -1},
+                                                           {-1, 1, -1},
+                                                           {0, 1, -1},
+                                                           {1, 1, -1}}};
+
+constexpr int nonzero(const Offset3& o) { return (o.dx != 0) + (o.dy != 0) + (o.dz != 0); }
+constexpr int max_nonzero(int conn) { return conn == 6 ? 1 : conn == 18 ? 2 : 3; }
+
+/// The code bits a connectivity uses.
+constexpr std::uint32_t conn_mask(int conn) {
+    std::uint32_t m = 0;
+    for (int k = 0; k < kNeighbours; ++k)
+        if (nonzero(kOffsets[std::size_t(k)]) <= max_nonzero(conn)) m |= 1u << k;
+    return m;
+}
+
+constexpr bool touch(int conn, int a, int b) {
+    const Offset3 p = kOffsets[std::size_t(a)], q = kOffsets[std::size_t(b)];
+    const Offset3 d{p.dx - q.dx, p.dy - q.dy, p.dz - q.dz};
+    if (d.dx < -1 || d.dx > 1 || d.dy < -1 || d.dy > 1 || d.dz < -1 || d.dz > 1) return false;
+    return nonzero(d) <= max_nonzero(conn);
+}
+
+/// A table entry: bits 0..3 the source (a neighbour, or kSelf), bits 4..6 the number of unions,
+/// bit 7 "opens a label", bit 8 background, then from bit 9 on 4 bits for each of kUnions<Conn>
+/// neighbours to unite with: slots left over name the source itself, so that a scan may also run a
+/// fixed number of them (no mispredicted loop end), a slot with nothing to join comparing the label
+/// with itself.
+using Entry = std::uint32_t;
+/// The most unions a voxel can need: groups of equal earlier neighbours that touch no other, less one.
+template <int Conn>
+inline constexpr int kUnions = Conn == 26 ? 3 : 2;
+
+template <int Conn>
+std::vector<Entry> make_table() {
+    std::vector<Entry> t(std::size_t(1) << 14, 0);
+    const std::uint32_t cm = conn_mask(Conn);
+    for (std::uint32_t c = 0; c < (1u << 14); ++c) {
+        auto slots_of_source = [](Entry src) {
+            Entry e = 0;
+            for (int i = 0; i < kUnions<Conn>; ++i) e |= src << (9 + 4 * i);
+            return e;
+        };
+        if (c & kBgBit) {
+            t[c] = Entry(kSelf) | (1u << 8) | slots_of_source(kSelf);
+            continue;
+        }
+        const std::uint32_t m = c & cm;
+        if (m != c) continue;  // unreachable code for this connectivity
+        int comp[kNeighbours];
+        for (int k = 0; k < kNeighbours; ++k) comp[k] = k;
+        auto find = [&](int k) {
+            while (comp[k] != k) k = comp[k];
+            return k;
+        };
+        for (int a = 0; a < kNeighbours; ++a)
+            for (int b = a + 1; b < kNeighbours; ++b)
+                if ((m >> a & 1) && (m >> b & 1) && touch(Conn, a, b)) {
+                    const int ra = find(a), rb = find(b);
+                    if (ra != rb) comp[std::max(ra, rb)] = std::min(ra, rb);
+                }
+        // Source: a member of the group with the most members (in this slice where one is, the
+        // labels written last); one member of each other group is united with it.
+        int src = kSelf;
+        if (m == 0) {
+            t[c] = Entry(kSelf) | (1u << 7) | slots_of_source(kSelf);
+            continue;
+        }
+        int size[kNeighbours] = {};
+        for (int k = 0; k < kNeighbours; ++k)
+            if (m >> k & 1) ++size[find(k)];
+        int best = -1;
+        for (int k = 0; k < kNeighbours; ++k)
+            if (size[k] > 0 && (best < 0 || size[k] > size[best])) best = k;
+        // Prefer a member of the best group in the current slice (recently written, in cache).
+        src = best;
+        for (int k = 0; k < kNeighbours; ++k)
+            if ((m >> k & 1) && find(k) == best && kOffsets[std::size_t(k)].dz == 0) {
+                src = k;
+                break;
+            }
+        Entry e = Entry(src);
+        int n = 0;
+        for (int k = 0; k < kNeighbours; ++k) {
+            if (size[k] == 0 || k == best) continue;
+            if (n == kUnions<Conn>) throw std::logic_error("volume_voxels: more unions than kUnions");
+            e |= Entry(k) << (9 + 4 * n);
+            ++n;
+        }
+        e |= Entry(n) << 4;
+        for (; n < kUnions<Conn>; ++n) e |= Entry(src) << (9 + 4 * n);
+        t[c] = e;
+    }
+    return t;
+}
+
+template <int Conn>
+const std::vector<Entry>& table() {
+    static const std::vector<Entry> t = make_table<Conn>();
+    return t;
+}
+
+/// Codes of one row (see the file's comment). Key rows are padded: k[-1] and k[w] may be read.
+/// @p u: row (y - 1, z); @p a, @p b, @p c: rows (y - 1, y, y + 1) of slice z - 1; @p rowmask
+/// clears the bits of rows that are not there.
+template <int Conn>
+__attribute__((always_inline)) inline void row_codes_body(const std::uint32_t* __restrict k,
+                                                          const std::uint32_t* __restrict u,
+                                                          const std::uint32_t* __restrict a,
+                                                          const std::uint32_t* __restrict b,
+                                                          const std::uint32_t* __restrict c, std::uint32_t w,
+                                                          std::uint32_t rowmask, std::uint32_t bgm, std::uint32_t bg,
+                                                          std::uint16_t* __restrict code) {
+    // x - 1 and x + 1 through shifted pointers: x is unsigned and starts at 0.
+    const std::uint32_t *kl = k - 1, *ul = u - 1, *ur = u + 1, *al = a - 1, *ar = a + 1, *bl = b - 1, *br = b + 1,
+                        *cl = c - 1, *cr = c + 1;
+    for (std::uint32_t x = 0; x < w; ++x) {
+        const std::uint32_t v = k[x];
+        std::uint32_t m = std::uint32_t(kl[x] == v) | (std::uint32_t(u[x] == v) << 2) | (std::uint32_t(b[x] == v) << 8);
+        if constexpr (Conn >= 18) {
+            m |= (std::uint32_t(ul[x] == v) << 1) | (std::uint32_t(ur[x] == v) << 3) |
+                 (std::uint32_t(a[x] == v) << 5) | (std::uint32_t(bl[x] == v) << 7) |
+                 (std::uint32_t(br[x] == v) << 9) | (std::uint32_t(c[x] == v) << 11);
+        }
+        if constexpr (Conn == 26) {
+            m |= (std::uint32_t(al[x] == v) << 4) | (std::uint32_t(ar[x] == v) << 6) |
+                 (std::uint32_t(cl[x] == v) << 10) | (std::uint32_t(cr[x] == v) << 12);
+        }
+        code[x] = std::uint16_t((m & rowmask) | ((bgm & std::uint32_t(v == bg)) << 13));
+    }
+    // The ends lack x - 1 and x + 1.
+    code[0] &= std::uint16_t(~((1u << 0) | (1u << 1) | (1u << 4) | (1u << 7) | (1u << 10)));
+    code[w - 1] &= std::uint16_t(~((1u << 3) | (1u << 6) | (1u << 9) | (1u << 12)));
+}
+
+template <int Conn>
+void row_codes_plain(const std::uint32_t* k, const std::uint32_t* u, const std::uint32_t* a, const std::uint32_t* b,
+                     const std::uint32_t* c, std::uint32_t w, std::uint32_t rowmask, std::uint32_t bgm,
+                     std::uint32_t bg, std::uint16_t* code) {
+    row_codes_body<Conn>(k, u, a, b, c, w, rowmask, bgm, bg, code);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+template <int Conn>
+__attribute__((target("avx2"))) void row_codes_avx2(const std::uint32_t* k, const std::uint32_t* u,
+                                                    const std::uint32_t* a, const std::uint32_t* b,
+                                                    const std::uint32_t* c, std::uint32_t w, std::uint32_t rowmask,
+                                                    std::uint32_t bgm, std::uint32_t bg, std::uint16_t* code) {
+    row_codes_body<Conn>(k, u, a, b, c, w, rowmask, bgm, bg, code);
+}
+#endif
+
+template <int Conn>
+void row_codes(const std::uint32_t* k, const std::uint32_t* u, const std::uint32_t* a, const std::uint32_t* b,
+               const std::uint32_t* c, std::uint32_t w, std::uint32_t rowmask, std::uint32_t bgm, std::uint32_t bg,
+               std::uint16_t* code) {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2) return row_codes_avx2<Conn>(k, u, a, b, c, w, rowmask, bgm, bg, code);
+#endif
+    row_codes_plain<Conn>(k, u, a, b, c, w, rowmask, bgm, bg, code);
+}
+
+/// The five rows of keys the codes of row (y, z) read, padded (k[-1] and k[w] may be read): rows
+/// y - 1 and y of slice z, rows y - 1, y and y + 1 of slice z - 1. A window of rows rather than
+/// whole slices of keys keeps the scan's working set to the labels of two slices (in L2).
+template <PixelFormat F>
+class KeyRows {
+public:
+    KeyRows(const detail::VolumeRequest& r) : r_(r), w_(std::uint32_t(r.width)), store_(6 * (std::size_t(w_) + 2), 0) {
+        for (int i = 0; i < 6; ++i) buf_[i] = store_.data() + std::size_t(i) * (w_ + 2) + 1;
+    }
+    /// Row 0 of slice z; @p behind: slice z - 1 is in the slab.
+    void begin(std::int64_t z, bool behind) {
+        z_ = z;
+        y_ = 0;
+        behind_ = behind;
+        load(kK, z, 0);
+        if (behind) {
+            load(kB, z - 1, 0);
+            if (r_.height > 1) load(kC, z - 1, 1);
+        }
+    }
+    /// Moves to row y + 1.
+    void next() {
+        ++y_;
+        std::swap(buf_[kU], buf_[kK]);
+        load(kK, z_, y_);
+        if (behind_) {
+            std::swap(buf_[kA], buf_[kB]);
+            std::swap(buf_[kB], buf_[kC]);
+            if (y_ + 1 < r_.height) load(kC, z_ - 1, y_ + 1);
+        }
+    }
+    template <int Conn>
+    void codes(std::uint16_t* code) const {
+        const std::int64_t h = r_.height;
+        const std::uint32_t* none = buf_[kNone];
+        std::uint32_t rm = 1u;
+        if (y_ > 0) rm |= 0xEu;
+        if (behind_) {
+            rm |= 0x380u;
+            if (y_ > 0) rm |= 0x70u;
+            if (y_ + 1 < h) rm |= 0x1C00u;
+        }
+        row_codes<Conn>(buf_[kK], y_ > 0 ? buf_[kU] : none, behind_ && y_ > 0 ? buf_[kA] : none,
+                        behind_ ? buf_[kB] : none, behind_ && y_ + 1 < h ? buf_[kC] : none, w_, rm,
+                        r_.has_background ? 1u : 0u, r_.background_key, code);
+    }
+
+private:
+    enum { kU, kK, kA, kB, kC, kNone };
+    void load(int i, std::int64_t z, std::int64_t y) { load_row_keys<F>(r_.row(z, y), w_, buf_[i]); }
+    const detail::VolumeRequest& r_;
+    std::uint32_t w_;
+    std::vector<std::uint32_t> store_;
+    std::uint32_t* buf_[6];
+    std::int64_t z_ = 0, y_ = 0;
+    bool behind_ = false;
+};
+
+/// A slab of slices [z0, z1). Its provisional labels are ids base + 1, base + 2, ... in the order
+/// they are opened (raster order of their first voxels), base being the slab's first voxel index,
+/// so ids of later slabs are larger and no id is 0 (background). parent[id - base] is the id's
+/// parent (an id of this slab, or after the seams a final root of an earlier slab); parent[0] is 0.
+struct VoxelSlab {
+    static constexpr std::uint32_t kFirst = 1;  ///< the first id is base + 1 (volume_seams.hpp)
+    std::int64_t z0 = 0, z1 = 0;
+    std::uint32_t base = 0;
+    std::uint32_t count = 0;  ///< ids opened
+    vol::U32Array parent;
+    std::vector<std::uint32_t> row_begin;  ///< per row of the slab, ids opened before it; then count
+    std::vector<std::uint32_t> row_roots;  ///< roots among each row's ids, after the scan and the seams
+    std::uint32_t first_label = 0;
+};
+
+/// Labels one row's voxels from their codes (see the file's comment); returns the ids opened so
+/// far in the slab. @p BgBranch: background voxels branch off at once (rows mostly of one kind),
+/// else they run through the table like the others.
+template <int Conn, bool BgBranch, bool Fixed>
+std::uint32_t scan_row(const Entry* __restrict tab, const std::uint16_t* __restrict code, std::uint32_t w,
+                       const std::array<std::int64_t, 14>& off, std::uint32_t* o, std::uint32_t* parent,
+                       std::uint32_t base, std::uint32_t cnt) {
+    // The label of the voxel before (L) stays in a register: reading it back from o[x - 1] would
+    // put a store-to-load forwarding on the chain from voxel to voxel.
+    std::uint32_t prev = 0;
+    for (std::uint32_t x = 0; x < w; ++x) {
+        const Entry e = tab[code[x]];
+        if constexpr (BgBranch) {
+            if (e & (1u << 8)) {
+                o[x] = 0;
+                prev = 0;
+                continue;
+            }
+        }
+        const std::uint32_t fresh_id = base + cnt + 1;
+        o[x] = fresh_id;  // source kSelf reads it back (off the chain through prev)
+        parent[cnt + 1] = fresh_id;
+        cnt += (e >> 7) & 1u;
+        auto label_of = [&](std::uint32_t k) {
+            const std::uint32_t v = o[std::ptrdiff_t(x) + off[k]];
+            return k == 0 ? prev : v;
+        };
+        std::uint32_t lab = label_of(e & 15u);
+        const int nu = Fixed ? kUnions<Conn> : int((e >> 4) & 7u);
+        for (int i = 0; i < nu; ++i) {
+            const std::uint32_t j = label_of((e >> (9 + 4 * i)) & 15u);
+            if (j != lab) [[unlikely]] {
+                const vol::SlabForest f{parent, base};
+                const std::uint32_t a = f.find(lab), b = f.find(j);
+                const std::uint32_t lo = std::min(a, b), hi = std::max(a, b);
+                parent[hi - base] = lo;
+                lab = lo;
+            }
+        }
+        if constexpr (!BgBranch) lab &= ((e >> 8) & 1u) - 1u;
+        prev = lab;
+        o[x] = lab;
+    }
+    return cnt;
+}
+
+/// Scans slab @p s into @p out (step 1 of label3d_cpu.cpp, voxel by voxel): provisional ids in
+/// out, their forest in s.parent; counts each row's roots.
+template <PixelFormat F, int Conn>
+void scan_slab(const detail::VolumeRequest& r, VoxelSlab& s, std::uint32_t* out) {
+    const std::vector<Entry>& tab = table<Conn>();
+    const auto w = std::uint32_t(r.width);
+    const std::int64_t h = r.height;
+    const std::int64_t plane = std::int64_t(w) * h;
+    std::array<std::int64_t, 14> off{};
+    for (int k = 0; k < kNeighbours; ++k) {
+        const Offset3 o = kOffsets[std::size_t(k)];
+        off[std::size_t(k)] = o.dx + o.dy * std::int64_t(w) + o.dz * plane;
+    }
+    off[kSelf] = 0;
+    const std::int64_t rows = (s.z1 - s.z0) * h;
+    // At most one id a voxel, and the parent[0] spare: pages no id reaches are never touched.
+    s.parent.reserve_more(0, std::size_t(rows) * w + 2);
+    std::uint32_t* parent = s.parent.data();
+    const std::uint32_t base = s.base;
+    parent[0] = 0;
+    s.row_begin.assign(std::size_t(rows) + 1, 0);
+    KeyRows<F> keys(r);
+    std::vector<std::uint16_t> code(w);
+    std::uint32_t cnt = 0;
+    for (std::int64_t z = s.z0; z < s.z1; ++z) {
+        for (std::int64_t y = 0; y < h; ++y) {
+            if (y == 0)
+                keys.begin(z, z > s.z0);
+            else
+                keys.next();
+            keys.template codes<Conn>(code.data());
+            const std::int64_t lr = (z - s.z0) * h + y;
+            s.row_begin[std::size_t(lr)] = cnt;
+            std::uint32_t* o = out + std::uint64_t(z * h + y) * w;
+            // Rows that are mostly background or mostly not branch on it (well predicted, and a
+            // background voxel then costs a store); rows of noise take background through the table.
+            std::uint32_t bg = 0;
+            if (r.has_background)
+                for (std::uint32_t x = 0; x < w; ++x) bg += code[x] >> 13;
+            // Dense binary rows under 6-connectivity: L, U and B are mostly all equal and need two
+            // union checks each; a fixed count of checks then beats a loop whose end mispredicts.
+            if (Conn == 6 && r.has_background && bg * 8 < w)
+                cnt = scan_row<Conn, true, true>(tab.data(), code.data(), w, off, o, parent, base, cnt);
+            else if (bg * 8 > 7 * w)
+                cnt = scan_row<Conn, true, false>(tab.data(), code.data(), w, off, o, parent, base, cnt);
+            else
+                cnt = scan_row<Conn, false, false>(tab.data(), code.data(), w, off, o, parent, base, cnt);
+        }
+    }
+    s.count = cnt;
+    s.row_begin[std::size_t(rows)] = cnt;
+    s.row_roots.assign(std::size_t(rows), 0);
+    for (std::int64_t lr = 0; lr < rows; ++lr) {
+        std::uint32_t roots = 0;
+        for (std::uint32_t i = s.row_begin[std::size_t(lr)] + 1; i <= s.row_begin[std::size_t(lr) + 1]; ++i)
+            roots += parent[i] == base + i;
+        s.row_roots[std::size_t(lr)] = roots;
+    }
+}
+
+using Forests = vol::Forests<VoxelSlab>;
+using vol::ExternalRoots;
+
+/// Unites the ids across the seam between slab @p s's first slice and the slice before it (the
+/// last of the slab before); appends each root hung to @p hung.
+template <PixelFormat F, int Conn>
+void merge_seam(const detail::VolumeRequest& r, const VoxelSlab& s, const Forests& forests, const std::uint32_t* out,
+                std::vector<std::uint32_t>& hung) {
+    const auto w = std::uint32_t(r.width);
+    const std::int64_t h = r.height;
+    const std::int64_t plane = std::int64_t(w) * h;
+    KeyRows<F> keys(r);
+    std::vector<std::uint16_t> code(w);
+    std::uint32_t last_a = 0, last_b = 0;  // the pair just united: touching voxels repeat it
+    for (std::int64_t y = 0; y < h; ++y) {
+        if (y == 0)
+            keys.begin(s.z0, true);
+        else
+            keys.next();
+        keys.template codes<Conn>(code.data());
+        const std::uint32_t* o = out + std::uint64_t(s.z0 * h + y) * w;
+        for (std::uint32_t x = 0; x < w; ++x) {
+            std::uint32_t m = code[x] & 0x1FF0u;  // the neighbours in the slice before
+            if (!m || (code[x] & kBgBit)) continue;
+            for (; m; m &= m - 1) {
+                const Offset3 d = kOffsets[std::size_t(__builtin_ctz(m))];
+                const std::uint32_t q = o[std::ptrdiff_t(x) + d.dx + d.dy * std::int64_t(w) - plane];
+                if (q == last_a && o[x] == last_b) continue;
+                last_a = q;
+                last_b = o[x];
+                std::uint32_t a = forests.find_readonly(q), c = forests.find_readonly(o[x]);
+                if (a == c) continue;
+                if (a < c) std::swap(a, c);
+                forests.parent(a) = c;
+                hung.push_back(a);
+            }
+        }
+    }
+}
+
+/// Step 2 (seams, one thread): returns N.
+template <PixelFormat F, int Conn>
+std::uint32_t join_seams(const detail::VolumeRequest& r, std::vector<VoxelSlab>& slabs, const std::uint32_t* out,
+                         ExternalRoots& ext) {
+    const Forests forests{slabs};
+    std::vector<std::uint32_t> hung;
+    for (std::size_t si = 1; si < slabs.size(); ++si) merge_seam<F, Conn>(r, slabs[si], forests, out, hung);
+    return vol::settle_seams(forests, hung, ext);
+}
+
+/// Step 3: numbers the slab's ids in order (a root the next number, any other id its parent's,
+/// which comes earlier), then writes every voxel's number.
+inline void number_slab(const detail::VolumeRequest& r, VoxelSlab& s, const ExternalRoots& ext, std::uint32_t* out) {
+    std::uint32_t* lab = s.parent.data();
+    const std::uint32_t base = s.base;
+    std::uint32_t n = s.first_label;
+    for (std::uint32_t i = 1; i <= s.count; ++i) {
+        const std::uint32_t p = lab[i];
+        std::uint32_t l;
+        if (p == base + i)
+            l = ++n;
+        else if (p > base)
+            l = lab[p - base];
+        else
+            l = ext.number_of(p);
+        lab[i] = l;
+    }
+    lab[0] = 0;
+    const std::uint64_t begin = std::uint64_t(s.z0) * std::uint64_t(r.height) * std::uint64_t(r.width);
+    const std::uint64_t end = std::uint64_t(s.z1) * std::uint64_t(r.height) * std::uint64_t(r.width);
+    for (std::uint64_t i = begin; i < end; ++i) {
+        const std::uint32_t v = out[i];
+        // Background (0) reads lab[0] = 0; arithmetic, not a branch, which noise would mispredict.
+        out[i] = lab[(v - base) & (0u - std::uint32_t(v != 0))];
+    }
+}
+
+}  // namespace cclabel::cpu::vox
