@@ -81,6 +81,43 @@ bool any_noncanonical(PixelFormat f, std::span<const ImageView> images, int thre
     return std::find(found.begin(), found.end(), 1) != found.end();
 }
 
+/// Leaves in @p all its distinct values, ascending. @p start cuts it into the bands' parts: each
+/// part is sorted and made unique on its own thread, then neighbouring parts are merged in rounds
+/// (std::set_union keeps one of two equal values), the pairs of a round side by side. A merged part
+/// is no longer than its two inputs, so it is written where the first of them began.
+void sorted_distinct(std::vector<std::uint64_t>& all, const std::vector<std::uint64_t>& start, int threads) {
+    struct Part {
+        std::uint64_t at, n;
+    };
+    std::vector<Part> parts(start.size() - 1);
+    parallel_for(parts.size(), threads, [&](std::uint64_t k) {
+        std::uint64_t* first = all.data() + start[k];
+        std::uint64_t* last = all.data() + start[k + 1];
+        std::sort(first, last);
+        parts[k] = {start[k], std::uint64_t(std::unique(first, last) - first)};
+    });
+    std::vector<std::uint64_t> other(parts.size() > 1 ? all.size() : 0);
+    while (parts.size() > 1) {
+        std::vector<Part> merged((parts.size() + 1) / 2);
+        parallel_for(merged.size(), threads, [&](std::uint64_t k) {
+            const Part a = parts[2 * k];
+            std::uint64_t* out = other.data() + a.at;
+            if (2 * k + 1 == parts.size()) {
+                std::copy(all.data() + a.at, all.data() + a.at + a.n, out);
+                merged[k] = a;
+                return;
+            }
+            const Part b = parts[2 * k + 1];
+            const std::uint64_t* pa = all.data() + a.at;
+            const std::uint64_t* pb = all.data() + b.at;
+            merged[k] = {a.at, std::uint64_t(std::set_union(pa, pa + a.n, pb, pb + b.n, out) - out)};
+        });
+        all.swap(other);
+        parts.swap(merged);
+    }
+    all.resize(parts.empty() ? 0 : parts[0].n);  // parts[0] starts at 0
+}
+
 /// The 64-bit map: a window when max - min < 2^32, else the sorted distinct values.
 void plan_wide(KeyMap& m, std::span<const ImageView> images, int threads) {
     const std::vector<Band> b = bands(images);
@@ -109,8 +146,7 @@ void plan_wide(KeyMap& m, std::span<const ImageView> images, int threads) {
         each_pixel(images[b[k].image], b[k].y0, b[k].y1, 8,
                    [&](const std::uint8_t* p) { *o++ = order(m.from, load<std::uint64_t>(p)); });
     });
-    std::sort(all.begin(), all.end());
-    all.erase(std::unique(all.begin(), all.end()), all.end());
+    sorted_distinct(all, start, threads);
     if (all.size() > (std::uint64_t(1) << 32))
         throw Error("a " + std::string(format_name(m.from)) + " picture with " + std::to_string(all.size()) +
                     " distinct values has more than 2^32, more than 32-bit keys can tell apart");

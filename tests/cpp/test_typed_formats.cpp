@@ -7,6 +7,7 @@
 // Then label_batch, regions() values, label() with statistics, and the errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -265,6 +266,27 @@ TEST(TypedKeyMap, WideFormatsTakeAWindowOrATable) {
     const Labels l = label(make_view(d, 4, 1, PixelFormat::F64));
     EXPECT_EQ(l.count, 3u);
     EXPECT_EQ(l.data[2], l.data[3]);
+}
+
+TEST(TypedKeyMap, TableFromManyBandsHoldsEachValueOnce) {
+    // Values from a palette wider than 2^32, spread over many bands (sorted and merged in
+    // parallel): the table is the sorted set of the values present, whatever the thread count.
+    std::mt19937_64 rng(17);
+    std::vector<std::int64_t> pal(3001);
+    for (auto& v : pal) v = std::int64_t(rng());
+    const std::int64_t w = 517, h = 311;
+    std::vector<std::int64_t> px(std::size_t(w * h));
+    for (auto& v : px) v = pal[rng() % pal.size()];
+    std::vector<std::uint64_t> want;
+    for (std::int64_t v : px) want.push_back(std::uint64_t(v) ^ (std::uint64_t(1) << 63));  // signed order
+    std::sort(want.begin(), want.end());
+    want.erase(std::unique(want.begin(), want.end()), want.end());
+    const ImageView v = make_view(px.data(), w, h, PixelFormat::I64);
+    for (int threads : {1, 2, 3, 7, 16}) {
+        const detail::KeyMap m = detail::plan_keys(PixelFormat::I64, std::span<const ImageView>(&v, 1), threads);
+        ASSERT_EQ(m.kind, detail::KeyMap::Kind::Table);
+        EXPECT_TRUE(m.table == want) << "threads " << threads;
+    }
 }
 
 TEST(TypedKeyMap, StridedPictureAndCopies) {
