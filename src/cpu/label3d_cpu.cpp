@@ -190,11 +190,14 @@ void number_and_write(const detail::VolumeRequest& r, Slab& s, const ExternalRoo
 /// change the labels. Internal: the benchmark turns them off through the environment variable
 /// CCLABEL_VOLUME_OFF (names separated by commas), read on each call.
 struct VolumeSwitches {
-    /// Volumes whose sampled rows average fewer than kVoxelRunLength voxels a run are scanned voxel
-    /// by voxel (cpu/volume_voxels.hpp) instead of as runs.
+    /// Volumes whose sampled rows average fewer than kVoxelRunLength voxels a run (32 without a
+    /// background) are scanned voxel by voxel (cpu/volume_voxels.hpp) instead of as runs.
     bool voxels = true;
     /// Volumes of long runs are scanned as runs (volume_runs.hpp). Off: voxel by voxel everywhere.
     bool runs = true;
+    /// The voxel scan gives a voxel whose code equals its left neighbour's (and has its key) the
+    /// left label at once, a stretch at a time (volume_voxels.hpp). Off: every voxel by the table.
+    bool stretches = true;
 };
 
 VolumeSwitches volume_switches() {
@@ -209,11 +212,14 @@ VolumeSwitches volume_switches() {
     };
     sw.voxels = !has("voxels");
     sw.runs = !has("runs");
+    sw.stretches = !has("stretches");
     return sw;
 }
 
-/// Average voxels a run below which the voxel-wise scan wins (bench/volume_cpu.py).
-constexpr double kVoxelRunLength = 8.0;
+/// Average voxels a run below which the voxel-wise scan wins (bench/volume_cpu.py): the run scan
+/// leaves background runs out, so with a background it wins from shorter runs (blobs) than
+/// without (cells of label volumes, where every run is swept against four rows).
+constexpr double kVoxelRunLength = 8.0, kVoxelRunLengthNoBackground = 32.0;
 
 /// Average run length (background runs included) over up to 64 rows spread through the volume.
 template <PixelFormat F>
@@ -234,7 +240,7 @@ double sampled_run_length(const detail::VolumeRequest& r) {
 }
 
 template <PixelFormat F, int Conn>
-std::uint32_t label_voxels(const detail::VolumeRequest& r, std::uint32_t* out) {
+std::uint32_t label_voxels(const detail::VolumeRequest& r, std::uint32_t* out, const VolumeSwitches& sw) {
     const int ns = int(std::min<std::int64_t>(r.threads, r.depth));
     std::vector<vox::VoxelSlab> slabs(static_cast<std::size_t>(ns));
     const std::uint64_t plane = std::uint64_t(r.width) * std::uint64_t(r.height);
@@ -247,7 +253,7 @@ std::uint32_t label_voxels(const detail::VolumeRequest& r, std::uint32_t* out) {
     vox::ExternalRoots ext;
     std::uint32_t total = 0;
     band_phases(
-        r.threads, ns, [&](int i) { vox::scan_slab<F, Conn>(r, slabs[std::size_t(i)], out); },
+        r.threads, ns, [&](int i) { vox::scan_slab<F, Conn>(r, slabs[std::size_t(i)], out, sw.stretches); },
         [&]() noexcept { total = vox::join_seams<F, Conn>(r, slabs, out, ext); },
         [&](int i) { vox::number_slab(r, slabs[std::size_t(i)], ext, out); });
     return total;
@@ -256,7 +262,8 @@ std::uint32_t label_voxels(const detail::VolumeRequest& r, std::uint32_t* out) {
 template <PixelFormat F, int Conn>
 std::uint32_t label_impl(const detail::VolumeRequest& r, std::uint32_t* out) {
     const VolumeSwitches sw = volume_switches();
-    if (sw.voxels && (!sw.runs || sampled_run_length<F>(r) < kVoxelRunLength)) return label_voxels<F, Conn>(r, out);
+    const double voxel_runs = r.has_background ? kVoxelRunLength : kVoxelRunLengthNoBackground;
+    if (sw.voxels && (!sw.runs || sampled_run_length<F>(r) < voxel_runs)) return label_voxels<F, Conn>(r, out, sw);
     const int ns = int(std::min<std::int64_t>(r.threads, r.depth));
     std::vector<Slab> slabs(static_cast<std::size_t>(ns));
     const std::uint64_t plane = std::uint64_t(r.width) * std::uint64_t(r.height);

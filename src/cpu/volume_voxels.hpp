@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "cclabel/detail/pixel_traits.hpp"
@@ -157,75 +158,92 @@ const std::vector<Entry>& table() {
     return t;
 }
 
-/// Codes of one row (see the file's comment). Key rows are padded: k[-1] and k[w] may be read.
-/// @p u: row (y - 1, z); @p a, @p b, @p c: rows (y - 1, y, y + 1) of slice z - 1; @p rowmask
-/// clears the bits of rows that are not there.
-template <int Conn>
-__attribute__((always_inline)) inline void row_codes_body(const std::uint32_t* __restrict k,
-                                                          const std::uint32_t* __restrict u,
-                                                          const std::uint32_t* __restrict a,
-                                                          const std::uint32_t* __restrict b,
-                                                          const std::uint32_t* __restrict c, std::uint32_t w,
-                                                          std::uint32_t rowmask, std::uint32_t bgm, std::uint32_t bg,
+/// The code of voxel @p x of a row (see the file's comment), reading only inside the rows: for the
+/// ends of rows. @p u: row (y - 1, z); @p a, @p b, @p c: rows (y - 1, y, y + 1) of slice z - 1;
+/// @p rowmask clears the bits of rows that are not there.
+template <typename T>
+std::uint16_t voxel_code(const T* k, const T* u, const T* a, const T* b, const T* c, std::uint32_t x, std::uint32_t w,
+                         std::uint32_t rowmask, std::uint32_t connmask, std::uint32_t bgm, T bg) {
+    const T v = k[x];
+    std::uint32_t m = 0;
+    const T* rows[5] = {u, a, b, c};
+    // Bits of the rows above and behind: 1 + 3 * row + (dx + 1).
+    for (int i = 0; i < 4; ++i)
+        for (int dx = -1; dx <= 1; ++dx) {
+            const std::int64_t q = std::int64_t(x) + dx;
+            if (q >= 0 && q < std::int64_t(w) && rows[i][q] == v) m |= 1u << (1 + 3 * i + (dx + 1));
+        }
+    if (x > 0 && k[x - 1] == v) m |= 1u;
+    return std::uint16_t((m & rowmask & connmask) | ((bgm & std::uint32_t(v == bg)) << 13));
+}
+
+/// Codes of the voxels 1 .. w - 2 of a row (voxel_code's arguments; the ends are the caller's).
+template <typename T, int Conn>
+__attribute__((always_inline)) inline void row_codes_body(const T* __restrict k, const T* __restrict u,
+                                                          const T* __restrict a, const T* __restrict b,
+                                                          const T* __restrict c, std::uint32_t w,
+                                                          std::uint32_t rowmask, std::uint32_t bgm, T bg,
                                                           std::uint16_t* __restrict code) {
-    // x - 1 and x + 1 through shifted pointers: x is unsigned and starts at 0.
-    const std::uint32_t *kl = k - 1, *ul = u - 1, *ur = u + 1, *al = a - 1, *ar = a + 1, *bl = b - 1, *br = b + 1,
-                        *cl = c - 1, *cr = c + 1;
-    for (std::uint32_t x = 0; x < w; ++x) {
-        const std::uint32_t v = k[x];
-        std::uint32_t m = std::uint32_t(kl[x] == v) | (std::uint32_t(u[x] == v) << 2) | (std::uint32_t(b[x] == v) << 8);
+    for (std::uint32_t x = 1; x + 1 < w; ++x) {
+        const T v = k[x];
+        std::uint32_t m = std::uint32_t(k[x - 1] == v) | (std::uint32_t(u[x] == v) << 2) | (std::uint32_t(b[x] == v) << 8);
         if constexpr (Conn >= 18) {
-            m |= (std::uint32_t(ul[x] == v) << 1) | (std::uint32_t(ur[x] == v) << 3) |
-                 (std::uint32_t(a[x] == v) << 5) | (std::uint32_t(bl[x] == v) << 7) |
-                 (std::uint32_t(br[x] == v) << 9) | (std::uint32_t(c[x] == v) << 11);
+            m |= (std::uint32_t(u[x - 1] == v) << 1) | (std::uint32_t(u[x + 1] == v) << 3) |
+                 (std::uint32_t(a[x] == v) << 5) | (std::uint32_t(b[x - 1] == v) << 7) |
+                 (std::uint32_t(b[x + 1] == v) << 9) | (std::uint32_t(c[x] == v) << 11);
         }
         if constexpr (Conn == 26) {
-            m |= (std::uint32_t(al[x] == v) << 4) | (std::uint32_t(ar[x] == v) << 6) |
-                 (std::uint32_t(cl[x] == v) << 10) | (std::uint32_t(cr[x] == v) << 12);
+            m |= (std::uint32_t(a[x - 1] == v) << 4) | (std::uint32_t(a[x + 1] == v) << 6) |
+                 (std::uint32_t(c[x - 1] == v) << 10) | (std::uint32_t(c[x + 1] == v) << 12);
         }
         code[x] = std::uint16_t((m & rowmask) | ((bgm & std::uint32_t(v == bg)) << 13));
     }
-    // The ends lack x - 1 and x + 1.
-    code[0] &= std::uint16_t(~((1u << 0) | (1u << 1) | (1u << 4) | (1u << 7) | (1u << 10)));
-    code[w - 1] &= std::uint16_t(~((1u << 3) | (1u << 6) | (1u << 9) | (1u << 12)));
 }
 
-template <int Conn>
-void row_codes_plain(const std::uint32_t* k, const std::uint32_t* u, const std::uint32_t* a, const std::uint32_t* b,
-                     const std::uint32_t* c, std::uint32_t w, std::uint32_t rowmask, std::uint32_t bgm,
-                     std::uint32_t bg, std::uint16_t* code) {
-    row_codes_body<Conn>(k, u, a, b, c, w, rowmask, bgm, bg, code);
+template <typename T, int Conn>
+void row_codes_plain(const T* k, const T* u, const T* a, const T* b, const T* c, std::uint32_t w,
+                     std::uint32_t rowmask, std::uint32_t bgm, T bg, std::uint16_t* code) {
+    row_codes_body<T, Conn>(k, u, a, b, c, w, rowmask, bgm, bg, code);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-template <int Conn>
-__attribute__((target("avx2"))) void row_codes_avx2(const std::uint32_t* k, const std::uint32_t* u,
-                                                    const std::uint32_t* a, const std::uint32_t* b,
-                                                    const std::uint32_t* c, std::uint32_t w, std::uint32_t rowmask,
-                                                    std::uint32_t bgm, std::uint32_t bg, std::uint16_t* code) {
-    row_codes_body<Conn>(k, u, a, b, c, w, rowmask, bgm, bg, code);
+template <typename T, int Conn>
+__attribute__((target("avx2"))) void row_codes_avx2(const T* k, const T* u, const T* a, const T* b, const T* c,
+                                                    std::uint32_t w, std::uint32_t rowmask, std::uint32_t bgm, T bg,
+                                                    std::uint16_t* code) {
+    row_codes_body<T, Conn>(k, u, a, b, c, w, rowmask, bgm, bg, code);
 }
 #endif
 
-template <int Conn>
-void row_codes(const std::uint32_t* k, const std::uint32_t* u, const std::uint32_t* a, const std::uint32_t* b,
-               const std::uint32_t* c, std::uint32_t w, std::uint32_t rowmask, std::uint32_t bgm, std::uint32_t bg,
-               std::uint16_t* code) {
+/// Codes of a whole row (voxel_code's arguments), the comparisons vectorised where AVX2 is.
+template <typename T, int Conn>
+void row_codes(const T* k, const T* u, const T* a, const T* b, const T* c, std::uint32_t w, std::uint32_t rowmask,
+               std::uint32_t bgm, T bg, std::uint16_t* code) {
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
     static const bool avx2 = __builtin_cpu_supports("avx2");
-    if (avx2) return row_codes_avx2<Conn>(k, u, a, b, c, w, rowmask, bgm, bg, code);
+    if (avx2)
+        row_codes_avx2<T, Conn>(k, u, a, b, c, w, rowmask, bgm, bg, code);
+    else
 #endif
-    row_codes_plain<Conn>(k, u, a, b, c, w, rowmask, bgm, bg, code);
+        row_codes_plain<T, Conn>(k, u, a, b, c, w, rowmask, bgm, bg, code);
+    constexpr std::uint32_t cm = conn_mask(Conn);
+    code[0] = voxel_code(k, u, a, b, c, 0, w, rowmask, cm, bgm, bg);
+    if (w > 1) code[w - 1] = voxel_code(k, u, a, b, c, w - 1, w, rowmask, cm, bgm, bg);
 }
 
-/// The five rows of keys the codes of row (y, z) read, padded (k[-1] and k[w] may be read): rows
-/// y - 1 and y of slice z, rows y - 1, y and y + 1 of slice z - 1. A window of rows rather than
-/// whole slices of keys keeps the scan's working set to the labels of two slices (in L2).
+/// The five rows the codes of row (y, z) read: rows y - 1 and y of slice z, rows y - 1, y and
+/// y + 1 of slice z - 1. Gray8 volumes are read in place, a byte a voxel (32 compares at a time);
+/// other formats through a window of rows of keys (rather than whole slices of keys, which would
+/// crowd the labels of two slices out of L2).
 template <PixelFormat F>
 class KeyRows {
 public:
-    KeyRows(const detail::VolumeRequest& r) : r_(r), w_(std::uint32_t(r.width)), store_(6 * (std::size_t(w_) + 2), 0) {
-        for (int i = 0; i < 6; ++i) buf_[i] = store_.data() + std::size_t(i) * (w_ + 2) + 1;
+    static constexpr bool kInPlace = F == PixelFormat::Gray8;
+    using T = std::conditional_t<kInPlace, std::uint8_t, std::uint32_t>;
+
+    explicit KeyRows(const detail::VolumeRequest& r)
+        : r_(r), w_(std::uint32_t(r.width)), store_((kInPlace ? 1 : 6) * std::size_t(w_), 0) {
+        for (int i = 0; i < 6; ++i) buf_[i] = store_.data() + (kInPlace ? 0 : std::size_t(i) * w_);
     }
     /// Row 0 of slice z; @p behind: slice z - 1 is in the slab.
     void begin(std::int64_t z, bool behind) {
@@ -252,7 +270,7 @@ public:
     template <int Conn>
     void codes(std::uint16_t* code) const {
         const std::int64_t h = r_.height;
-        const std::uint32_t* none = buf_[kNone];
+        const T* none = kInPlace ? store_.data() : buf_[kNone];
         std::uint32_t rm = 1u;
         if (y_ > 0) rm |= 0xEu;
         if (behind_) {
@@ -260,18 +278,23 @@ public:
             if (y_ > 0) rm |= 0x70u;
             if (y_ + 1 < h) rm |= 0x1C00u;
         }
-        row_codes<Conn>(buf_[kK], y_ > 0 ? buf_[kU] : none, behind_ && y_ > 0 ? buf_[kA] : none,
-                        behind_ ? buf_[kB] : none, behind_ && y_ + 1 < h ? buf_[kC] : none, w_, rm,
-                        r_.has_background ? 1u : 0u, r_.background_key, code);
+        row_codes<T, Conn>(buf_[kK], y_ > 0 ? buf_[kU] : none, behind_ && y_ > 0 ? buf_[kA] : none,
+                           behind_ ? buf_[kB] : none, behind_ && y_ + 1 < h ? buf_[kC] : none, w_, rm,
+                           r_.has_background ? 1u : 0u, T(r_.background_key), code);
     }
 
 private:
     enum { kU, kK, kA, kB, kC, kNone };
-    void load(int i, std::int64_t z, std::int64_t y) { load_row_keys<F>(r_.row(z, y), w_, buf_[i]); }
+    void load(int i, std::int64_t z, std::int64_t y) {
+        if constexpr (kInPlace)
+            buf_[i] = r_.row(z, y);
+        else
+            load_row_keys<F>(r_.row(z, y), w_, buf_[i]);
+    }
     const detail::VolumeRequest& r_;
     std::uint32_t w_;
-    std::vector<std::uint32_t> store_;
-    std::uint32_t* buf_[6];
+    std::vector<T> store_;
+    std::conditional_t<kInPlace, const T*, T*> buf_[6];
     std::int64_t z_ = 0, y_ = 0;
     bool behind_ = false;
 };
@@ -294,7 +317,7 @@ struct VoxelSlab {
 /// Labels one row's voxels from their codes (see the file's comment); returns the ids opened so
 /// far in the slab. @p BgBranch: background voxels branch off at once (rows mostly of one kind),
 /// else they run through the table like the others.
-template <int Conn, bool BgBranch, bool Fixed>
+template <int Conn, bool BgBranch, bool Fixed, bool Stretches>
 std::uint32_t scan_row(const Entry* __restrict tab, const std::uint16_t* __restrict code, std::uint32_t w,
                        const std::array<std::int64_t, 14>& off, std::uint32_t* o, std::uint32_t* parent,
                        std::uint32_t base, std::uint32_t cnt) {
@@ -302,6 +325,18 @@ std::uint32_t scan_row(const Entry* __restrict tab, const std::uint16_t* __restr
     // put a store-to-load forwarding on the chain from voxel to voxel.
     std::uint32_t prev = 0;
     for (std::uint32_t x = 0; x < w; ++x) {
+        // Switches::stretches: a voxel with its left neighbour's key (or background) whose code
+        // equals the left neighbour's takes its label: every equal neighbour of x is in the set of
+        // x - 1 already (one of x - 1's own equal neighbours, or the right-hand neighbour of one in
+        // its row, which joined it when it was scanned). Cells of label volumes and blobs are such
+        // stretches but at their borders; noise has nearly none (a well-predicted branch).
+        if (Stretches && x > 0 && code[x] == code[x - 1] && (code[x] & (1u | kBgBit))) {
+            std::uint32_t end = x + 1;
+            while (end < w && code[end] == code[x]) ++end;
+            std::fill(o + x, o + end, prev);
+            x = end - 1;
+            continue;
+        }
         const Entry e = tab[code[x]];
         if constexpr (BgBranch) {
             if (e & (1u << 8)) {
@@ -340,7 +375,7 @@ std::uint32_t scan_row(const Entry* __restrict tab, const std::uint16_t* __restr
 /// Scans slab @p s into @p out (step 1 of label3d_cpu.cpp, voxel by voxel): provisional ids in
 /// out, their forest in s.parent; counts each row's roots.
 template <PixelFormat F, int Conn>
-void scan_slab(const detail::VolumeRequest& r, VoxelSlab& s, std::uint32_t* out) {
+void scan_slab(const detail::VolumeRequest& r, VoxelSlab& s, std::uint32_t* out, bool stretches) {
     const std::vector<Entry>& tab = table<Conn>();
     const auto w = std::uint32_t(r.width);
     const std::int64_t h = r.height;
@@ -373,17 +408,27 @@ void scan_slab(const detail::VolumeRequest& r, VoxelSlab& s, std::uint32_t* out)
             std::uint32_t* o = out + std::uint64_t(z * h + y) * w;
             // Rows that are mostly background or mostly not branch on it (well predicted, and a
             // background voxel then costs a store); rows of noise take background through the table.
-            std::uint32_t bg = 0;
+            std::uint32_t bg = 0, same = 0;
             if (r.has_background)
                 for (std::uint32_t x = 0; x < w; ++x) bg += code[x] >> 13;
+            if (stretches)
+                for (std::uint32_t x = 1; x < w; ++x) same += code[x] == code[x - 1];
             // Dense binary rows under 6-connectivity: L, U and B are mostly all equal and need two
             // union checks each; a fixed count of checks then beats a loop whose end mispredicts.
-            if (Conn == 6 && r.has_background && bg * 8 < w)
-                cnt = scan_row<Conn, true, true>(tab.data(), code.data(), w, off, o, parent, base, cnt);
-            else if (bg * 8 > 7 * w)
-                cnt = scan_row<Conn, true, false>(tab.data(), code.data(), w, off, o, parent, base, cnt);
+            auto row = [&]<bool Stretches>() {
+                if (Conn == 6 && r.has_background && bg * 8 < w)
+                    cnt = scan_row<Conn, true, true, Stretches>(tab.data(), code.data(), w, off, o, parent, base, cnt);
+                else if (bg * 8 > 7 * w)
+                    cnt = scan_row<Conn, true, false, Stretches>(tab.data(), code.data(), w, off, o, parent, base, cnt);
+                else
+                    cnt = scan_row<Conn, false, false, Stretches>(tab.data(), code.data(), w, off, o, parent, base, cnt);
+            };
+            // Stretches pay where most voxels continue one (cells, blobs); on noise their starts
+            // and ends would mispredict.
+            if (stretches && same * 2 > w)
+                row.template operator()<true>();
             else
-                cnt = scan_row<Conn, false, false>(tab.data(), code.data(), w, off, o, parent, base, cnt);
+                row.template operator()<false>();
         }
     }
     s.count = cnt;

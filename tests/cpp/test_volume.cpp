@@ -235,7 +235,7 @@ TEST(VolumeScans, RunsAndVoxelsEachMatchFloodFill) {
     for (std::int64_t z = 0; z < bars.d; ++z)
         for (std::int64_t y = 0; y < bars.h; ++y)
             for (std::int64_t x = 0; x < bars.w; ++x) bars.at(x, y, z) = ((x / 9 + y / 3 + z / 4) % 3 == 0) ? 0 : 1 + (y + z) % 2;
-    for (const char* off : {"voxels", "runs"}) {
+    for (const char* off : {"voxels", "runs", "runs,stretches"}) {
         ASSERT_EQ(setenv("CCLABEL_VOLUME_OFF", off, 1), 0);
         for (int conn : kConnectivities)
             for (int t : {1, 3}) {
