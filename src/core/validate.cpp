@@ -86,7 +86,10 @@ Request make_request(const ImageView& image, const std::uint32_t* out, const Opt
         throw Error("image of " + std::to_string(image.width) + " x " + std::to_string(image.height) +
                     " pixels has more than 4294967295 (2^32 - 1) pixels, more than uint32 labels can number");
     if (options.connectivity != 4 && options.connectivity != 8)
-        throw Error("connectivity must be 4 or 8 (got " + std::to_string(options.connectivity) + ")");
+        throw Error("connectivity must be 4 or 8 (got " + std::to_string(options.connectivity) + ")" +
+                    (options.connectivity == 6 || options.connectivity == 18 || options.connectivity == 26
+                         ? std::string(": 6, 18 and 26 are for 3-D volumes, labelled by label_volume")
+                         : std::string()));
     if (options.threads < 0)
         throw Error("thread count must not be negative (got " + std::to_string(options.threads) + ")");
     if (options.backend != Backend::Auto && options.backend != Backend::Cpu && options.backend != Backend::Cuda)

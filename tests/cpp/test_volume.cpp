@@ -384,6 +384,23 @@ void expect_volume_error(const VolumeView& v, const std::uint32_t* out, const Op
     }
 }
 
+TEST(VolumeErrors, VolumeConnectivityOnAPictureNamesLabelVolume) {
+    std::uint8_t px[4] = {};
+    std::uint32_t out[4];
+    for (int c : {6, 18, 26}) {
+        Options o;
+        o.connectivity = c;
+        try {
+            (void)label(make_view(px, 2, 2, PixelFormat::Gray8), out, o);
+            ADD_FAILURE() << "connectivity " << c << " on a picture was accepted";
+        } catch (const Error& e) {
+            const std::string m = e.what();
+            EXPECT_NE(m.find("connectivity must be 4 or 8"), std::string::npos) << m;
+            EXPECT_NE(m.find("label_volume"), std::string::npos) << m;
+        }
+    }
+}
+
 TEST(VolumeErrors, BadArgumentsAreErrorsThatNameThem) {
     static std::uint8_t px[64] = {};
     static std::uint32_t out[64];
