@@ -253,7 +253,16 @@ std::uint32_t label_voxels(const detail::VolumeRequest& r, std::uint32_t* out, c
     vox::ExternalRoots ext;
     std::uint32_t total = 0;
     band_phases(
-        r.threads, ns, [&](int i) { vox::scan_slab<F, Conn>(r, slabs[std::size_t(i)], out, sw.stretches); },
+        r.threads, ns,
+        [&](int i) {
+            vox::VoxelSlab& s = slabs[std::size_t(i)];
+            if constexpr (F == PixelFormat::U32) {
+                // U32 rows are compared in place where every row is 4-byte aligned.
+                if (reinterpret_cast<std::uintptr_t>(r.data) % 4 == 0 && r.row_stride % 4 == 0 && r.slice_stride % 4 == 0)
+                    return vox::scan_slab<F, Conn, true>(r, s, out, sw.stretches);
+            }
+            vox::scan_slab<F, Conn, F == PixelFormat::Gray8>(r, s, out, sw.stretches);
+        },
         [&]() noexcept { total = vox::join_seams<F, Conn>(r, slabs, out, ext); },
         [&](int i) { vox::number_slab(r, slabs[std::size_t(i)], ext, out); });
     return total;

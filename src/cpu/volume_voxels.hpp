@@ -232,14 +232,16 @@ void row_codes(const T* k, const T* u, const T* a, const T* b, const T* c, std::
 }
 
 /// The five rows the codes of row (y, z) read: rows y - 1 and y of slice z, rows y - 1, y and
-/// y + 1 of slice z - 1. Gray8 volumes are read in place, a byte a voxel (32 compares at a time);
-/// other formats through a window of rows of keys (rather than whole slices of keys, which would
-/// crowd the labels of two slices out of L2).
-template <PixelFormat F>
+/// y + 1 of slice z - 1. Gray8 volumes are read in place, a byte a voxel (32 compares at a time),
+/// and so are U32 volumes whose rows are 4-byte aligned (@p InPlace); other formats through a
+/// window of rows of keys (rather than whole slices of keys, which would crowd the labels of two
+/// slices out of L2).
+template <PixelFormat F, bool InPlace = F == PixelFormat::Gray8>
 class KeyRows {
 public:
-    static constexpr bool kInPlace = F == PixelFormat::Gray8;
-    using T = std::conditional_t<kInPlace, std::uint8_t, std::uint32_t>;
+    static constexpr bool kInPlace = InPlace;
+    static_assert(!InPlace || F == PixelFormat::Gray8 || F == PixelFormat::U32);
+    using T = std::conditional_t<InPlace && F == PixelFormat::Gray8, std::uint8_t, std::uint32_t>;
 
     explicit KeyRows(const detail::VolumeRequest& r)
         : r_(r), w_(std::uint32_t(r.width)), store_((kInPlace ? 1 : 6) * std::size_t(w_), 0) {
@@ -287,7 +289,7 @@ private:
     enum { kU, kK, kA, kB, kC, kNone };
     void load(int i, std::int64_t z, std::int64_t y) {
         if constexpr (kInPlace)
-            buf_[i] = r_.row(z, y);
+            buf_[i] = reinterpret_cast<const T*>(r_.row(z, y));  // U32: aligned (the caller checked)
         else
             load_row_keys<F>(r_.row(z, y), w_, buf_[i]);
     }
@@ -374,7 +376,7 @@ std::uint32_t scan_row(const Entry* __restrict tab, const std::uint16_t* __restr
 
 /// Scans slab @p s into @p out (step 1 of label3d_cpu.cpp, voxel by voxel): provisional ids in
 /// out, their forest in s.parent; counts each row's roots.
-template <PixelFormat F, int Conn>
+template <PixelFormat F, int Conn, bool InPlace>
 void scan_slab(const detail::VolumeRequest& r, VoxelSlab& s, std::uint32_t* out, bool stretches) {
     const std::vector<Entry>& tab = table<Conn>();
     const auto w = std::uint32_t(r.width);
@@ -393,7 +395,7 @@ void scan_slab(const detail::VolumeRequest& r, VoxelSlab& s, std::uint32_t* out,
     const std::uint32_t base = s.base;
     parent[0] = 0;
     s.row_begin.assign(std::size_t(rows) + 1, 0);
-    KeyRows<F> keys(r);
+    KeyRows<F, InPlace> keys(r);
     std::vector<std::uint16_t> code(w);
     std::uint32_t cnt = 0;
     for (std::int64_t z = s.z0; z < s.z1; ++z) {
