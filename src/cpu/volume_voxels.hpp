@@ -413,8 +413,16 @@ void scan_slab(const detail::VolumeRequest& r, VoxelSlab& s, std::uint32_t* out,
             std::uint32_t bg = 0, same = 0;
             if (r.has_background)
                 for (std::uint32_t x = 0; x < w; ++x) bg += code[x] >> 13;
-            if (stretches)
-                for (std::uint32_t x = 1; x < w; ++x) same += code[x] == code[x - 1];
+            std::uint32_t starts = 0;  // voxels that begin a stretch (equal to the left, which is not)
+            if (stretches && w > 1) {
+                same = starts = code[1] == code[0];
+                const std::uint16_t* c = code.data();
+                for (std::uint32_t x = 2; x < w; ++x) {  // vectorises: no branch, no carried state
+                    const std::uint32_t eq = c[x] == c[x - 1];
+                    same += eq;
+                    starts += eq & std::uint32_t(c[x - 1] != c[x - 2]);
+                }
+            }
             // Dense binary rows under 6-connectivity: L, U and B are mostly all equal and need two
             // union checks each; a fixed count of checks then beats a loop whose end mispredicts.
             auto row = [&]<bool Stretches>() {
@@ -425,9 +433,9 @@ void scan_slab(const detail::VolumeRequest& r, VoxelSlab& s, std::uint32_t* out,
                 else
                     cnt = scan_row<Conn, false, false, Stretches>(tab.data(), code.data(), w, off, o, parent, base, cnt);
             };
-            // Stretches pay where most voxels continue one (cells, blobs); on noise their starts
-            // and ends would mispredict.
-            if (stretches && same * 2 > w)
+            // Stretches pay where most voxels continue long ones (cells, blobs); on noise their
+            // starts and ends would mispredict.
+            if (stretches && same * 2 > w && same >= 8 * starts)
                 row.template operator()<true>();
             else
                 row.template operator()<false>();
