@@ -36,6 +36,40 @@
 namespace cclabel::cpu {
 namespace {
 
+/// The volume labeller's ideas that are a choice between algorithms, as switches that never
+/// change the labels. Internal: the benchmark turns them off through the environment variable
+/// CCLABEL_VOLUME_OFF (names separated by commas), read on each call.
+struct VolumeSwitches {
+    /// Volumes whose sampled rows average fewer than kVoxelRunLength voxels a run (32 without a
+    /// background) are scanned voxel by voxel (cpu/volume_voxels.hpp) instead of as runs.
+    bool voxels = true;
+    /// Volumes of long runs are scanned as runs (volume_runs.hpp). Off: voxel by voxel everywhere.
+    bool runs = true;
+    /// The voxel scan gives a voxel whose code equals its left neighbour's (and has its key) the
+    /// left label at once, a stretch at a time (volume_voxels.hpp). Off: every voxel by the table.
+    bool stretches = true;
+    /// The run scan finds the runs of Gray8 and Binary8 rows 32 voxels a compare, in place
+    /// (volume_runs.hpp, AVX2). Off: through a row of keys, voxel by voxel.
+    bool byte_runs = true;
+};
+
+VolumeSwitches volume_switches() {
+    VolumeSwitches sw;
+    const char* off = std::getenv("CCLABEL_VOLUME_OFF");
+    if (off == nullptr) return sw;
+    auto has = [&](const char* name) {
+        const std::size_t n = std::strlen(name);
+        for (const char* p = off; (p = std::strstr(p, name)) != nullptr; p += n)
+            if ((p == off || p[-1] == ',') && (p[n] == '\0' || p[n] == ',')) return true;
+        return false;
+    };
+    sw.voxels = !has("voxels");
+    sw.runs = !has("runs");
+    sw.stretches = !has("stretches");
+    sw.byte_runs = !has("byte_runs");
+    return sw;
+}
+
 using vol::RowRuns;
 
 /// The slices [z0, z1) of a volume, and their runs.
@@ -60,7 +94,7 @@ struct Slab {
 using vol::SlabForest;
 
 template <PixelFormat F, int Conn>
-void scan_slab(const detail::VolumeRequest& r, Slab& s) {
+void scan_slab(const detail::VolumeRequest& r, Slab& s, const VolumeSwitches& sw) {
     static constexpr auto offs = vol::earlier_rows<Conn>();
     const auto w = std::uint32_t(r.width);
     const std::int64_t h = r.height;
@@ -74,9 +108,24 @@ void scan_slab(const detail::VolumeRequest& r, Slab& s) {
     for (std::int64_t z = s.z0; z < s.z1; ++z) {
         for (std::int64_t y = 0; y < h; ++y) {
             const std::int64_t lr = (z - s.z0) * h + y;
-            load_row_keys<F>(r.row(z, y), w, keys.data());
-            const std::uint32_t n = vol::cut_runs(keys.data(), w, r.has_background, r.background_key,
-                                                  s.x0.data() + used, s.x1.data() + used, s.key.data() + used);
+            std::uint32_t n = 0;
+            bool cut = false;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+            if constexpr (F == PixelFormat::Gray8 || F == PixelFormat::Binary8) {
+                static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi");
+                if (avx2 && sw.byte_runs) {
+                    n = vol::cut_runs_bytes_avx2(r.row(z, y), w, F == PixelFormat::Binary8, r.has_background,
+                                                 r.background_key, s.x0.data() + used, s.x1.data() + used,
+                                                 s.key.data() + used);
+                    cut = true;
+                }
+            }
+#endif
+            if (!cut) {
+                load_row_keys<F>(r.row(z, y), w, keys.data());
+                n = vol::cut_runs(keys.data(), w, r.has_background, r.background_key, s.x0.data() + used,
+                                  s.x1.data() + used, s.key.data() + used);
+            }
             s.row_begin[std::size_t(lr)] = used;
             s.row_begin[std::size_t(lr) + 1] = used + n;
             std::array<RowRuns, offs.size()> nb{};
@@ -186,36 +235,6 @@ void number_and_write(const detail::VolumeRequest& r, Slab& s, const ExternalRoo
     }
 }
 
-/// The volume labeller's ideas that are a choice between algorithms, as switches that never
-/// change the labels. Internal: the benchmark turns them off through the environment variable
-/// CCLABEL_VOLUME_OFF (names separated by commas), read on each call.
-struct VolumeSwitches {
-    /// Volumes whose sampled rows average fewer than kVoxelRunLength voxels a run (32 without a
-    /// background) are scanned voxel by voxel (cpu/volume_voxels.hpp) instead of as runs.
-    bool voxels = true;
-    /// Volumes of long runs are scanned as runs (volume_runs.hpp). Off: voxel by voxel everywhere.
-    bool runs = true;
-    /// The voxel scan gives a voxel whose code equals its left neighbour's (and has its key) the
-    /// left label at once, a stretch at a time (volume_voxels.hpp). Off: every voxel by the table.
-    bool stretches = true;
-};
-
-VolumeSwitches volume_switches() {
-    VolumeSwitches sw;
-    const char* off = std::getenv("CCLABEL_VOLUME_OFF");
-    if (off == nullptr) return sw;
-    auto has = [&](const char* name) {
-        const std::size_t n = std::strlen(name);
-        for (const char* p = off; (p = std::strstr(p, name)) != nullptr; p += n)
-            if ((p == off || p[-1] == ',') && (p[n] == '\0' || p[n] == ',')) return true;
-        return false;
-    };
-    sw.voxels = !has("voxels");
-    sw.runs = !has("runs");
-    sw.stretches = !has("stretches");
-    return sw;
-}
-
 /// Average voxels a run below which the voxel-wise scan wins (bench/volume_cpu.py): the run scan
 /// leaves background runs out, so with a background it wins from shorter runs (blobs) than
 /// without (cells of label volumes, where every run is swept against four rows).
@@ -285,7 +304,7 @@ std::uint32_t label_impl(const detail::VolumeRequest& r, std::uint32_t* out) {
     ExternalRoots ext;
     std::uint32_t total = 0;
     band_phases(
-        r.threads, ns, [&](int i) { scan_slab<F, Conn>(r, slabs[std::size_t(i)]); },
+        r.threads, ns, [&](int i) { scan_slab<F, Conn>(r, slabs[std::size_t(i)], sw); },
         [&]() noexcept { total = join_seams<Conn>(r, slabs, ext); },
         [&](int i) { number_and_write(r, slabs[std::size_t(i)], ext, out); });
     return total;
