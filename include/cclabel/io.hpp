@@ -24,12 +24,17 @@ struct Image {
 
 /// Reads a PNG, TIFF, PPM/PGM or .npy file, chosen by the file's first bytes.
 ///
-/// Formats: 8-bit gray → Gray8; 16-bit gray → Gray16; 32-bit unsigned or signed gray (TIFF, npy
-/// uint32/int32) → U32; 8-bit RGB → RGB8; 8-bit RGBA → RGBA8; 8-bit gray+alpha → RGBA8 (g, g, g, a);
+/// Formats: 8-bit gray → Gray8; 16-bit gray → Gray16; 32-bit unsigned or signed gray (TIFF) and npy
+/// uint32 → U32; 8-bit RGB → RGB8; 8-bit RGBA → RGBA8; 8-bit gray+alpha → RGBA8 (g, g, g, a);
 /// palette PNGs are expanded to their colours (two entries of one colour are one colour); npy bool →
-/// Binary8. Pictures whose pixels have more than 32 bits (16-bit RGB/RGBA, 16-bit gray+alpha is
-/// packed into U32 as g | a << 16) are stored as U32 colour indices: distinct colours numbered in raster
-/// order of first appearance, which keeps exact equality and so the labels.
+/// Binary8. One-channel npy arrays of int8, int16, int32, int64, uint64, float16, float32 and float64
+/// ((H, W) or (H, W, 1)) → the typed formats I8, I16, I32, I64, U64, F16, F32, F64, their values as
+/// stored (byte-swapped to native order, Fortran order transposed), which the host API labels by
+/// value (floats: -0 == +0, every NaN one value). Pictures whose pixels have more than 32 bits
+/// (16-bit RGB/RGBA, 16-bit gray+alpha is packed into U32 as g | a << 16; several channels of a
+/// 16-, 32- or 64-bit npy dtype, up to 64 bits a pixel, float samples made canonical first) are stored
+/// as U32 colour indices: distinct colours numbered in raster order of first appearance, which keeps
+/// exact equality and so the labels.
 /// Throws Error("<path>: <reason>") for a missing, corrupt, truncated or unsupported file.
 Image read_image(const std::string& path);
 

@@ -4,6 +4,8 @@
 #include <charconv>
 
 #include "cclabel/error.hpp"
+#include "cli/pixel_census.hpp"
+#include "cli/typed_values.hpp"
 
 namespace cclabel::cli {
 namespace {
@@ -24,6 +26,7 @@ std::uint64_t parse_number(const std::string& s, const std::string& whole) {
 
 BackgroundArg parse_background(const std::string& text) {
     BackgroundArg a;
+    a.text = text;
     if (text == "auto") {
         a.automatic = true;
         return a;
@@ -36,6 +39,27 @@ BackgroundArg parse_background(const std::string& text) {
         for (std::size_t i = 0; i < hex.size(); i += 2) a.value.push_back(std::stoul(hex.substr(i, 2), nullptr, 16));
         return a;
     }
+    if (text.find(',') == std::string::npos) {
+        // One number: a typed image may take what is not a channel value (-1, 0.5, nan, -0).
+        try {
+            a.value.push_back(parse_number(text, text));
+        } catch (const Error&) {
+            const bool typed_number = [&] {
+                for (PixelFormat f : {PixelFormat::F64, PixelFormat::I64}) {
+                    try {
+                        parse_typed_value(text, f, "--background");
+                        return true;
+                    } catch (const Error&) {
+                    }
+                }
+                return false;
+            }();
+            if (!typed_number)
+                throw Error("bad --background '" + text +
+                            "': expected #rrggbb, #rrggbbaa, r,g,b, a number or auto");
+        }
+        return a;
+    }
     std::size_t start = 0;
     while (true) {
         const std::size_t comma = text.find(',', start);
@@ -45,6 +69,33 @@ BackgroundArg parse_background(const std::string& text) {
     }
     if (a.value.size() > 4) throw Error("bad --background '" + text + "': at most 4 channels");
     return a;
+}
+
+void resolve_background(const BackgroundArg& bg, const ImageView& image, Options& o) {
+    if (is_typed_format(image.format)) {
+        if (bg.automatic) {
+            if (const auto v = most_frequent_value(image)) o.background_value = *v;
+            return;
+        }
+        if (bg.text.find_first_of("#,") != std::string::npos)
+            throw BadOption("--background '" + bg.text + "': this " + dtype_name(image.format) +
+                            " image takes one number as its background");
+        try {
+            o.background_value = parse_typed_value(bg.text, image.format, "--background");
+        } catch (const Error& e) {
+            throw BadOption(e.what());
+        }
+        return;
+    }
+    if (bg.automatic) {
+        if (image.format != PixelFormat::Binary8 && image.pixels() != 0) o.background = most_frequent(image);
+        return;
+    }
+    if (bg.value.empty())
+        throw BadOption("--background '" + bg.text + "': negative, fractional, nan and inf values are for signed and "
+                        "float .npy images; this " + std::string(format_name(image.format)) +
+                        " image takes non-negative integers");
+    o.background = bg.value;
 }
 
 }  // namespace cclabel::cli

@@ -47,10 +47,7 @@ int run_check(const CheckArgs& a) {
                         std::to_string(img.width) + "x" + std::to_string(img.height) + " image");
         }
         const ImageView view = img.view();
-        if (bg) {
-            if (!bg->automatic) o.background = bg->value;
-            else if (img.format != PixelFormat::Binary8 && view.pixels() != 0) o.background = most_frequent(view);
-        }
+        if (bg) resolve_background(*bg, view, o);
         truth.resize(view.pixels());
         std::uint32_t none = 0;
         label(view, truth.empty() ? &none : truth.data(), o);

@@ -121,7 +121,7 @@ std::string label_page(const LabelArgs& a, const Labeller& labeller, const std::
     std::ostringstream line;
     line << page_name(input, page.index, page.count) << ": " << w << "x" << h << " " << format_name(view.format);
     if (page.rendered) line << " (" << a.label.dpi << " dpi)";
-    line << ", " << with_commas(count_distinct(view)) << " colours, ";
+    line << ", " << with_commas(count_distinct(view)) << (is_typed_format(view.format) ? " values, " : " colours, ");
     if (!r.segmented.empty()) line << r.segmented << ", ";
     if (r.options.tolerance > 0) line << "tolerance " << r.options.tolerance << ", ";
     line << with_commas(r.count) << " regions, ";
@@ -135,8 +135,10 @@ std::string label_page(const LabelArgs& a, const Labeller& labeller, const std::
     return line.str();
 }
 
-// Labels every page of one input; returns false when the file or one of its pages failed.
-bool label_input(const LabelArgs& a, const Labeller& labeller, const std::string& input, bool many, Progress& files) {
+// Labels every page of one input; returns false when the file or one of its pages failed, and sets
+// @p bad_option when a page refused an option (a --background its type cannot hold).
+bool label_input(const LabelArgs& a, const Labeller& labeller, const std::string& input, bool many, Progress& files,
+                 bool& bad_option) {
     const bool tiff = io::is_tiff_file(input);
     if (a.label.stream && !tiff) throw Error(input + ": --stream reads TIFF files only");
     io::PageReader reader(input, io::PageOptions{a.label.dpi});
@@ -162,6 +164,7 @@ bool label_input(const LabelArgs& a, const Labeller& labeller, const std::string
             std::cout << line << std::endl;
         } catch (const std::exception& e) {
             ++failed;
+            if (dynamic_cast<const BadOption*>(&e) != nullptr) bad_option = true;
             pages.clear();
             files.clear();
             print_error(name, e);
@@ -195,9 +198,10 @@ int run_label(LabelArgs& a) {
 
     Progress files(a.inputs.size(), many && isatty(STDERR_FILENO));
     int failed = 0;
+    bool bad_option = false;
     for (const std::string& input : a.inputs) {
         try {
-            if (!label_input(a, *labeller, input, many, files)) ++failed;
+            if (!label_input(a, *labeller, input, many, files, bad_option)) ++failed;
         } catch (const std::exception& e) {
             ++failed;
             files.clear();
@@ -207,7 +211,7 @@ int run_label(LabelArgs& a) {
     }
     files.clear();
     if (many && failed) std::cerr << "cclabel: " << failed << " of " << a.inputs.size() << " files failed\n";
-    return failed ? 1 : 0;
+    return bad_option ? 2 : failed ? 1 : 0;
 }
 
 }  // namespace

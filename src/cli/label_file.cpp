@@ -79,6 +79,8 @@ LabelFile read_label_file(const std::string& path) {
         img.format == PixelFormat::RGBA8) {
         fail(path, "a label image has one integer channel (this is " + img.description + ")");
     }
+    if (img.format == PixelFormat::F16 || img.format == PixelFormat::F32 || img.format == PixelFormat::F64)
+        fail(path, "a label image has integer values (this is " + img.description + ")");
     LabelFile out;
     out.width = img.width;
     out.height = img.height;
@@ -87,12 +89,20 @@ LabelFile read_label_file(const std::string& path) {
     out.labels.resize(n);
     const std::uint8_t* p = img.pixels.data();
     for (std::size_t i = 0; i < n; ++i) {
+        std::int64_t v = 0;  // signed .npy labels (int8/16/32) must not be negative
         switch (img.format) {
             case PixelFormat::Binary8:
-            case PixelFormat::Gray8: out.labels[i] = p[i]; break;
-            case PixelFormat::Gray16: { std::uint16_t v; std::memcpy(&v, p + 2 * i, 2); out.labels[i] = v; break; }
-            default: std::memcpy(&out.labels[i], p + 4 * i, 4); break;
+            case PixelFormat::Gray8: out.labels[i] = p[i]; continue;
+            case PixelFormat::Gray16: { std::uint16_t u; std::memcpy(&u, p + 2 * i, 2); out.labels[i] = u; continue; }
+            case PixelFormat::I8: v = std::int8_t(p[i]); break;
+            case PixelFormat::I16: { std::int16_t x; std::memcpy(&x, p + 2 * i, 2); v = x; break; }
+            case PixelFormat::I32: { std::int32_t x; std::memcpy(&x, p + 4 * i, 4); v = x; break; }
+            default: std::memcpy(&out.labels[i], p + 4 * i, 4); continue;
         }
+        if (v < 0)
+            fail(path, "label value " + std::to_string(v) + " at (x=" + std::to_string(i % std::size_t(img.width)) +
+                           ", y=" + std::to_string(i / std::size_t(img.width)) + ") is not in 0..4294967295");
+        out.labels[i] = std::uint32_t(v);
     }
     return out;
 }

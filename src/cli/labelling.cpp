@@ -10,6 +10,7 @@
 #include "cclabel/tiles.hpp"
 #include "cli/commands.hpp"
 #include "cli/pixel_census.hpp"
+#include "cli/typed_values.hpp"
 
 namespace cclabel::cli {
 namespace {
@@ -37,8 +38,9 @@ void add_label_options(CLI::App& cmd, LabelOptions& o) {
         ->capture_default_str();
     cmd.add_option("-b,--background", o.background,
                    "Value whose pixels get label 0 and join nothing: '#rrggbb', '#rrggbbaa', 'r,g,b', a plain "
-                   "integer for one-channel images (and --kmeans cluster indices), or 'auto' (each image's most "
-                   "frequent value)");
+                   "integer for one-channel images (and --kmeans cluster indices), a value of the array's type for "
+                   "signed, float and 64-bit .npy arrays ('-1', '0.5', 'nan', 'inf', '-0': exactly representable), "
+                   "or 'auto' (each image's most frequent value)");
     cmd.add_option("--backend", o.backend, "auto (the GPU when present and worth it), cpu or cuda")
         ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
         ->capture_default_str();
@@ -114,6 +116,9 @@ Options Labeller::streamed_options(const std::string& why) const {
     o.connectivity = o_.connectivity;
     o.threads = o_.threads;
     o.backend = o_.backend == "cpu" ? Backend::Cpu : o_.backend == "cuda" ? Backend::Cuda : Backend::Auto;
+    if (bg_ && bg_->value.empty())
+        throw BadOption("--background '" + bg_->text + "': negative, fractional, nan and inf values are for signed and "
+                        "float .npy images, not a streamed TIFF page");
     if (bg_) o.background = bg_->value;
     return o;
 }
@@ -130,6 +135,20 @@ Labelled Labeller::run(const ImageView& page) const {
         if (o_.largest > 0) require_narrow(page, "--largest");
         if (o_.verify) require_narrow(page, "--verify");
         if (tolerance_ > 0) require_narrow(page, "--tolerance");
+    }
+    if (is_typed_format(page.format)) {
+        // The library labels the typed formats (signed, float, 64-bit) with label() only; its
+        // segmentation, tiles and certificate take the unsigned formats.
+        const std::string what = "a " + dtype_name(page.format) + " image (a signed, float or 64-bit .npy array)";
+        auto refuse = [&](const std::string& option, const std::string& why) {
+            throw Error(option + " does not take " + what + " yet: " + why);
+        };
+        if (!o_.threshold.empty()) refuse("--threshold", "label its values, or save it as uint8, uint16 or uint32");
+        if (o_.kmeans > 0) refuse("--kmeans", "label its values, or save it as uint8, uint16 or uint32");
+        if (tolerance_ > 0) refuse("--tolerance", "its values are labelled exactly");
+        if (tile_) refuse("--tile", "it is labelled whole");
+        if (r.wide) refuse("labelling in tiles (more than " + with_commas(untiled_limit_) + " pixels)", "at most that many pixels are labelled");
+        if (o_.verify) refuse("--verify", "the certificate checks the unsigned formats only");
     }
     const Backend backend = o_.backend == "cpu" ? Backend::Cpu : o_.backend == "cuda" ? Backend::Cuda : Backend::Auto;
     if (!o_.threshold.empty()) {
@@ -160,13 +179,7 @@ Labelled Labeller::run(const ImageView& page) const {
     o.threads = o_.threads;
     o.backend = backend;
     o.tolerance = tolerance_;
-    if (bg_) {
-        if (bg_->automatic) {
-            if (r.labelled.format != PixelFormat::Binary8 && r.labelled.pixels() != 0) o.background = most_frequent(r.labelled);
-        } else {
-            o.background = bg_->value;
-        }
-    }
+    if (bg_) resolve_background(*bg_, r.labelled, o);
     if (tile_ || r.wide) r.tiled = tile_ ? *tile_ : kAutoTile;
     const auto t0 = std::chrono::steady_clock::now();
     if (r.wide) {

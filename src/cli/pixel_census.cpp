@@ -1,12 +1,25 @@
 #include "cli/pixel_census.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <unordered_map>
 
 #include "cclabel/detail/pixel_traits.hpp"
+#include "cli/typed_values.hpp"
 
 namespace cclabel::cli {
 namespace {
+
+/// Calls fn(canonical bits) for every pixel of a typed picture, in raster order.
+template <typename Fn>
+void for_each_value(const ImageView& image, Fn&& fn) {
+    const auto* base = static_cast<const std::uint8_t*>(image.data);
+    const int bpp = bytes_per_pixel(image.format);
+    for (std::int64_t y = 0; y < image.height; ++y) {
+        const std::uint8_t* row = base + y * image.row_bytes();
+        for (std::int64_t x = 0; x < image.width; ++x) fn(canonical_bits(image.format, row + x * bpp));
+    }
+}
 
 template <typename Fn>
 void for_each_key(const ImageView& image, Fn&& fn) {
@@ -46,22 +59,14 @@ std::vector<std::uint64_t> unpack(PixelFormat f, std::uint32_t k) {
     }
 }
 
-}  // namespace
-
-std::uint64_t count_distinct(const ImageView& image) {
-    SparseBitset seen;
-    std::uint64_t n = 0;
-    for_each_key(image, [&](std::uint32_t k) { n += seen.insert(k); });
-    return n;
-}
-
-std::vector<std::uint64_t> most_frequent(const ImageView& image) {
-    if (image.pixels() == 0) return {};
-    std::unordered_map<std::uint32_t, std::uint64_t> counts;
-    std::uint32_t last = 0;
+/// How many pixels carry each key that @p each(fn) hands to fn, in raster order. Pictures come in
+/// runs: a run is counted at once instead of one hash update per pixel.
+template <typename K, typename Each>
+std::unordered_map<K, std::uint64_t> run_counts(Each&& each) {
+    std::unordered_map<K, std::uint64_t> counts;
+    K last = 0;
     std::uint64_t run = 0;
-    // Pictures come in runs: count a run at once instead of one hash update per pixel.
-    for_each_key(image, [&](std::uint32_t k) {
+    each([&](K k) {
         if (run != 0 && k == last) {
             ++run;
             return;
@@ -70,7 +75,42 @@ std::vector<std::uint64_t> most_frequent(const ImageView& image) {
         last = k;
         run = 1;
     });
-    counts[last] += run;
+    if (run) counts[last] += run;
+    return counts;
+}
+
+}  // namespace
+
+std::uint64_t count_distinct(const ImageView& image) {
+    std::uint64_t n = 0;
+    if (is_typed_format(image.format) && bytes_per_pixel(image.format) == 8) {
+        std::vector<std::uint64_t> values;
+        values.reserve(image.pixels());
+        for_each_value(image, [&](std::uint64_t v) { values.push_back(v); });
+        std::sort(values.begin(), values.end());
+        return std::uint64_t(std::unique(values.begin(), values.end()) - values.begin());
+    }
+    SparseBitset seen;
+    if (is_typed_format(image.format)) {  // canonical bits of at most 32
+        for_each_value(image, [&](std::uint64_t v) { n += seen.insert(std::uint32_t(v)); });
+        return n;
+    }
+    for_each_key(image, [&](std::uint32_t k) { n += seen.insert(k); });
+    return n;
+}
+
+std::optional<Scalar> most_frequent_value(const ImageView& image) {
+    if (image.pixels() == 0) return std::nullopt;
+    const auto counts = run_counts<std::uint64_t>([&](auto&& fn) { for_each_value(image, fn); });
+    std::uint64_t best = 0, best_n = 0;
+    for (auto [v, c] : counts)
+        if (c > best_n || (c == best_n && value_less(image.format, v, best))) best = v, best_n = c;
+    return scalar_of(image.format, best);
+}
+
+std::vector<std::uint64_t> most_frequent(const ImageView& image) {
+    if (image.pixels() == 0) return {};
+    const auto counts = run_counts<std::uint32_t>([&](auto&& fn) { for_each_key(image, fn); });
     std::uint32_t best = 0;
     std::uint64_t best_n = 0;
     for (auto [k, c] : counts)

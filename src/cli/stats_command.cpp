@@ -19,13 +19,21 @@ struct StatsArgs {
 };
 
 int run_stats(const StatsArgs& a) {
+    std::unique_ptr<Labeller> made;
     try {
-        const Labeller labeller(a.label);
+        made = std::make_unique<Labeller>(a.label);
+    } catch (const std::exception& e) {  // a bad option: exit code 2, as `label` gives
+        std::cerr << "cclabel: error: " << e.what() << "\n";
+        return 2;
+    }
+    const Labeller& labeller = *made;
+    try {
         io::PageReader reader(a.input, io::PageOptions{a.label.dpi});
         const int n = reader.pages();
         if (n > 1 && a.csv.empty())
             throw Error(a.input + ": " + std::to_string(n) + " pages: give --csv OUT.csv to write OUT-p001.csv, ... (one per page)");
         int failed = 0;
+        bool bad_option = false;
         for (int i = 0; i < n; ++i) {
             try {
                 const io::Page page = reader.read(i);
@@ -43,13 +51,14 @@ int run_stats(const StatsArgs& a) {
             } catch (const std::exception& e) {
                 if (n == 1) throw;
                 ++failed;
+                if (dynamic_cast<const BadOption*>(&e) != nullptr) bad_option = true;
                 print_error(page_name(a.input, i, n), e);
             }
         }
-        return failed ? 1 : 0;
+        return bad_option ? 2 : failed ? 1 : 0;
     } catch (const std::exception& e) {
         print_error(a.input, e);
-        return 1;
+        return dynamic_cast<const BadOption*>(&e) != nullptr ? 2 : 1;
     }
 }
 

@@ -3,10 +3,12 @@
 #include <memory>
 
 #include "cclabel/error.hpp"
+#include "cli/typed_values.hpp"
 
 namespace cclabel::cli {
 
 std::string format_value(const std::array<std::uint32_t, 4>& v, PixelFormat format) {
+    if (is_typed_format(format)) return format_typed_value(v[0] | (std::uint64_t(v[1]) << 32), format);
     char buf[16];
     if (format == PixelFormat::RGB8) {
         std::snprintf(buf, sizeof buf, "#%02x%02x%02x", v[0] & 0xFF, v[1] & 0xFF, v[2] & 0xFF);

@@ -13,8 +13,9 @@ namespace cclabel::cli {
 
 inline constexpr char kStatsHeader[] = "label,area,left,top,width,height,centroid_x,centroid_y,perimeter,value";
 
-/// A region's value as the table writes it: "#rrggbb" for RGB8, "#rrggbbaa" for RGBA8, the integer
-/// otherwise.
+/// A region's value as the table writes it: "#rrggbb" for RGB8, "#rrggbbaa" for RGBA8, the value in
+/// the image's own type for the typed formats ("-5", "3.25", "nan"; format_typed_value), the
+/// integer otherwise.
 std::string format_value(const std::array<std::uint32_t, 4>& value, PixelFormat format);
 
 /// Writes the header and one row per entry of @p stats (of an image in @p format) to @p out;

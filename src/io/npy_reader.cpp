@@ -139,10 +139,11 @@ Dtype parse_dtype(const std::string& path, const std::string& d) {
     t.name = kinds == nullptr ? d : t.kind == 'b' ? std::string("bool") : kinds + std::to_string(t.size * 8);
     const bool known = (order == '<' || order == '>' || order == '|' || order == '=') && t.size != 0;
     const bool ok = known && ((t.kind == 'b' && t.size == 1) || ((t.kind == 'u' || t.kind == 'i') && t.size <= 8) ||
-                              (t.kind == 'f' && t.size == 4));
+                              (t.kind == 'f' && t.size >= 2 && t.size <= 8));
     if (!ok) {
         fail(path, "unsupported dtype " + t.name + " ('" + d +
-                       "'); supported: bool, uint8/int8, uint16/int16, uint32/int32, float32 (bitwise), uint64/int64");
+                       "'); supported: bool, uint8/int8, uint16/int16, uint32/int32, uint64/int64, "
+                       "float16/float32/float64");
     }
     const bool little = std::endian::native == std::endian::little;
     t.swap = t.size > 1 && ((order == '<' && !little) || (order == '>' && little));
@@ -151,6 +152,43 @@ Dtype parse_dtype(const std::string& path, const std::string& d) {
 
 void byteswap(std::uint8_t* p, std::size_t n, int size) {
     for (std::size_t i = 0; i < n; i += std::size_t(size)) std::reverse(p + i, p + i + size);
+}
+
+/// The typed pixel format of a one-channel array of @p t, compared as values of its type (signed
+/// integers, 64-bit unsigned, floats with -0 == +0 and every NaN one value); Gray8 when the
+/// dtype keeps its unsigned (or bool) format.
+PixelFormat typed_format(const Dtype& t) {
+    if (t.kind == 'i') {
+        switch (t.size) {
+            case 1: return PixelFormat::I8;
+            case 2: return PixelFormat::I16;
+            case 4: return PixelFormat::I32;
+            default: return PixelFormat::I64;
+        }
+    }
+    if (t.kind == 'u' && t.size == 8) return PixelFormat::U64;
+    if (t.kind == 'f') return t.size == 2 ? PixelFormat::F16 : t.size == 4 ? PixelFormat::F32 : PixelFormat::F64;
+    return PixelFormat::Gray8;
+}
+
+/// Float samples of a multi-channel array in canonical form (-0 -> +0, every NaN -> one NaN), so
+/// that the colour index, which compares bits, compares them as values.
+void canonical_floats(std::uint8_t* p, std::size_t n, int size) {
+    for (std::size_t i = 0; i < n; i += std::size_t(size)) {
+        if (size == 2) {
+            std::uint16_t v;
+            std::memcpy(&v, p + i, 2);
+            if (v == 0x8000u) v = 0;
+            else if ((v & 0x7C00u) == 0x7C00u && (v & 0x03FFu) != 0) v = 0x7E00u;
+            std::memcpy(p + i, &v, 2);
+        } else {
+            std::uint32_t v;
+            std::memcpy(&v, p + i, 4);
+            if (v == 0x80000000u) v = 0;
+            else if ((v & 0x7F800000u) == 0x7F800000u && (v & 0x007FFFFFu) != 0) v = 0x7FC00000u;
+            std::memcpy(p + i, &v, 4);
+        }
+    }
 }
 
 }  // namespace
@@ -191,6 +229,15 @@ Image read_npy(const std::string& path, std::uint64_t file_size) {
     const std::uint64_t channels = h.shape.size() == 3 ? h.shape[2] : 1;
     if (channels < 1 || channels > 4) fail(path, "unsupported .npy shape: " + std::to_string(channels) + " channels (1 to 4 are read)");
     if (t.kind == 'b' && channels != 1) fail(path, "unsupported .npy shape: bool with several channels");
+    // One channel of a signed, float or 64-bit dtype is read as the typed format, its values as they
+    // are; several channels are numbered as colours (floats made canonical first), up to 64 bits a
+    // pixel.
+    const PixelFormat typed = channels == 1 ? typed_format(t) : PixelFormat::Gray8;
+    const bool canonical = channels > 1 && t.kind == 'f';
+    if (channels > 1 && std::uint64_t(t.size) * channels > 8) {
+        fail(path, "unsupported .npy shape: " + std::to_string(channels) + " channels of " + t.name +
+                       " (pixels of more than 64 bits; one channel of any dtype is read, several up to 64 bits a pixel)");
+    }
     check_pixels(path, width, height);
     const std::uint64_t row_bytes = width * channels * std::uint64_t(t.size);
     const std::uint64_t data = row_bytes * height;
@@ -200,7 +247,10 @@ Image read_npy(const std::string& path, std::uint64_t file_size) {
     }
     if (file_size - data_start > data) fail(path, "corrupt .npy file: " + std::to_string(file_size - data_start - data) + " bytes after the data");
 
-    SampleSink sink(path, std::int64_t(width), std::int64_t(height), int(channels), t.size, file_size, t.kind == 'b');
+    SampleSink sink = is_typed_format(typed)
+                          ? SampleSink(path, std::int64_t(width), std::int64_t(height), typed, file_size)
+                          : SampleSink(path, std::int64_t(width), std::int64_t(height), int(channels), t.size, file_size,
+                                       t.kind == 'b');
     std::string desc = "npy " + t.name;
     if (h.shape.size() == 3) desc += " x" + std::to_string(channels);
     if (!h.fortran_order) {
@@ -208,6 +258,7 @@ Image read_npy(const std::string& path, std::uint64_t file_size) {
         for (std::uint64_t y = 0; y < height; ++y) {
             f.read_exact(row.data(), row.size(), "array data");
             if (t.swap) byteswap(row.data(), row.size(), t.size);
+            if (canonical) canonical_floats(row.data(), row.size(), t.size);
             sink.add_rows(row.data(), 1);
         }
     } else {
@@ -216,6 +267,7 @@ Image read_npy(const std::string& path, std::uint64_t file_size) {
         std::vector<std::uint8_t> all(data), row(row_bytes);
         f.read_exact(all.data(), all.size(), "array data");
         if (t.swap) byteswap(all.data(), all.size(), t.size);
+        if (canonical) canonical_floats(all.data(), all.size(), t.size);
         const std::size_t sz = std::size_t(t.size);
         for (std::uint64_t y = 0; y < height; ++y) {
             for (std::uint64_t x = 0; x < width; ++x) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <utility>
 
 #include "io/io_common.hpp"
 
@@ -50,6 +51,8 @@ PixelConverter::PixelConverter(const std::string& path, int spp, int sample_byte
     }
 }
 
+PixelConverter::PixelConverter(PixelFormat typed) : format_(typed), spp_(1), bytes_(bytes_per_pixel(typed)) {}
+
 void PixelConverter::convert(const std::uint8_t* src, std::size_t px, std::uint8_t* dst) {
     switch (mode_) {
         case Mode::Copy: std::memcpy(dst, src, px * std::size_t(bytes_per_pixel(format_))); break;
@@ -80,7 +83,15 @@ void PixelConverter::convert(const std::uint8_t* src, std::size_t px, std::uint8
 
 SampleSink::SampleSink(const std::string& path, std::int64_t width, std::int64_t height, int spp,
                        int sample_bytes, std::uint64_t source_bytes, bool binary)
-    : path_(path), conv_(path, spp, sample_bytes, binary) {
+    : SampleSink(path, width, height, spp, sample_bytes, source_bytes, PixelConverter(path, spp, sample_bytes, binary)) {}
+
+SampleSink::SampleSink(const std::string& path, std::int64_t width, std::int64_t height, PixelFormat typed,
+                       std::uint64_t source_bytes)
+    : SampleSink(path, width, height, 1, bytes_per_pixel(typed), source_bytes, PixelConverter(typed)) {}
+
+SampleSink::SampleSink(const std::string& path, std::int64_t width, std::int64_t height, int spp,
+                       int sample_bytes, std::uint64_t source_bytes, PixelConverter conv)
+    : path_(path), conv_(std::move(conv)) {
     if (width < 0 || height < 0) fail(path, "negative image size");
     check_pixels(path, std::uint64_t(width), std::uint64_t(height));
     img_.width = width;

@@ -17,6 +17,8 @@ class PixelConverter {
 public:
     /// Throws Error naming @p path for a layout no format takes.
     PixelConverter(const std::string& path, int spp, int sample_bytes, bool binary = false);
+    /// One sample a pixel, copied as it is into the typed format @p typed (I8 to F64).
+    explicit PixelConverter(PixelFormat typed);
     PixelFormat format() const noexcept { return format_; }
     /// Converts @p pixels pixels of @p src (spp × sample_bytes each) into @p dst (the format's bytes each).
     void convert(const std::uint8_t* src, std::size_t pixels, std::uint8_t* dst);
@@ -39,6 +41,10 @@ public:
     /// (check_memory, check_decode_work).
     SampleSink(const std::string& path, std::int64_t width, std::int64_t height, int spp, int sample_bytes,
                std::uint64_t source_bytes, bool binary = false);
+    /// One sample a pixel, stored as it is in the typed format @p typed (I8 to F64: the .npy
+    /// reader's signed, float and 64-bit one-channel arrays), with the same checks.
+    SampleSink(const std::string& path, std::int64_t width, std::int64_t height, PixelFormat typed,
+               std::uint64_t source_bytes);
 
     PixelFormat format() const noexcept { return conv_.format(); }
     /// Bytes of one input row (width × spp × sample_bytes).
@@ -52,6 +58,9 @@ public:
     Image finish(std::string description);
 
 private:
+    SampleSink(const std::string& path, std::int64_t width, std::int64_t height, int spp, int sample_bytes,
+               std::uint64_t source_bytes, PixelConverter conv);
+
     std::string path_;
     Image img_;
     PixelConverter conv_;
