@@ -219,7 +219,7 @@ __attribute__((target("avx2"))) void row_codes_avx2(const T* k, const T* u, cons
 template <typename T, int Conn>
 void row_codes(const T* k, const T* u, const T* a, const T* b, const T* c, std::uint32_t w, std::uint32_t rowmask,
                std::uint32_t bgm, T bg, std::uint16_t* code) {
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if defined(__x86_64__) && defined(__GNUC__)
     static const bool avx2 = __builtin_cpu_supports("avx2");
     if (avx2)
         row_codes_avx2<T, Conn>(k, u, a, b, c, w, rowmask, bgm, bg, code);
