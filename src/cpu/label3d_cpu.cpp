@@ -51,6 +51,9 @@ struct VolumeSwitches {
     /// The run scan finds the runs of Gray8 and Binary8 rows 32 voxels a compare, in place
     /// (volume_runs.hpp, AVX2). Off: through a row of keys, voxel by voxel.
     bool byte_runs = true;
+    /// The voxel scan visits only the foreground of rows of sparse noise (60% background or more),
+    /// found 64 voxels at a time (volume_voxels.hpp). Off: a branch or a select on each voxel.
+    bool fg_bits = true;
 };
 
 VolumeSwitches volume_switches() {
@@ -67,6 +70,7 @@ VolumeSwitches volume_switches() {
     sw.runs = !has("runs");
     sw.stretches = !has("stretches");
     sw.byte_runs = !has("byte_runs");
+    sw.fg_bits = !has("fg_bits");
     return sw;
 }
 
@@ -278,9 +282,9 @@ std::uint32_t label_voxels(const detail::VolumeRequest& r, std::uint32_t* out, c
             if constexpr (F == PixelFormat::U32) {
                 // U32 rows are compared in place where every row is 4-byte aligned.
                 if (reinterpret_cast<std::uintptr_t>(r.data) % 4 == 0 && r.row_stride % 4 == 0 && r.slice_stride % 4 == 0)
-                    return vox::scan_slab<F, Conn, true>(r, s, out, sw.stretches);
+                    return vox::scan_slab<F, Conn, true>(r, s, out, sw.stretches, sw.fg_bits);
             }
-            vox::scan_slab<F, Conn, F == PixelFormat::Gray8>(r, s, out, sw.stretches);
+            vox::scan_slab<F, Conn, F == PixelFormat::Gray8>(r, s, out, sw.stretches, sw.fg_bits);
         },
         [&]() noexcept { total = vox::join_seams<F, Conn>(r, slabs, out, ext); },
         [&](int i) { vox::number_slab(r, slabs[std::size_t(i)], ext, out); });
