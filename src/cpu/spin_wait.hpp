@@ -7,9 +7,10 @@
 // This process cannot count the threads of other processes (four batch jobs on two cores, each
 // believing the cores its own), so a spinning thread yields now and then and times each round of
 // spinning: one that took far longer than its pauses was descheduled, the OS running another thread
-// on its core (given it by the yield, or by preemption). The machine is then taken to be
-// oversubscribed for a while (kOversubscribedFor): nobody spins, and parallel calls take one thread
-// (thread_pool.cpp), since more threads only take turns on cores that other work keeps busy.
+// on its core (given it by the yield, or by preemption). Twice within kStrikeWindow, the machine is
+// then taken to be oversubscribed for a while (kOversubscribedFor): nobody spins, and parallel calls
+// take one thread (thread_pool.cpp), since more threads only take turns on cores that other work
+// keeps busy.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -30,6 +31,13 @@ inline constexpr std::chrono::microseconds kDescheduled{200};
 /// How long a descheduled spinner (or a late worker) marks the machine oversubscribed: a few calls
 /// on a large picture.
 inline constexpr std::chrono::milliseconds kOversubscribedFor{100};
+/// A descheduled spin marks the machine only when another was seen this recently: one deschedule
+/// of a few hundred microseconds happens on an idle machine too (an interrupt, a TLB shootdown when
+/// another thread unmaps memory, the kernel's own work). On the 16-core GPU host, single ones of 276
+/// and 341 us sent the next 100 ms of calls to one thread, the small sheets' CPU calls from Python
+/// 1.5x slower (run of 2026-12-06, CCLABEL_TRACE_THREADS). An oversubscribed machine deschedules
+/// every spinner, many times a window.
+inline constexpr std::chrono::milliseconds kStrikeWindow{20};
 
 inline void cpu_relax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
@@ -64,6 +72,15 @@ inline std::int64_t steady_ns() noexcept {
 /// True while the machine was found oversubscribed recently (see the file's comment).
 inline bool machine_oversubscribed() noexcept {
     return steady_ns() < oversubscribed_until_ns.load(std::memory_order_relaxed);
+}
+
+/// When the last descheduled spin was seen (steady_clock ns; 0: never).
+inline constinit std::atomic<std::int64_t> last_descheduled_ns{0};
+
+/// Records a descheduled spin at @p now_ns; true when it is the second within kStrikeWindow.
+inline bool second_strike(std::int64_t now_ns) noexcept {
+    const std::int64_t prev = last_descheduled_ns.exchange(now_ns, std::memory_order_relaxed);
+    return prev != 0 && now_ns - prev < std::chrono::nanoseconds(kStrikeWindow).count();
 }
 
 inline void mark_oversubscribed(std::int64_t now_ns) noexcept {
@@ -106,9 +123,13 @@ T wait_while_equal(const std::atomic<T>& a, T old, bool detect = true) noexcept 
             std::this_thread::yield();
             const std::int64_t now = steady_ns();
             if (now - last > std::chrono::nanoseconds(kDescheduled).count()) {
-                if (detect) {  // another thread wanted this core: stop taking it
-                    mark_oversubscribed(now);
-                    trace_mark("a spinning wait was descheduled", now - last);
+                if (detect) {  // another thread wanted this core: a second time soon, stop taking it
+                    if (second_strike(now)) {
+                        mark_oversubscribed(now);
+                        trace_mark("oversubscribed: a spinning wait was descheduled twice within the window", now - last);
+                    } else {
+                        trace_mark("not marked: a first descheduled spin", now - last);
+                    }
                 }
                 break;
             }

@@ -133,7 +133,7 @@ public:
             const std::int64_t now = steady_ns();
             if (now - start > std::chrono::nanoseconds(kLateWorker).count()) {
                 mark_oversubscribed(now);
-                trace_mark("no woken worker joined", now - start);
+                trace_mark("oversubscribed: no woken worker joined", now - start);
             }
         }
         return true;

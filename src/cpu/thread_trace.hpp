@@ -19,9 +19,10 @@ inline bool trace_threads() noexcept {
     return on;
 }
 
-/// One line: what marked the machine oversubscribed and how long the thread waited for its core.
+/// One line: what a waiting thread saw (a mark of the machine as oversubscribed, and why, or a
+/// deschedule that did not mark it) and how long it waited for its core.
 inline void trace_mark(const char* source, std::int64_t waited_ns) noexcept {
-    if (trace_threads()) std::fprintf(stderr, "cclabel threads: oversubscribed (%s, %.0f us)\n", source, double(waited_ns) * 1e-3);
+    if (trace_threads()) std::fprintf(stderr, "cclabel threads: %s (%.0f us)\n", source, double(waited_ns) * 1e-3);
 }
 
 }  // namespace cclabel::cpu
