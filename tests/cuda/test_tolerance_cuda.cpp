@@ -53,6 +53,7 @@ void expect_tolerance(const ChannelImage& img, int conn, std::uint32_t tol, bool
     std::optional<std::vector<std::uint64_t>> b;
     if (bg) b = std::vector<std::uint64_t>(std::size_t(nch), 0);
     o.background = b;
+    if (img.format == PixelFormat::Binary8) b = std::vector<std::uint64_t>{0};  // its zeros are always background
     std::uint32_t n_ref = 0;
     std::vector<std::uint64_t> ch = img.channels;
     if (img.format == PixelFormat::Binary8)  // the library reads any nonzero byte as 1
