@@ -319,6 +319,39 @@ struct VoxelSlab {
 /// Labels one row's voxels from their codes (see the file's comment); returns the ids opened so
 /// far in the slab. @p BgBranch: background voxels branch off at once (rows mostly of one kind),
 /// else they run through the table like the others.
+/// The label of voxel @p x of a row from its table entry @p e (see the file's comment): opens an
+/// id when the entry says so (@p cnt counts the slab's ids; parent[cnt + 1] is written in any case),
+/// takes the source's label and makes the entry's unions. @p prev: the left voxel's label, kept in
+/// a register (reading it back from o[x - 1] would put a store-to-load forwarding on the chain from
+/// voxel to voxel). @p Fixed: all kUnions<Conn> slots are checked, not the entry's count.
+template <int Conn, bool Fixed>
+__attribute__((always_inline)) inline std::uint32_t label_voxel(Entry e, std::uint32_t x,
+                                                                const std::array<std::int64_t, 14>& off, std::uint32_t* o,
+                                                                std::uint32_t* parent, std::uint32_t base,
+                                                                std::uint32_t& cnt, std::uint32_t prev) {
+    const std::uint32_t fresh_id = base + cnt + 1;
+    o[x] = fresh_id;  // source kSelf reads it back (off the chain through prev)
+    parent[cnt + 1] = fresh_id;
+    cnt += (e >> 7) & 1u;
+    auto label_of = [&](std::uint32_t k) {
+        const std::uint32_t v = o[std::ptrdiff_t(x) + off[k]];
+        return k == 0 ? prev : v;
+    };
+    std::uint32_t lab = label_of(e & 15u);
+    const int nu = Fixed ? kUnions<Conn> : int((e >> 4) & 7u);
+    for (int i = 0; i < nu; ++i) {
+        const std::uint32_t j = label_of((e >> (9 + 4 * i)) & 15u);
+        if (j != lab) [[unlikely]] {
+            const vol::SlabForest f{parent, base};
+            const std::uint32_t a = f.find(lab), b = f.find(j);
+            const std::uint32_t lo = std::min(a, b), hi = std::max(a, b);
+            parent[hi - base] = lo;
+            lab = lo;
+        }
+    }
+    return lab;
+}
+
 /// scan_row for a row with background, where it is not in long stretches (noise of any density):
 /// the row is zeroed first, and only the voxels of its foreground are visited, found 64 at a time
 /// from the codes' background bits (Switches::fg_bits): no branch on each voxel's background,
@@ -336,29 +369,8 @@ std::uint32_t scan_row_fg(const Entry* __restrict tab, const std::uint16_t* __re
         for (std::uint32_t k = 0; k < n; ++k) m |= std::uint64_t(code[x0 + k] < kBgBit) << k;
         for (; m; m &= m - 1) {
             const std::uint32_t x = x0 + std::uint32_t(__builtin_ctzll(m));
-            const Entry e = tab[code[x]];
-            const std::uint32_t fresh_id = base + cnt + 1;
-            o[x] = fresh_id;  // source kSelf reads it back
-            parent[cnt + 1] = fresh_id;
-            cnt += (e >> 7) & 1u;
-            auto label_of = [&](std::uint32_t k) {
-                const std::uint32_t v = o[std::ptrdiff_t(x) + off[k]];
-                return k == 0 ? prev : v;
-            };
-            std::uint32_t lab = label_of(e & 15u);
-            const int nu = Fixed ? kUnions<Conn> : int((e >> 4) & 7u);
-            for (int i = 0; i < nu; ++i) {
-                const std::uint32_t j = label_of((e >> (9 + 4 * i)) & 15u);
-                if (j != lab) [[unlikely]] {
-                    const vol::SlabForest f{parent, base};
-                    const std::uint32_t a = f.find(lab), b = f.find(j);
-                    const std::uint32_t lo = std::min(a, b), hi = std::max(a, b);
-                    parent[hi - base] = lo;
-                    lab = lo;
-                }
-            }
-            prev = lab;
-            o[x] = lab;
+            prev = label_voxel<Conn, Fixed>(tab[code[x]], x, off, o, parent, base, cnt, prev);
+            o[x] = prev;
         }
     }
     return cnt;
@@ -392,26 +404,7 @@ std::uint32_t scan_row(const Entry* __restrict tab, const std::uint16_t* __restr
                 continue;
             }
         }
-        const std::uint32_t fresh_id = base + cnt + 1;
-        o[x] = fresh_id;  // source kSelf reads it back (off the chain through prev)
-        parent[cnt + 1] = fresh_id;
-        cnt += (e >> 7) & 1u;
-        auto label_of = [&](std::uint32_t k) {
-            const std::uint32_t v = o[std::ptrdiff_t(x) + off[k]];
-            return k == 0 ? prev : v;
-        };
-        std::uint32_t lab = label_of(e & 15u);
-        const int nu = Fixed ? kUnions<Conn> : int((e >> 4) & 7u);
-        for (int i = 0; i < nu; ++i) {
-            const std::uint32_t j = label_of((e >> (9 + 4 * i)) & 15u);
-            if (j != lab) [[unlikely]] {
-                const vol::SlabForest f{parent, base};
-                const std::uint32_t a = f.find(lab), b = f.find(j);
-                const std::uint32_t lo = std::min(a, b), hi = std::max(a, b);
-                parent[hi - base] = lo;
-                lab = lo;
-            }
-        }
+        std::uint32_t lab = label_voxel<Conn, Fixed>(e, x, off, o, parent, base, cnt, prev);
         if constexpr (!BgBranch) lab &= ((e >> 8) & 1u) - 1u;
         prev = lab;
         o[x] = lab;
