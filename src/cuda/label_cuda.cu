@@ -577,12 +577,18 @@ namespace cclabel::cuda {
 // The public calls: the tuned ones with the defaults (no laboratory knobs on the include path).
 void label_device(void* workspace, std::size_t& workspace_bytes, const ImageView& image, std::uint32_t* labels,
                   std::uint32_t* count, const Options& options, cudaStream_t stream) {
-    detail::label_device_tuned(workspace, workspace_bytes, image, labels, count, options, stream, Tuning{});
+    const std::uint64_t pixels = image.width > 0 && image.height > 0 ? std::uint64_t(image.width) * std::uint64_t(image.height) : 0;
+    detail::label_device_tuned(workspace, workspace_bytes, image, labels, count, options, stream, default_tuning(pixels));
 }
 
 void label_batch_device(void* workspace, std::size_t& workspace_bytes, const BatchView& batch, std::uint32_t* labels,
                         std::uint32_t* counts, const Options& options, cudaStream_t stream) {
-    detail::label_batch_device_tuned(workspace, workspace_bytes, batch, labels, counts, options, stream, Tuning{});
+    // The stack of a batch is labelled in one set of launches: its pixels decide.
+    const std::uint64_t pixels = batch.width > 0 && batch.height > 0 && batch.count > 0
+                                     ? std::uint64_t(batch.width) * std::uint64_t(batch.height) * std::uint64_t(batch.count)
+                                     : 0;
+    detail::label_batch_device_tuned(workspace, workspace_bytes, batch, labels, counts, options, stream,
+                                     default_tuning(pixels));
 }
 
 }  // namespace cclabel::cuda
@@ -648,7 +654,7 @@ std::uint32_t label_cuda_host(const Request& r, std::uint32_t* out) {
         to.backend = Backend::Cuda;
         return std::uint32_t(label_tiled(view, out, to, side, side).count);
     }
-    return cuda::detail::label_host(view, out, o);
+    return cuda::detail::label_host(view, out, o, cuda::default_tuning(pixels));
 }
 
 }  // namespace cclabel::detail

@@ -170,6 +170,21 @@ struct Tuning {
     std::uint64_t batch_stack_pixels = 0;
 };
 
+/// The public calls (label_device, label_batch_device, the host API's GPU path) label pictures and
+/// stacks of fewer pixels than this with the pixel pipeline: its three launches beat the segment
+/// pipeline's seven there. Measured on the H200 (2026-12-06, scripts/gpu_small_pipelines.sh) at 0.33
+/// to 0.66 of the segment pipeline's time up to 1 Mpx and 0.56 to 0.63 on 3.1 Mpx sheets; from 2^22
+/// pixels it is mixed (0.76 to 1.64), as the H100's run of the day before found at 3.1 and 4.2 Mpx.
+/// The tuned calls run what they are given, so tests and benchmarks reach both pipelines at any size.
+inline constexpr std::uint64_t kPixelPipelineBelow = std::uint64_t(1) << 22;
+
+/// The defaults for a call of @p pixels pixels (kPixelPipelineBelow).
+inline Tuning default_tuning(std::uint64_t pixels) {
+    Tuning t;
+    if (pixels < kPixelPipelineBelow) t.switches.segment_runs = false;
+    return t;
+}
+
 /// @p t for a call with a tolerance: the pixel pipeline, whose Start and Connect compare neighbours
 /// through `joins` (kernels/bodies.cuh), without the shortcuts that hold only when joining is an
 /// equivalence of values: skipped joins (L joined to U through UL needs L ~ UL ~ U, not L ~ U) and
