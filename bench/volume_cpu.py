@@ -12,7 +12,10 @@ Times are the best of --repeat runs of labelling alone; cclabel on one thread an
 
 --off turns off ideas of the volume labeller by name (CCLABEL_VOLUME_OFF, read by
 src/cpu/label3d_cpu.cpp on each call; never changes the labels): `voxels` (the voxel-wise scan for
-short runs; runs everywhere).
+short runs: runs everywhere), `runs` (the run scan for long runs: voxels everywhere), `stretches`
+(voxels whose code repeats the left one's take its label a stretch at a time), `fg_bits` (rows of
+sparse noise visit only their foreground), `byte_runs` (the run scan finds the runs of uint8 rows
+32 voxels a compare).
 """
 from __future__ import annotations
 
