@@ -471,6 +471,8 @@ void scan_slab(const detail::VolumeRequest& r, VoxelSlab& s, std::uint32_t* out,
                     cnt = scan_row<Conn, true, true, Stretches>(tab.data(), code.data(), w, off, o, parent, base, cnt);
                 else if (bg * 8 > 7 * w)
                     cnt = scan_row<Conn, true, false, Stretches>(tab.data(), code.data(), w, off, o, parent, base, cnt);
+                else if (Conn == 6 && r.has_background && bg * 5 < 2 * w)  // dense binary, as above
+                    cnt = scan_row<Conn, false, true, Stretches>(tab.data(), code.data(), w, off, o, parent, base, cnt);
                 else
                     cnt = scan_row<Conn, false, false, Stretches>(tab.data(), code.data(), w, off, o, parent, base, cnt);
             };
