@@ -1,6 +1,5 @@
 #pragma once
 // Device memory for the GPU tests: a buffer freed at scope exit, its allocation checked.
-// (tests/cuda/test_batch_device.cpp has its own copy of this, from before this header.)
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 

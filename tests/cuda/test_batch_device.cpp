@@ -16,18 +16,11 @@
 #include "cclabel/cuda.hpp"
 #include "cuda/label_tuned.hpp"
 #include "support/test_image.hpp"
+#include "cuda/dev_mem.hpp"
 #include "cuda/gpu_test.hpp"
 
 namespace cclabel::test {
 namespace {
-
-struct DevMem {
-    void* p = nullptr;
-    explicit DevMem(std::size_t bytes) { EXPECT_EQ(cudaMalloc(&p, std::max<std::size_t>(bytes, 1)), cudaSuccess); }
-    ~DevMem() { cudaFree(p); }
-    DevMem(const DevMem&) = delete;
-    DevMem& operator=(const DevMem&) = delete;
-};
 
 /// Copies @p host_batch (B images laid out as @p view says, on the host) to the device, labels it
 /// with label_batch_device, and compares labels and counts with the CPU labeller on each image.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <optional>
 #include <string>
 
 #include "cclabel/cclabel.hpp"
@@ -345,6 +346,17 @@ std::vector<Variant> variants() {
     return v;
 }
 
+/// The emulated labels of @p r into @p got; an exception fails the test (nullopt).
+std::optional<emu::EmuRun> emulate(const cclabel::detail::Request& r, std::uint32_t* got, const Variant& var,
+                                   std::uint64_t seed, const std::string& what) {
+    try {
+        return emu::emu_label(r, got, var.tuning, seed);
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << what << " [" << var.name << "]: " << e.what();
+        return std::nullopt;
+    }
+}
+
 void expect_emu_matches_cpu(const TestImage& img, int conn, std::optional<std::uint64_t> bg, const Variant& var,
                             std::uint64_t seed, const std::string& what) {
     Options o;
@@ -355,12 +367,9 @@ void expect_emu_matches_cpu(const TestImage& img, int conn, std::optional<std::u
     std::vector<std::uint32_t> want(n + 1, 0xDEADBEEF), got(n + 1, 0xDEADBEEF);
     const LabelResult cpu = label(img.view(), want.data(), o);
     const auto r = cclabel::detail::make_request(img.view(), got.data(), o);
-    emu::EmuRun run;
-    try {
-        run = emu::emu_label(r, got.data(), var.tuning, seed);
-    } catch (const std::exception& e) {
-        FAIL() << what << " [" << var.name << "]: " << e.what();
-    }
+    const std::optional<emu::EmuRun> emulated = emulate(r, got.data(), var, seed, what);
+    ASSERT_TRUE(emulated.has_value());
+    const emu::EmuRun& run = *emulated;
     ASSERT_EQ(run.count, cpu.count) << what << " [" << var.name << "] seed " << seed;
     ASSERT_EQ(got[n], 0xDEADBEEFu) << what << ": wrote past the output";
     for (std::size_t i = 0; i < n; ++i)
@@ -777,12 +786,9 @@ void expect_emu_tolerance(const ChannelImage& img, int conn, std::uint32_t tol, 
     const std::size_t n = std::size_t(img.width * img.height);
     std::vector<std::uint32_t> got(n + 1, 0xDEADBEEF);
     const auto r = cclabel::detail::make_request(img.view(), got.data(), o);
-    emu::EmuRun run;
-    try {
-        run = emu::emu_label(r, got.data(), var.tuning, seed);
-    } catch (const std::exception& e) {
-        FAIL() << what << " [" << var.name << "]: " << e.what();
-    }
+    const std::optional<emu::EmuRun> emulated = emulate(r, got.data(), var, seed, what);
+    ASSERT_TRUE(emulated.has_value());
+    const emu::EmuRun& run = *emulated;
     std::uint32_t n_ref = 0;
     const auto ref = tolerance_flood_fill(img.channels, nch, img.width, img.height, conn, tol, b, &n_ref);
     ASSERT_EQ(run.count, n_ref) << what << " [" << var.name << "] seed " << seed;
