@@ -48,6 +48,9 @@ inline VolumeView make_volume_view(const void* data, std::int64_t width, std::in
 /// Labels @p volume into @p out, which must hold width × height × depth values (z, then y, then x;
 /// tightly packed).
 ///
+/// @param volume   the voxels: any host format label() takes, with its row and slice strides.
+/// @param out      width × height × depth labels, 1..N in raster order of each region's first
+///                 voxel (z, then y, then x), 0 for the background.
 /// @param options  connectivity 6 (faces), 18 (faces and edges) or 26 (faces, edges and corners);
 ///                 4 and 8 are for pictures and give an Error here, as does any other value.
 ///                 background / background_value as for label(). threads: 0 means every core
