@@ -265,7 +265,9 @@ int parse_connectivity(nb::handle h) {
     }
     if (v == 4 || v == 1) return 4;
     if (v == 8 || v == 2) return 8;
-    throw nb::value_error(("connectivity: must be 4 or 8 (or 1 or 2 as in scikit-image), got " + std::to_string(v))
+    const bool volume = v == 6 || v == 18 || v == 26;
+    throw nb::value_error(("connectivity: must be 4 or 8 (or 1 or 2 as in scikit-image), got " + std::to_string(v) +
+                           (volume ? " (6, 18 and 26 are for (Z, Y, X) volumes)" : ""))
                               .c_str());
 }
 
