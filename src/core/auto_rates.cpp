@@ -110,7 +110,6 @@ Backend resolve_auto(Backend b, const Workload& w) {
     // value fails every Auto call alike.
     const char* env = std::getenv("CCLABEL_RATES");
     const GivenRates g = env != nullptr ? parse_rates(env) : GivenRates{};
-    if (w.cpu_only) return Backend::Cpu;
     if (g.force) return *g.force;
     if (w.pixels == 0 || !cuda_device_present()) return Backend::Cpu;
     Cache& c = cache();

@@ -58,7 +58,7 @@ double gpu_seconds(const Workload& w, const GpuHostRate& r) noexcept {
 }
 
 Backend choose_backend(const Workload& w, const CpuRate& cpu, const std::optional<GpuHostRate>& gpu) noexcept {
-    if (!gpu || w.cpu_only || w.pixels == 0) return Backend::Cpu;
+    if (!gpu || w.pixels == 0) return Backend::Cpu;
     return gpu_seconds(w, *gpu) < cpu_seconds(w, cpu) ? Backend::Cuda : Backend::Cpu;
 }
 

@@ -29,7 +29,6 @@ struct Workload {
     std::uint64_t pixels = 0;       ///< of the largest single launch (a tile, an image, a whole batch)
     PixelFormat format = PixelFormat::Gray8;
     int threads = 1;                ///< the CPU threads the call would use (resolved, ≥ 1)
-    bool cpu_only = false;          ///< asks for what only the CPU does
     /// The call's picture, when Auto may look at it (label()): the CPU's speed depends on what the
     /// picture holds (noise labels ten times slower than a drawing of the same size), the GPU's
     /// much less. Null: the picture is taken to be like the probe.

@@ -19,7 +19,7 @@ LabelResult label(const ImageView& image, std::uint32_t* out, const Options& opt
         return label(k.view, out, k.options);
     }
     const Backend use = detail::resolve_auto(options.backend, detail::Workload{r.tolerance > 0 ? detail::Workload::Op::Tolerance : detail::Workload::Op::Label,
-                                                                              r.pixels(), r.format, r.threads, false, &r});
+                                                                              r.pixels(), r.format, r.threads, &r});
     if (use == Backend::Cuda && !detail::cuda_device_present())
         return LabelResult{detail::label_cuda_host(r, out), use};  // throws with the reason
     if (r.pixels() == 0) return LabelResult{0, use};

@@ -173,8 +173,9 @@ struct Tuning {
 /// The public calls (label_device, label_batch_device, the host API's GPU path) label pictures and
 /// stacks of fewer pixels than this with the pixel pipeline: its three launches beat the segment
 /// pipeline's seven there. Measured on the H200 (2026-12-06, scripts/gpu_small_pipelines.sh) at 0.33
-/// to 0.66 of the segment pipeline's time up to 1 Mpx and 0.56 to 0.63 on 3.1 Mpx sheets; from 2^22
-/// pixels it is mixed (0.76 to 1.64), as the H100's run of the day before found at 3.1 and 4.2 Mpx.
+/// to 0.66 of the segment pipeline's time at 0.26 and 0.8 Mpx, 0.44 to 0.89 at 1 Mpx and 0.56 to 0.63
+/// on 3.1 Mpx sheets; from 2^22 pixels it is mixed (0.76 to 1.64), as the H100's run of the day
+/// before found at 3.1 and 4.2 Mpx.
 /// The tuned calls run what they are given, so tests and benchmarks reach both pipelines at any size.
 inline constexpr std::uint64_t kPixelPipelineBelow = std::uint64_t(1) << 22;
 

@@ -35,11 +35,8 @@ TEST(CostModel, EstimatesAreAffineInPixelsAndBytes) {
     EXPECT_DOUBLE_EQ(gpu_seconds(work(1000, PixelFormat::RGB8), kGpu), 200e-6 + 1000 * 1e-11 + 7000 * 1e-10);
 }
 
-TEST(CostModel, NoGpuCpuOnlyOrEmptyMeansCpu) {
+TEST(CostModel, NoGpuOrEmptyMeansCpu) {
     EXPECT_EQ(choose_backend(work(1u << 30), kCpu, std::nullopt), Backend::Cpu);
-    Workload w = work(1u << 30);
-    w.cpu_only = true;
-    EXPECT_EQ(choose_backend(w, kCpu, kGpu), Backend::Cpu);
     EXPECT_EQ(choose_backend(work(0), CpuRate{1, 1}, GpuHostRate{}), Backend::Cpu);
 }
 
@@ -131,9 +128,6 @@ TEST(CostModel, AutoOnThisMachine) {
     {
         ScopedRates force("cuda");
         EXPECT_EQ(resolve_auto(Backend::Auto, work(16)), Backend::Cuda);
-        Workload w = work(16);
-        w.cpu_only = true;  // forcing the GPU cannot make it do what only the CPU does
-        EXPECT_EQ(resolve_auto(Backend::Auto, w), Backend::Cpu);
     }
     {
         ScopedRates bad("cpu_gpxs=-3");
