@@ -13,3 +13,4 @@
 #include "cclabel/verify.hpp"
 #include "cclabel/version.hpp"
 #include "cclabel/volume.hpp"
+#include "cclabel/volume_stats.hpp"

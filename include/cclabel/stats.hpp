@@ -8,11 +8,11 @@
 /// A region here is the set of pixels that carry one label value; the functions read the label
 /// image as it is (they do not re-label), so any label image works, not only this library's.
 #include <array>
-#include <bit>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
 
+#include "cclabel/detail/value_as.hpp"
 #include "cclabel/image_view.hpp"
 #include "cclabel/label.hpp"
 #include "cclabel/options.hpp"
@@ -55,11 +55,7 @@ struct RegionStats {
     template <typename T>
         requires(std::is_trivially_copyable_v<T> && (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8))
     T value_as() const noexcept {
-        const std::uint64_t bits = value[0] | (std::uint64_t(value[1]) << 32);
-        if constexpr (sizeof(T) == 8) return std::bit_cast<T>(bits);
-        else if constexpr (sizeof(T) == 4) return std::bit_cast<T>(std::uint32_t(bits));
-        else if constexpr (sizeof(T) == 2) return std::bit_cast<T>(std::uint16_t(bits));
-        else return std::bit_cast<T>(std::uint8_t(bits));
+        return detail::value_as<T>(value);
     }
 };
 

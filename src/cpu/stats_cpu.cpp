@@ -12,7 +12,7 @@
 #include "cclabel/stats.hpp"
 #include "core/request.hpp"
 #include "core/stats_backends.hpp"
-#include "cpu/thread_pool.hpp"
+#include "cpu/label_tables.hpp"
 
 namespace cclabel {
 namespace {
@@ -28,14 +28,22 @@ struct Partial {
     std::uint64_t first = kNone;  // raster index of the band's first pixel of the label
     std::uint32_t min_x = std::numeric_limits<std::uint32_t>::max(), max_x = 0;
     std::uint32_t min_y = std::numeric_limits<std::uint32_t>::max(), max_y = 0;
+
+    void add(const Partial& p) {
+        if (p.area == 0) return;
+        area += p.area;
+        sum_x += p.sum_x;
+        sum_y += p.sum_y;
+        perimeter += p.perimeter;
+        first = std::min(first, p.first);
+        min_x = std::min(min_x, p.min_x);
+        max_x = std::max(max_x, p.max_x);
+        min_y = std::min(min_y, p.min_y);
+        max_y = std::max(max_y, p.max_y);
+    }
 };
 
-/// Runs fn(part, begin, end) for `parts` even slices of [0, n), on `parts` threads (this one too).
-template <typename Fn>
-void parallel_slices(int parts, std::uint64_t n, Fn&& fn) {
-    auto slice = [&](int p) { return n * std::uint64_t(p) / std::uint64_t(parts); };
-    cpu::run_parallel(parts, [&](int p) { fn(p, slice(p), slice(p + 1)); });
-}
+using cpu::parallel_slices;
 
 std::array<std::uint32_t, 4> read_value(const detail::Request& r, std::uint64_t index) {
     const std::int64_t y = std::int64_t(index / std::uint64_t(r.width));
@@ -118,23 +126,14 @@ std::vector<RegionStats> detail::regions_cpu(const ImageView& image, const std::
                                                 std::max<std::uint64_t>(1, pixels >> 14)}));
 
     // N = the largest label, which must be numberable within the picture.
-    std::vector<std::uint32_t> band_max(std::size_t(threads), 0);
-    parallel_slices(threads, pixels, [&](int t, std::uint64_t b, std::uint64_t e) {
-        std::uint32_t m = 0;
-        for (std::uint64_t i = b; i < e; ++i) m = std::max(m, labels[i]);
-        band_max[std::size_t(t)] = m;
-    });
-    const std::uint32_t n = *std::max_element(band_max.begin(), band_max.end());
+    const std::uint32_t n = cpu::largest_label(labels, pixels, threads);
     if (n > pixels)
         throw Error("label value " + std::to_string(n) + " exceeds the number of pixels (" + std::to_string(pixels) +
                     "): not a label image of this " + std::to_string(r.width) + " x " + std::to_string(r.height) +
                     " picture");
     const std::size_t rows = std::size_t(n) + 1;
 
-    // Each band keeps a dense table of N + 1 partials: cap the tables at 256 MiB beyond the first.
-    const std::uint64_t table_bytes = std::uint64_t(rows) * sizeof(Partial);
-    const std::uint64_t cap = std::uint64_t(256) << 20;
-    threads = int(std::min<std::uint64_t>(std::uint64_t(threads), 1 + cap / table_bytes));
+    threads = cpu::table_threads(threads, rows, sizeof(Partial));  // each band: a dense table of N + 1
 
     std::vector<std::vector<Partial>> tables(static_cast<std::size_t>(threads));
     parallel_slices(threads, std::uint64_t(r.height), [&](int t, std::uint64_t y0, std::uint64_t y1) {
@@ -144,38 +143,21 @@ std::vector<RegionStats> detail::regions_cpu(const ImageView& image, const std::
     });
 
     std::vector<RegionStats> out(rows);
-    const int merge_threads = int(std::min<std::uint64_t>(std::uint64_t(threads), std::max<std::uint64_t>(1, rows >> 12)));
-    parallel_slices(merge_threads, rows, [&](int, std::uint64_t b, std::uint64_t e) {
-        for (std::uint64_t l = b; l < e; ++l) {
-            Partial m = tables[0][l];
-            for (std::size_t t = 1; t < tables.size(); ++t) {
-                const Partial& p = tables[t][l];
-                if (p.area == 0) continue;
-                m.area += p.area;
-                m.sum_x += p.sum_x;
-                m.sum_y += p.sum_y;
-                m.perimeter += p.perimeter;
-                m.first = std::min(m.first, p.first);
-                m.min_x = std::min(m.min_x, p.min_x);
-                m.max_x = std::max(m.max_x, p.max_x);
-                m.min_y = std::min(m.min_y, p.min_y);
-                m.max_y = std::max(m.max_y, p.max_y);
-            }
-            RegionStats& s = out[l];
-            s.area = m.area;
-            s.perimeter = m.perimeter;
-            if (m.area == 0) {
-                s.cx = s.cy = std::numeric_limits<double>::quiet_NaN();
-                continue;
-            }
-            s.x = m.min_x;
-            s.y = m.min_y;
-            s.width = std::int64_t(m.max_x) - std::int64_t(m.min_x) + 1;
-            s.height = std::int64_t(m.max_y) - std::int64_t(m.min_y) + 1;
-            s.cx = double(m.sum_x) / double(m.area);
-            s.cy = double(m.sum_y) / double(m.area);
-            s.value = read_value(r, m.first);
+    cpu::merge_tables(tables, [&](std::uint64_t l, const Partial& m) {
+        RegionStats& s = out[l];
+        s.area = m.area;
+        s.perimeter = m.perimeter;
+        if (m.area == 0) {
+            s.cx = s.cy = std::numeric_limits<double>::quiet_NaN();
+            return;
         }
+        s.x = m.min_x;
+        s.y = m.min_y;
+        s.width = std::int64_t(m.max_x) - std::int64_t(m.min_x) + 1;
+        s.height = std::int64_t(m.max_y) - std::int64_t(m.min_y) + 1;
+        s.cx = double(m.sum_x) / double(m.area);
+        s.cy = double(m.sum_y) / double(m.area);
+        s.value = read_value(r, m.first);
     });
     return out;
 }
