@@ -18,7 +18,7 @@ array([[1, 1, 0, 2],
 """
 from __future__ import annotations
 
-from . import _arrays, _cclabel, _volume
+from . import _arrays, _cclabel, _volume, _volume_stats
 from ._cclabel import built_with_cuda, cuda_available
 
 from .graph import adjacency, label_tolerance
@@ -445,7 +445,7 @@ def _stats_image(image, lib):
 
 
 def regions(labels, image, *, connectivity=8, backend="auto", threads=None):
-    """Statistics of every region of a label image: one row per label 0..N, as columns.
+    """Statistics of every region of a label image or volume: one row per label 0..N, as columns.
 
     Parameters
     ----------
@@ -453,12 +453,17 @@ def regions(labels, image, *, connectivity=8, backend="auto", threads=None):
         ``(H, W)`` label image of any integer dtype (any labelling: gaps in the numbering are
         fine; a negative label or one above H * W is a ``ValueError``), NumPy or CuPy.
         C-contiguous ``uint32`` labels are read in place; others are copied once as ``uint32``.
+        Or a ``(Z, Y, X)`` label volume, with ``connectivity`` 6, 18 or 26 (see below).
     image : array
         The ``(H, W)`` / ``(H, W, 3|4)`` image the labels belong to (any dtype of
         :func:`label`, copied as :func:`label` copies it), on the same device; it gives each
-        region's value.
+        region's value. For a volume, the ``(Z, Y, X)`` volume (any dtype :func:`label` takes
+        for volumes).
     connectivity : int
-        The neighbourhood of the perimeter: 8 (default) or 4 (or scikit-image's 2 / 1).
+        The neighbourhood of the perimeter: 8 (default) or 4 (or scikit-image's 2 / 1). With
+        ``(Z, Y, X)`` labels it must be a volume's, 6, 18 or 26 (scikit-image's 3), as they were
+        labelled; 3-D labels with 4 or 8 are a ``ValueError`` (there are no statistics of a
+        batch).
     backend : {"auto", "cpu", "cuda"}
         For host arrays, as in :func:`label` (same results on both). CuPy arrays are always
         processed on their GPU, on the current stream; the call waits for the GPU once, to learn
@@ -485,6 +490,16 @@ def regions(labels, image, *, connectivity=8, backend="auto", threads=None):
 
     The column names are those of the CLI's ``--stats`` CSV header.
 
+    For a ``(Z, Y, X)`` volume (NumPy arrays or CPU tensors, computed on the CPU; ``backend``
+    "cuda" is a ``ValueError``) the columns are ``label``, ``voxels`` (uint64), the bounding box
+    ``left``, ``top``, ``front`` (the smallest x, y, z) and ``width``, ``height``, ``depth``
+    (inclusive extents: the box is ``v[front:front + depth, top:top + height, left:left +
+    width]``), ``centroid_x``, ``centroid_y``, ``centroid_z`` (float64, from exact 64-bit sums),
+    ``surface`` (uint64: the region's voxels with at least one of their 6 face neighbours outside
+    the region; the volume's border counts as outside, whatever the connectivity) and ``value``
+    (``(N + 1, 1)``, the volume's dtype, read at the region's first voxel), as ``cclabel
+    stats --volume`` writes them.
+
     Examples
     --------
     >>> import numpy as np, cclabel
@@ -492,7 +507,22 @@ def regions(labels, image, *, connectivity=8, backend="auto", threads=None):
     >>> t = cclabel.regions(cclabel.label(img, background=0), img)
     >>> t["area"], t["left"], t["width"], t["value"][:, 0]
     (array([2, 3, 1], dtype=uint64), array([0, 0, 2]), array([3, 2, 1]), array([0, 1, 2], dtype=uint8))
+
+    A volume:
+
+    >>> v = np.zeros((3, 4, 5), np.uint8)
+    >>> v[1:3, 1:4, 2:5] = 7                  # a 2 x 3 x 3 block in the corner
+    >>> t = cclabel.regions(cclabel.label(v, connectivity=6, background=0), v, connectivity=6)
+    >>> int(t["voxels"][1]), int(t["front"][1]), int(t["depth"][1]), float(t["centroid_z"][1])
+    (18, 1, 2, 1.5)
+    >>> int(t["surface"][1]), int(t["value"][1, 0])
+    (18, 7)
     """
+    if _volume_stats.is_label_volume(labels):  # (Z, Y, X): cclabel/_volume_stats.py
+        if not _volume.is_volume(labels, connectivity):
+            raise ValueError(f"connectivity: 3-D labels are a (Z, Y, X) volume here; pass connectivity=6, 18 or 26 "
+                             f"(got {connectivity!r}; regions() of a batch of pictures is not supported)")
+        return _volume_stats.regions(labels, image, connectivity=connectivity, backend=backend, threads=threads)
     labels, _ = _arrays.label_image(labels, _library(labels))
     info = _cclabel._inspect_labels(labels)
     lib = "cupy" if info["gpu"] else "numpy"
@@ -521,6 +551,10 @@ def regions(labels, image, *, connectivity=8, backend="auto", threads=None):
 def _filter(labels, largest, param, backend, in_place, return_num, threads):
     for name, flag in (("in_place", in_place), ("return_num", return_num)):
         _flag(name, flag)
+    if _volume_stats.is_label_volume(labels):  # filtered as the (Z * Y, X) picture of its labels
+        out, m = _volume_stats.filter_volume(
+            labels, lambda picture, inp: _filter(picture, largest, param, backend, inp, True, threads), in_place)
+        return (out, m) if return_num else out
     lib = _library(labels)
     if in_place and lib == "numpy" and hasattr(labels, "flags") and not labels.flags.writeable:
         raise ValueError("labels: the array is read-only")
@@ -567,6 +601,12 @@ def remove_small(labels, min_size, *, in_place=False, return_num=False, backend=
     GPU). ``backend`` as in :func:`label` for host arrays (same result on both). ``threads`` is
     validated as in :func:`label`; the CPU filter runs on one thread today.
 
+    ``(Z, Y, X)`` labels are a volume: regions of fewer than ``min_size`` voxels go and the rest
+    are renumbered in raster order of their first voxel (z, then y, then x). A region is a label
+    value, so the filter needs no connectivity: give it the labels of :func:`label` with the
+    connectivity you labelled with. (It filters the ``(Z * Y, X)`` picture of the same labels,
+    in place when they are C-contiguous.)
+
     >>> import numpy as np, cclabel
     >>> cclabel.remove_small(np.array([[1, 1, 0, 2], [3, 3, 3, 0]], dtype=np.uint32), 2)
     array([[1, 1, 0, 0],
@@ -579,7 +619,8 @@ def keep_largest(labels, k, *, in_place=False, return_num=False, backend="auto",
     """Keep only the ``k`` largest regions (cc3d's ``largest_k``), ties broken by raster order.
 
     Every other pixel becomes 0 and the kept regions are renumbered 1..M (M = min(k, regions))
-    in raster order of their first pixel. Arguments and result as :func:`remove_small`.
+    in raster order of their first pixel. Arguments and result as :func:`remove_small`, volumes
+    included (``(Z, Y, X)`` labels: the ``k`` regions of most voxels).
 
     >>> import numpy as np, cclabel
     >>> cclabel.keep_largest(np.array([[1, 1, 0, 2], [3, 3, 3, 0]], dtype=np.int64), 1)

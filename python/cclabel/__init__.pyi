@@ -21,7 +21,9 @@ LabelDtype = Any
 # array for GPU images; int or list[int] with num_as_int=True.
 Count = Union[int, list[int], _Array]
 # regions(): columns label, area, left, top, width, height, centroid_x, centroid_y, perimeter,
-# value ((N + 1, C), the image's dtype), NumPy or CuPy arrays of N + 1 rows.
+# value ((N + 1, C), the image's dtype), NumPy or CuPy arrays of N + 1 rows; of a (Z, Y, X)
+# volume: label, voxels, left, top, front, width, height, depth, centroid_x, centroid_y,
+# centroid_z, surface, value ((N + 1, 1)), NumPy arrays.
 Regions = dict[str, _Array]
 
 @overload
@@ -70,7 +72,7 @@ def connected_components(image: _Array, *, connectivity: LabelConnectivity = 8, 
                          out_dtype: LabelDtype = None, threads: Optional[int] = None, tolerance: int = 0,
                          delta: Optional[int] = None) -> Tuple[_Array, Count]: ...
 
-def regions(labels: _Array, image: _Array, *, connectivity: Connectivity = 8, backend: Backend = "auto",
+def regions(labels: _Array, image: _Array, *, connectivity: LabelConnectivity = 8, backend: Backend = "auto",
             threads: Optional[int] = None) -> Regions: ...
 @overload
 def remove_small(labels: _Array, min_size: int, *, in_place: bool = False, return_num: Literal[False] = False,
