@@ -2,12 +2,14 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <thread>
 
 #include "cclabel/io.hpp"
 #include "cli/commands.hpp"
 #include "cli/labelling.hpp"
 #include "cli/output_names.hpp"
 #include "cli/stats_csv.hpp"
+#include "core/backends.hpp"
 
 namespace cclabel::cli {
 namespace {
@@ -27,6 +29,9 @@ int run_stats(const StatsArgs& a) {
         return 2;
     }
     const Labeller& labeller = *made;
+    if (a.label.volume) return run_stats_volume(a.input, a.csv, labeller);
+    std::jthread ahead;  // as in `label`: the GPU's rates measured while the picture decodes
+    if (a.label.backend == "auto") ahead = std::jthread([] { detail::measure_auto_rates_ahead(); });
     try {
         io::PageReader reader(a.input, io::PageOptions{a.label.dpi});
         const int n = reader.pages();

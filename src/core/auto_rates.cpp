@@ -10,11 +10,14 @@
 // and that hands its picture over (label()) also counts the run starts of some of its rows, so that
 // what the picture holds, not only its size, decides.
 #include <algorithm>
-#include <vector>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <tuple>
+#include <vector>
 
 #include "cclabel/error.hpp"
 #include "core/adjacency_backends.hpp"
@@ -24,8 +27,19 @@
 #include "core/request.hpp"
 #include "core/stats_backends.hpp"
 #include "cpu/label_cpu.hpp"
+#include "cpu/spin_wait.hpp"
 
 namespace cclabel::detail {
+
+// CCLABEL_TRACE_AUTO (anything but 0): each decision's estimates and each measurement's rates and
+// duration on stderr, for a benchmark row where auto took the slower backend.
+static bool trace_auto() noexcept {
+    static const bool on = [] {
+        const char* v = std::getenv("CCLABEL_TRACE_AUTO");
+        return v != nullptr && *v != '\0' && !(v[0] == '0' && v[1] == '\0');
+    }();
+    return on;
+}
 
 // Fixed cost from a small picture; the per-pixel cost from three pictures large enough to give
 // every thread a real share: 64 x 64 blocks (long runs, as a drawing's paper), 8 x 8 blocks and
@@ -35,7 +49,7 @@ namespace cclabel::detail {
 // speed); segmentation takes the labeller's rate (a single pass of about its cost). The adjacency
 // graph is timed on the probes' labels too (one thread, as it runs); tolerance labelling at
 // tolerance 1 (its cost does not depend on the tolerance: every pixel is a union-find node).
-CpuRate measure_cpu_rate(Workload::Op op, PixelFormat f, int threads) {
+CpuRate measure_cpu_rate_once(Workload::Op op, PixelFormat f, int threads) {
     double density = 0;
     auto seconds = [&](std::int64_t side, int block) {
         const std::vector<std::uint8_t> px = probe_picture(f, side, side, block);
@@ -88,6 +102,31 @@ CpuRate measure_cpu_rate(Workload::Op op, PixelFormat f, int threads) {
     return rate;
 }
 
+// The rate is cached for the life of the process, so it must be the machine's, not a moment's: a
+// probe timed while the pool counted the machine as oversubscribed ran on one thread, and a rate
+// 16 times too slow would send every later call to the GPU. Such a measurement is taken again (the
+// mark lasts 100 ms), at most twice; a machine that stays oversubscribed keeps the slow rate, which
+// is then the truth.
+CpuRate measure_cpu_rate(Workload::Op op, PixelFormat f, int threads) {
+    CpuRate r;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        while (cpu::machine_oversubscribed() && attempt < 2)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        const std::int64_t t0 = cpu::steady_ns();
+        r = measure_cpu_rate_once(op, f, threads);
+        const bool disturbed = cpu::oversubscribed_until_ns.load(std::memory_order_relaxed) > t0;
+        if (trace_auto())
+            std::fprintf(stderr,
+                         "cclabel auto: cpu rate op %d format %d at %d threads in %.1f ms%s: fixed %.1f us, "
+                         "ns/px %.3f %.3f %.3f at density %.3f %.3f %.3f\n",
+                         int(op), int(f), threads, double(cpu::steady_ns() - t0) * 1e-6, disturbed ? " (disturbed)" : "",
+                         r.fixed_s * 1e6, r.knot_per_pixel[0] * 1e9, r.knot_per_pixel[1] * 1e9, r.knot_per_pixel[2] * 1e9,
+                         r.knot_density[0], r.knot_density[1], r.knot_density[2]);
+        if (!disturbed) break;
+    }
+    return r;
+}
+
 namespace {
 
 struct Cache {
@@ -102,7 +141,38 @@ Cache& cache() {
     return c;
 }
 
+// Holds c.m. Copies with every core, so the pool may have marked the machine oversubscribed while
+// it ran; the mark (this measurement's, not other work's) is cleared so that the CPU's probe, and
+// the next call, get their threads.
+void measure_gpu_locked(Cache& c) {
+    const std::int64_t t0 = cpu::steady_ns();
+    c.gpu = measure_cuda_host_rate();
+    c.gpu_measured = true;
+    cpu::oversubscribed_until_ns.store(0, std::memory_order_relaxed);
+    cpu::last_descheduled_ns.store(0, std::memory_order_relaxed);
+    if (trace_auto()) {
+        if (c.gpu)
+            std::fprintf(stderr, "cclabel auto: gpu host rate in %.1f ms: fixed %.1f us, ns/px %.3f, copies %.1f GB/s\n",
+                         double(cpu::steady_ns() - t0) * 1e-6, c.gpu->fixed_s * 1e6, c.gpu->per_pixel_s * 1e9,
+                         c.gpu->per_byte_s > 0 ? 1e-9 / c.gpu->per_byte_s : 0.0);
+        else
+            std::fprintf(stderr, "cclabel auto: no gpu host rate (%.1f ms)\n", double(cpu::steady_ns() - t0) * 1e-6);
+    }
+}
+
 }  // namespace
+
+void measure_auto_rates_ahead() noexcept {
+    try {
+        const char* env = std::getenv("CCLABEL_RATES");
+        const GivenRates g = env != nullptr ? parse_rates(env) : GivenRates{};
+        if (g.force || (g.gpu_gpxs && g.copy_gbs) || !cuda_device_present()) return;
+        Cache& c = cache();
+        std::lock_guard<std::mutex> lock(c.m);
+        if (!c.gpu_measured) measure_gpu_locked(c);
+    } catch (...) {  // a bad CCLABEL_RATES is reported by the call that reads it
+    }
+}
 
 Backend resolve_auto(Backend b, const Workload& w) {
     if (b != Backend::Auto) return b;
@@ -126,10 +196,7 @@ Backend resolve_auto(Backend b, const Workload& w) {
     if (!g.cpu_gpxs) cpu = cpu_rate_at(w.threads);
     std::optional<GpuHostRate> gpu = GpuHostRate{};  // both GPU rates given: nothing to measure
     if (!g.gpu_gpxs || !g.copy_gbs) {
-        if (!c.gpu_measured) {
-            c.gpu = measure_cuda_host_rate();
-            c.gpu_measured = true;
-        }
+        if (!c.gpu_measured) measure_gpu_locked(c);
         gpu = c.gpu;
     }
     if (!gpu) return Backend::Cpu;
@@ -146,7 +213,14 @@ Backend resolve_auto(Backend b, const Workload& w) {
         const std::uint64_t sample = std::clamp<std::uint64_t>(w.pixels / 64, 1 << 12, 1 << 16);
         wd.density = break_density(ImageView{p.data, p.width, p.height, p.stride, p.format}, sample);
     }
-    return choose_backend(wd, cpu, gr);
+    const Backend choice = choose_backend(wd, cpu, gr);
+    if (trace_auto())
+        std::fprintf(stderr,
+                     "cclabel auto: op %d, %llu px x %llu, format %d, %d threads, density %.4f: cpu %.3f ms, gpu %.3f ms -> %s\n",
+                     int(w.op), (unsigned long long)w.pixels, (unsigned long long)w.images, int(w.format), w.threads,
+                     wd.density, cpu_seconds(wd, cpu) * 1e3, gpu_seconds(wd, gr) * 1e3,
+                     choice == Backend::Cuda ? "cuda" : "cpu");
+    return choice;
 }
 
 }  // namespace cclabel::detail

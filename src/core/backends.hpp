@@ -19,6 +19,10 @@ std::uint32_t label_cuda_host(const Request& r, std::uint32_t* out);
 /// the CPU without a device, else whichever backend this machine's measured rates say is faster.
 /// Every entry point resolves Auto here. Throws Error for a malformed CCLABEL_RATES.
 Backend resolve_auto(Backend b, const Workload& w);
+/// Measures the GPU host path's rate now, if Auto will need it and it is not cached yet, so that a
+/// caller with idle cores (the CLI while it decodes) pays for the device's start-up and the probes
+/// off the critical path. Never throws; does nothing without a device or with CCLABEL_RATES set.
+void measure_auto_rates_ahead() noexcept;
 
 /// The GPU host path's rates on this machine (core/cost_model.hpp), measured by running it on probe
 /// pictures; nullopt without a device, without the CUDA backend, or when the measurement failed.
