@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cclabel/image_view.hpp"
+#include "cclabel/volume.hpp"
 
 namespace cclabel::io {
 
@@ -37,6 +38,28 @@ struct Image {
 /// exact equality and so the labels.
 /// Throws Error("<path>: <reason>") for a missing, corrupt, truncated or unsupported file.
 Image read_image(const std::string& path);
+
+/// A decoded volume: depth slices of height rows of width voxels, tightly packed (z, then y, then x),
+/// in one of the library's pixel formats.
+struct Volume {
+    std::int64_t width = 0;
+    std::int64_t height = 0;
+    std::int64_t depth = 0;
+    PixelFormat format = PixelFormat::Gray8;
+    std::vector<std::uint8_t> voxels;  ///< width × height × depth × bytes_per_pixel(format)
+    /// What the file held, e.g. "npy uint16", "tiff gray 8-bit, 40 pages".
+    std::string description;
+
+    VolumeView view() const { return make_volume_view(voxels.data(), width, height, depth, format); }
+};
+
+/// Reads a volume. A .npy array of shape (Z, Y, X) is Z slices, each voxel read as read_image reads
+/// a one-channel array's pixel (bool → Binary8, uint8/16/32 → Gray8/Gray16/U32, the signed, float
+/// and 64-bit dtypes → the typed formats, byte-swapped and Fortran order as there); a (Y, X) array
+/// is one slice. Any other file is read page by page as PageReader reads it, each page one slice
+/// (a multi-page TIFF is a stack; a PNG is one slice); the pages must share size and format.
+/// Throws Error("<path>: <reason>") as read_image does, and naming the first page that differs.
+Volume read_volume(const std::string& path);
 
 /// One page of a document: a PDF page rendered at a resolution, a TIFF directory, or the one
 /// picture of any other file.
@@ -91,6 +114,12 @@ void write_labels(const std::string& path, const std::uint32_t* labels, std::int
 /// The same for 64-bit labels (cclabel::label_tiled's uint64 output, for images of more than
 /// 2^32 − 1 pixels): .npy '<u8', or a 64-bit unsigned TIFF (BigTIFF past 4 GiB).
 void write_labels(const std::string& path, const std::uint64_t* labels, std::int64_t width, std::int64_t height);
+
+/// Writes a label volume of width × height × depth labels (z, then y, then x): NumPy .npy (uint32,
+/// shape (depth, height, width), C order) for .npy, a 32-bit unsigned TIFF of one page a slice for
+/// .tif/.tiff; any other extension is an Error, as is a TIFF of an empty volume.
+void write_volume_labels(const std::string& path, const std::uint32_t* labels, std::int64_t width, std::int64_t height,
+                         std::int64_t depth);
 
 /// Writes an 8-bit RGB PNG preview: every label a stable pseudo-random colour, background black.
 void write_preview_png(const std::string& path, const std::uint32_t* labels, std::int64_t width,

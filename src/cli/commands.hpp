@@ -7,6 +7,7 @@
 #include <exception>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace cclabel::cli {
 
@@ -14,6 +15,22 @@ struct Command {
     CLI::App* app = nullptr;
     std::function<int()> run;
 };
+
+class Labeller;
+struct LabelOptions;
+
+/// What `label --volume` writes (src/cli/volume_commands.cpp): the options of `label` by name.
+struct VolumeOutputs {
+    std::string output, format, stats, preview, adjacency;
+};
+
+/// `label --volume`: labels each input as one volume; returns the exit code (0, 1 when an input
+/// failed, 2 for an option a volume cannot take).
+int run_label_volumes(const std::vector<std::string>& inputs, const Labeller& labeller, const LabelOptions& options,
+                      const VolumeOutputs& out);
+
+/// `stats --volume`: the region table of one volume, to standard output or @p csv; the exit code.
+int run_stats_volume(const std::string& input, const std::string& csv, const Labeller& labeller);
 
 Command add_label_command(CLI::App& app);
 Command add_stats_command(CLI::App& app);

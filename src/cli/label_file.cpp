@@ -69,41 +69,64 @@ LabelFile read_npy64(const std::string& path, const io::detail::NpyHeader& h, co
 
 }  // namespace
 
+namespace {
+
+/// The labels of @p width × @p rows pixels of @p format at @p p, as a label file; @p slice_rows > 0
+/// names positions in slices of that many rows (x, y, z).
+LabelFile labels_of(const std::string& path, const std::uint8_t* p, PixelFormat format, std::int64_t width,
+                    std::int64_t rows, const std::string& description, std::int64_t slice_rows) {
+    if (description.find("indexed") != std::string::npos || format == PixelFormat::RGB8 || format == PixelFormat::RGBA8)
+        fail(path, "a label image has one integer channel (this is " + description + ")");
+    if (format == PixelFormat::F16 || format == PixelFormat::F32 || format == PixelFormat::F64)
+        fail(path, "a label image has integer values (this is " + description + ")");
+    LabelFile out;
+    out.width = width;
+    out.height = rows;
+    out.description = description;
+    const std::size_t n = std::size_t(width * rows);
+    out.labels.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        std::int64_t v = 0;  // signed labels must not be negative, 64-bit ones must fit
+        std::uint64_t u = 0;
+        switch (format) {
+            case PixelFormat::Binary8:
+            case PixelFormat::Gray8: out.labels[i] = p[i]; continue;
+            case PixelFormat::Gray16: { std::uint16_t g; std::memcpy(&g, p + 2 * i, 2); out.labels[i] = g; continue; }
+            case PixelFormat::I8: v = std::int8_t(p[i]); break;
+            case PixelFormat::I16: { std::int16_t x; std::memcpy(&x, p + 2 * i, 2); v = x; break; }
+            case PixelFormat::I32: { std::int32_t x; std::memcpy(&x, p + 4 * i, 4); v = x; break; }
+            case PixelFormat::I64: std::memcpy(&v, p + 8 * i, 8); break;
+            case PixelFormat::U64: std::memcpy(&u, p + 8 * i, 8); v = u > 0xFFFFFFFFull ? -1 : std::int64_t(u); break;
+            default: std::memcpy(&out.labels[i], p + 4 * i, 4); continue;
+        }
+        if (v < 0 || v > 0xFFFFFFFFll) {
+            const std::size_t x = i % std::size_t(width), y = i / std::size_t(width);
+            const std::string at = slice_rows > 0 ? "(x=" + std::to_string(x) + ", y=" + std::to_string(y % std::size_t(slice_rows)) +
+                                                        ", z=" + std::to_string(y / std::size_t(slice_rows)) + ")"
+                                                  : "(x=" + std::to_string(x) + ", y=" + std::to_string(y) + ")";
+            fail(path, "label value " + (u > 0xFFFFFFFFull ? std::to_string(u) : std::to_string(v)) + " at " + at +
+                           " is not in 0..4294967295");
+        }
+        out.labels[i] = std::uint32_t(v);
+    }
+    return out;
+}
+
+}  // namespace
+
 LabelFile read_label_file(const std::string& path) {
     io::detail::NpyHeader h;
     long data_start = 0;
     if (const std::string d = npy64_dtype(path, h, data_start); !d.empty()) return read_npy64(path, h, d, data_start);
-
     const io::Image img = io::read_image(path);
-    if (img.description.find("indexed") != std::string::npos || img.format == PixelFormat::RGB8 ||
-        img.format == PixelFormat::RGBA8) {
-        fail(path, "a label image has one integer channel (this is " + img.description + ")");
-    }
-    if (img.format == PixelFormat::F16 || img.format == PixelFormat::F32 || img.format == PixelFormat::F64)
-        fail(path, "a label image has integer values (this is " + img.description + ")");
-    LabelFile out;
-    out.width = img.width;
-    out.height = img.height;
-    out.description = img.description;
-    const std::size_t n = std::size_t(img.width * img.height);
-    out.labels.resize(n);
-    const std::uint8_t* p = img.pixels.data();
-    for (std::size_t i = 0; i < n; ++i) {
-        std::int64_t v = 0;  // signed .npy labels (int8/16/32) must not be negative
-        switch (img.format) {
-            case PixelFormat::Binary8:
-            case PixelFormat::Gray8: out.labels[i] = p[i]; continue;
-            case PixelFormat::Gray16: { std::uint16_t u; std::memcpy(&u, p + 2 * i, 2); out.labels[i] = u; continue; }
-            case PixelFormat::I8: v = std::int8_t(p[i]); break;
-            case PixelFormat::I16: { std::int16_t x; std::memcpy(&x, p + 2 * i, 2); v = x; break; }
-            case PixelFormat::I32: { std::int32_t x; std::memcpy(&x, p + 4 * i, 4); v = x; break; }
-            default: std::memcpy(&out.labels[i], p + 4 * i, 4); continue;
-        }
-        if (v < 0)
-            fail(path, "label value " + std::to_string(v) + " at (x=" + std::to_string(i % std::size_t(img.width)) +
-                           ", y=" + std::to_string(i / std::size_t(img.width)) + ") is not in 0..4294967295");
-        out.labels[i] = std::uint32_t(v);
-    }
+    return labels_of(path, img.pixels.data(), img.format, img.width, img.height, img.description, 0);
+}
+
+LabelFile read_label_volume(const std::string& path) {
+    const io::Volume v = io::read_volume(path);
+    LabelFile out = labels_of(path, v.voxels.data(), v.format, v.width, v.height * v.depth, v.description, v.height);
+    out.height = v.height;
+    out.depth = v.depth;
     return out;
 }
 

@@ -9,11 +9,16 @@ namespace cclabel::cli {
 
 struct LabelFile {
     std::int64_t width = 0, height = 0;
+    std::int64_t depth = 1;  ///< slices of height rows (read_label_volume)
     std::vector<std::uint32_t> labels;
     std::string description;
 };
 
 /// Throws cclabel::Error("<path>: <reason>") for anything that is not a one-channel label image.
 LabelFile read_label_file(const std::string& path);
+
+/// A label volume (check --volume): a (Z, Y, X) .npy of the dtypes above, or a TIFF of one page a
+/// slice (io::read_volume); throws as read_label_file does.
+LabelFile read_label_volume(const std::string& path);
 
 }  // namespace cclabel::cli

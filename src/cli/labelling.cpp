@@ -33,9 +33,14 @@ std::uint32_t parse_u32(const std::string& text, const std::string& option, cons
 }  // namespace
 
 void add_label_options(CLI::App& cmd, LabelOptions& o) {
-    cmd.add_option("-c,--connectivity", o.connectivity, "4 (edges) or 8 (edges and corners)")
-        ->check(CLI::IsMember({4, 8}))
-        ->capture_default_str();
+    cmd.add_option("-c,--connectivity", o.connectivity,
+                   "4 (edges) or 8 (edges and corners; the default); with --volume 6 (faces), 18 (faces and edges) "
+                   "or 26 (faces, edges and corners; the default)")
+        ->check(CLI::IsMember({4, 6, 8, 18, 26}));
+    cmd.add_flag("--volume", o.volume,
+                 "Label each INPUT as one 3-D volume: every page of a TIFF a slice (pages of one size and format), "
+                 "or a .npy array of shape (depth, height, width) (a (height, width) array is one slice). Labels "
+                 "are written as a .npy of shape (depth, height, width) or a TIFF of one page a slice");
     cmd.add_option("-b,--background", o.background,
                    "Value whose pixels get label 0 and join nothing: '#rrggbb', '#rrggbbaa', 'r,g,b', a plain "
                    "integer for one-channel images (and --kmeans cluster indices), a value of the array's type for "
@@ -71,6 +76,21 @@ void add_label_options(CLI::App& cmd, LabelOptions& o) {
 }
 
 Labeller::Labeller(const LabelOptions& o) : o_(o) {
+    const int c = o.connectivity;
+    if (c == 0) o_.connectivity = o.volume ? 26 : 8;
+    if (o.volume && (c == 4 || c == 8))
+        throw Error("-c " + std::to_string(c) + " is for pictures: --volume takes 6 (faces), 18 (faces and edges) or "
+                    "26 (faces, edges and corners)");
+    if (!o.volume && (c == 6 || c == 18 || c == 26))
+        throw Error("-c " + std::to_string(c) + " is for volumes: add --volume to label every page of a TIFF or a "
+                    "3-D .npy as one volume (pictures take 4 or 8)");
+    if (o.volume) {
+        // The volume labeller takes exact values of whole volumes in memory, for now.
+        for (const auto& [given, name] : {std::pair{!o.threshold.empty(), "--threshold"}, {o.kmeans > 0, "--kmeans"},
+                                          {!o.tolerance.empty(), "--tolerance"}, {!o.tile.empty(), "--tile"},
+                                          {o.stream, "--stream"}})
+            if (given) throw Error(std::string(name) + " does not work with --volume yet");
+    }
     if (!o.background.empty()) bg_ = parse_background(o.background);
     if (!o.threshold.empty() && o.threshold != "otsu")
         fixed_threshold_ = parse_u32(o.threshold, "--threshold", "'otsu' or an integer 0..4294967295");

@@ -21,7 +21,8 @@
 namespace cclabel::cli {
 
 struct LabelOptions {
-    int connectivity = 8;
+    int connectivity = 0;  ///< 0: the default, 8 (26 with --volume); resolved by Labeller
+    bool volume = false;   ///< --volume: every page of a TIFF, or a (Z, Y, X) .npy, is one volume
     std::string background;
     std::string backend = "auto";
     int threads = 0;
@@ -64,12 +65,23 @@ struct Labelled {
     const std::uint32_t* data() const { static const std::uint32_t none = 0; return labels.empty() ? &none : labels.data(); }
 };
 
+/// One volume labelled (--volume), after --min-size and --largest.
+struct LabelledVolume {
+    std::vector<std::uint32_t> labels;  ///< width × height × depth, z then y then x
+    std::uint64_t count = 0;
+    Options options;                    ///< as labelled (background resolved)
+    Backend backend = Backend::Cpu;
+    double ms = 0;                      ///< labelling time
+};
+
 /// Labels pages with one set of options (checked once, when constructed: throws Error).
 class Labeller {
 public:
     explicit Labeller(const LabelOptions& o);
     /// Throws Error for anything wrong with this page.
     Labelled run(const ImageView& page) const;
+    /// Labels a volume (--volume; src/cli/volume_labelling.cpp); throws Error for anything wrong.
+    LabelledVolume run_volume(const VolumeView& volume) const;
 
     /// Whether @p page has more pixels than uint32 labels can number: it is then labelled in tiles
     /// into uint64 labels.

@@ -34,10 +34,37 @@ void write_stats_csv(std::FILE* out, const std::string& name, const std::vector<
     if (std::fflush(out) != 0 || std::ferror(out)) throw Error(name + ": error while writing the statistics");
 }
 
-void write_stats_csv(const std::string& path, const std::vector<RegionStats>& stats, PixelFormat format) {
+void write_stats_csv(std::FILE* out, const std::string& name, const std::vector<VolumeRegionStats>& stats,
+                     PixelFormat format) {
+    std::fprintf(out, "%s\n", kVolumeStatsHeader);
+    for (std::size_t l = 0; l < stats.size(); ++l) {
+        const VolumeRegionStats& s = stats[l];
+        std::fprintf(out, "%zu,%llu,%lld,%lld,%lld,%lld,%lld,%lld,%.17g,%.17g,%.17g,%llu,%s\n", l,
+                     static_cast<unsigned long long>(s.voxels), static_cast<long long>(s.x), static_cast<long long>(s.y),
+                     static_cast<long long>(s.z), static_cast<long long>(s.width), static_cast<long long>(s.height),
+                     static_cast<long long>(s.depth), s.cx, s.cy, s.cz, static_cast<unsigned long long>(s.surface),
+                     format_value(s.value, format).c_str());
+    }
+    if (std::fflush(out) != 0 || std::ferror(out)) throw Error(name + ": error while writing the statistics");
+}
+
+namespace {
+
+template <typename Row>
+void write_stats_file(const std::string& path, const std::vector<Row>& stats, PixelFormat format) {
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "w"), &std::fclose);
     if (!f) throw Error(path + ": cannot write the statistics file");
     write_stats_csv(f.get(), path, stats, format);
+}
+
+}  // namespace
+
+void write_stats_csv(const std::string& path, const std::vector<RegionStats>& stats, PixelFormat format) {
+    write_stats_file(path, stats, format);
+}
+
+void write_stats_csv(const std::string& path, const std::vector<VolumeRegionStats>& stats, PixelFormat format) {
+    write_stats_file(path, stats, format);
 }
 
 }  // namespace cclabel::cli

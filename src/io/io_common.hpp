@@ -84,6 +84,9 @@ Image read_png(const std::string& path, std::uint64_t file_size);
 Image read_tiff(const std::string& path, std::uint64_t file_size);
 Image read_pnm(const std::string& path, std::uint64_t file_size);
 Image read_npy(const std::string& path, std::uint64_t file_size);
+/// A (Z, Y, X) .npy array of one channel as the picture of its Z · Y rows (z, then y), @p depth set
+/// to Z; a (Y, X) array is one slice (depth 1).
+Image read_npy_volume(const std::string& path, std::uint64_t file_size, std::int64_t& depth);
 
 }  // namespace cclabel::io::detail
 
@@ -99,9 +102,11 @@ public:
 
 namespace cclabel::io::detail {
 
+/// The sinks of LabelRowWriter; @p depth as there (-1: a picture of @p height rows; else a volume of
+/// @p depth slices of @p height rows).
 std::unique_ptr<LabelRowWriter::Sink> open_npy_label_sink(const std::string& path, std::int64_t width, std::int64_t height,
-                                                          int label_bytes);
+                                                          int label_bytes, std::int64_t depth);
 std::unique_ptr<LabelRowWriter::Sink> open_tiff_label_sink(const std::string& path, std::int64_t width, std::int64_t height,
-                                                           int label_bytes);
+                                                           int label_bytes, std::int64_t depth);
 
 }  // namespace cclabel::io::detail

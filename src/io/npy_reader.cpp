@@ -195,7 +195,11 @@ void canonical_floats(std::uint8_t* p, std::size_t n, int size) {
 
 NpyHeader parse_npy_header(const std::string& path, const std::string& text) { return Parser(path, text).dict(); }
 
-Image read_npy(const std::string& path, std::uint64_t file_size) {
+namespace {
+
+/// read_npy, or with @p depth a (Z, Y, X) array read as the picture of its Z · Y rows (@p depth set
+/// to Z; a (Y, X) array is one slice).
+Image read_npy_array(const std::string& path, std::uint64_t file_size, std::int64_t* depth) {
     File f(path, "rb");
     std::uint8_t pre[10];
     f.read_exact(pre, 8, ".npy preamble");
@@ -223,10 +227,17 @@ Image read_npy(const std::string& path, std::uint64_t file_size) {
     const Dtype t = parse_dtype(path, h.descr);
 
     if (h.shape.size() != 2 && h.shape.size() != 3) {
-        fail(path, "unsupported .npy shape with " + std::to_string(h.shape.size()) + " dimensions (need (height, width) or (height, width, channels))");
+        fail(path, "unsupported .npy shape with " + std::to_string(h.shape.size()) + " dimensions (need " +
+                       (depth ? "(depth, height, width) or (height, width)" : "(height, width) or (height, width, channels)") +
+                       ")");
     }
-    const std::uint64_t height = h.shape[0], width = h.shape[1];
-    const std::uint64_t channels = h.shape.size() == 3 ? h.shape[2] : 1;
+    const bool volume = depth != nullptr && h.shape.size() == 3;
+    if (volume && h.shape[0] != 0 && h.shape[1] > kMaxReadPixels / h.shape[0])
+        fail(path, "volume too large: " + std::to_string(h.shape[0]) + " x " + std::to_string(h.shape[1]) + " rows");
+    const std::uint64_t height = volume ? h.shape[0] * h.shape[1] : h.shape[0];
+    const std::uint64_t width = volume ? h.shape[2] : h.shape[1];
+    const std::uint64_t channels = h.shape.size() == 3 && !volume ? h.shape[2] : 1;
+    if (depth) *depth = volume ? std::int64_t(h.shape[0]) : 1;
     if (channels < 1 || channels > 4) fail(path, "unsupported .npy shape: " + std::to_string(channels) + " channels (1 to 4 are read)");
     if (t.kind == 'b' && channels != 1) fail(path, "unsupported .npy shape: bool with several channels");
     // One channel of a signed, float or 64-bit dtype is read as the typed format, its values as they
@@ -252,7 +263,7 @@ Image read_npy(const std::string& path, std::uint64_t file_size) {
                           : SampleSink(path, std::int64_t(width), std::int64_t(height), int(channels), t.size, file_size,
                                        t.kind == 'b');
     std::string desc = "npy " + t.name;
-    if (h.shape.size() == 3) desc += " x" + std::to_string(channels);
+    if (h.shape.size() == 3 && !volume) desc += " x" + std::to_string(channels);
     if (!h.fortran_order) {
         std::vector<std::uint8_t> row(row_bytes);
         for (std::uint64_t y = 0; y < height; ++y) {
@@ -261,6 +272,19 @@ Image read_npy(const std::string& path, std::uint64_t file_size) {
             if (canonical) canonical_floats(row.data(), row.size(), t.size);
             sink.add_rows(row.data(), 1);
         }
+    } else if (volume) {
+        // Column-major volume: element (z, y, x) sits at z + Z * (y + Y * x); tall row z · Y + y.
+        std::vector<std::uint8_t> all(data), row(row_bytes);
+        f.read_exact(all.data(), all.size(), "array data");
+        if (t.swap) byteswap(all.data(), all.size(), t.size);
+        const std::size_t sz = std::size_t(t.size);
+        const std::uint64_t zs = h.shape[0], ys = h.shape[1];
+        for (std::uint64_t z = 0; z < zs; ++z)
+            for (std::uint64_t y = 0; y < ys; ++y) {
+                for (std::uint64_t x = 0; x < width; ++x) std::memcpy(&row[x * sz], &all[(z + zs * (y + ys * x)) * sz], sz);
+                sink.add_rows(row.data(), 1);
+            }
+        desc += " fortran-order";
     } else {
         // Column-major: element (y, x, c) sits at y + H * (x + W * c). The file size matched the
         // shape above, so the whole array really is there before it is allocated.
@@ -281,6 +305,14 @@ Image read_npy(const std::string& path, std::uint64_t file_size) {
     }
     if (t.swap) desc += " byte-swapped";
     return sink.finish(desc);
+}
+
+}  // namespace
+
+Image read_npy(const std::string& path, std::uint64_t file_size) { return read_npy_array(path, file_size, nullptr); }
+
+Image read_npy_volume(const std::string& path, std::uint64_t file_size, std::int64_t& depth) {
+    return read_npy_array(path, file_size, &depth);
 }
 
 }  // namespace cclabel::io::detail

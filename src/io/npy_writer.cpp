@@ -1,4 +1,5 @@
-// Label images as .npy: format 1.0, '<u4' (or '<u8' for 64-bit labels), C order, shape (height, width).
+// Label images as .npy: format 1.0, '<u4' (or '<u8' for 64-bit labels), C order, shape (height, width)
+// (or (depth, height, width) for a volume).
 // The header first, then the rows as they arrive (LabelRowWriter), so a picture never has to be whole.
 #include <algorithm>
 #include <bit>
@@ -15,10 +16,12 @@ namespace {
 
 class NpyLabelSink : public LabelRowWriter::Sink {
 public:
-    NpyLabelSink(const std::string& path, std::int64_t width, std::int64_t height, int bytes)
-        : path_(path), f_(path, "wb"), width_(width), height_(height), bytes_(bytes) {
-        std::string dict = "{'descr': '<u" + std::to_string(bytes) + "', 'fortran_order': False, 'shape': (" +
-                           std::to_string(height) + ", " + std::to_string(width) + "), }";
+    NpyLabelSink(const std::string& path, std::int64_t width, std::int64_t height, int bytes, std::int64_t depth)
+        : path_(path), f_(path, "wb"), width_(width), height_(depth < 0 ? height : height * depth), bytes_(bytes) {
+        const std::string shape = (depth < 0 ? "" : std::to_string(depth) + ", ") + std::to_string(height) + ", " +
+                                  std::to_string(width);
+        std::string dict = "{'descr': '<u" + std::to_string(bytes) + "', 'fortran_order': False, 'shape': (" + shape +
+                           "), }";
         // NumPy aligns the data to 64 bytes: pad with spaces, end with a newline.
         const std::size_t unpadded = 10 + dict.size() + 1;
         dict.append((64 - unpadded % 64) % 64, ' ');
@@ -68,8 +71,8 @@ private:
 }  // namespace
 
 std::unique_ptr<LabelRowWriter::Sink> open_npy_label_sink(const std::string& path, std::int64_t width, std::int64_t height,
-                                                          int label_bytes) {
-    return std::make_unique<NpyLabelSink>(path, width, height, label_bytes);
+                                                          int label_bytes, std::int64_t depth) {
+    return std::make_unique<NpyLabelSink>(path, width, height, label_bytes, depth);
 }
 
 }  // namespace cclabel::io::detail

@@ -43,8 +43,11 @@ private:
 /// ('<u4' or '<u8'), byte for byte what write_labels writes. Throws Error("<path>: <reason>").
 class LabelRowWriter {
 public:
-    /// @p label_bytes: 4 (uint32) or 8 (uint64).
-    LabelRowWriter(const std::string& path, std::int64_t width, std::int64_t height, int label_bytes);
+    /// @p label_bytes: 4 (uint32) or 8 (uint64). @p depth ≥ 0 makes the file a volume of @p depth
+    /// slices of @p height rows, written slice after slice: a .npy of shape (depth, height, width),
+    /// a TIFF of one page a slice; -1 (the default) a picture.
+    LabelRowWriter(const std::string& path, std::int64_t width, std::int64_t height, int label_bytes,
+                   std::int64_t depth = -1);
     ~LabelRowWriter();
     LabelRowWriter(const LabelRowWriter&) = delete;
     LabelRowWriter& operator=(const LabelRowWriter&) = delete;

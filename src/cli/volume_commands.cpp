@@ -1,0 +1,80 @@
+// `cclabel label --volume` and `cclabel stats --volume`: each input is one volume (every page of a
+// TIFF a slice, or a (Z, Y, X) .npy), labelled whole in memory by Labeller::run_volume; the labels
+// go to a .npy of shape (Z, Y, X) or a TIFF of one page a slice, the statistics to the CSV of
+// kVolumeStatsHeader.
+#include <iostream>
+#include <sstream>
+
+#include "cclabel/io.hpp"
+#include "cclabel/volume_stats.hpp"
+#include "cli/commands.hpp"
+#include "cli/labelling.hpp"
+#include "cli/output_names.hpp"
+#include "cli/stats_csv.hpp"
+
+namespace cclabel::cli {
+namespace {
+
+std::string report(const std::string& input, const io::Volume& v, const LabelledVolume& r, bool verified) {
+    std::ostringstream line;
+    line << input << ": " << v.width << "x" << v.height << "x" << v.depth << " " << format_name(v.format)
+         << " volume (" << v.description << "), " << r.options.connectivity << "-connected, " << with_commas(r.count)
+         << " regions, ";
+    line.setf(std::ios::fixed);
+    line.precision(1);
+    line << r.ms << " ms (" << backend_name(r.backend) << ")";
+    if (verified) line << ", verified";
+    return line.str();
+}
+
+}  // namespace
+
+int run_label_volumes(const std::vector<std::string>& inputs, const Labeller& labeller, const LabelOptions& options,
+                      const VolumeOutputs& out) {
+    for (const auto& [given, name] : {std::pair{&out.preview, "--preview"}, {&out.adjacency, "--adjacency"}})
+        if (!given->empty()) {
+            std::cerr << "cclabel: error: " << name << " does not work with --volume yet\n";
+            return 2;
+        }
+    const bool many = inputs.size() > 1;
+    const std::string ext = out.format == "tiff" ? "tif" : "npy";
+    int failed = 0;
+    bool bad_option = false;
+    for (const std::string& input : inputs) {
+        try {
+            const io::Volume v = io::read_volume(input);
+            const LabelledVolume r = labeller.run_volume(v.view());
+            if (const std::string st = output_name(out.stats, input, many, "csv", 0, 1); !st.empty())
+                write_stats_csv(st, regions_volume(v.view(), r.labels.data(), r.options), v.format);
+            if (const std::string o = output_name(out.output, input, many, ext, 0, 1); !o.empty())
+                io::write_volume_labels(o, r.labels.data(), v.width, v.height, v.depth);
+            std::cout << report(input, v, r, options.verify) << std::endl;
+        } catch (const std::exception& e) {
+            ++failed;
+            if (dynamic_cast<const BadOption*>(&e) != nullptr) bad_option = true;
+            print_error(input, e);
+        }
+    }
+    if (many && failed) std::cerr << "cclabel: " << failed << " of " << inputs.size() << " files failed\n";
+    return bad_option ? 2 : failed ? 1 : 0;
+}
+
+int run_stats_volume(const std::string& input, const std::string& csv, const Labeller& labeller) {
+    try {
+        const io::Volume v = io::read_volume(input);
+        const LabelledVolume r = labeller.run_volume(v.view());
+        const auto st = regions_volume(v.view(), r.labels.data(), r.options);
+        if (csv.empty()) {
+            write_stats_csv(stdout, "standard output", st, v.format);
+        } else {
+            write_stats_csv(csv, st, v.format);
+            std::cout << input << ": " << with_commas(r.count) << " regions -> " << csv << std::endl;
+        }
+        return 0;
+    } catch (const std::exception& e) {
+        print_error(input, e);
+        return dynamic_cast<const BadOption*>(&e) != nullptr ? 2 : 1;
+    }
+}
+
+}  // namespace cclabel::cli
