@@ -1,14 +1,18 @@
-// The region adjacency graph on the GPU: Count (items a segment, kernels/adjacency_bodies.cuh), an
-// exclusive scan of the counts (CUB) for every segment's place, Emit (the (pair, count) items),
-// a radix sort of the items by pair and a reduce-by-key that sums each pair's counts (CUB). The
-// host waits once, for the number of items, to size the sort; then once more for the edges.
+// The region adjacency graph on the GPU: one kernel reads the labels once, a tile a block, and
+// puts each tile's pairs with their contact counts out (kernels/adjacency_bodies.cuh); a CUB radix
+// sort of the items by pair (over the bits the largest smaller label needs) and a reduce-by-key
+// sum them. The host waits once for the number of items (to size the sort, and to run the kernel
+// again into a larger buffer when its first guess was short: noise, where every tile holds
+// thousands of pairs), and once for the edges.
 // Labels in host memory go up first through the staging ring (cuda::host::copy_up).
 #include <cuda_runtime_api.h>
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
-#include <cub/device/device_scan.cuh>
 
+#include <algorithm>
+#include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,28 +31,110 @@ namespace {
 
 constexpr std::uint32_t kAdjThreads = 256;
 
-__global__ void adjacency_count_kernel(AdjParams p, std::uint64_t* counts) {
-    for (std::uint64_t s = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; s < p.segs;
-         s += std::uint64_t(gridDim.x) * blockDim.x)
-        counts[s] = segment_pairs(p, s, [](std::uint64_t, std::uint32_t) {});
+/// What the kernel tells the host: the items it found (also those past the buffer's end) and the
+/// largest smaller label of a pair (the sort's key width).
+struct AdjTally {
+    unsigned long long items;
+    unsigned int largest_a;
+    unsigned int pad;
+};
+
+struct AdjOut {
+    std::uint64_t* keys;
+    std::uint64_t* contacts;
+    std::uint64_t capacity;
+    AdjTally* tally;
+};
+
+/// AdjacencyEdge's layout, for the device.
+struct PackedEdge {
+    std::uint32_t a, b;
+    std::uint64_t contacts;
+};
+static_assert(sizeof(PackedEdge) == sizeof(AdjacencyEdge) && offsetof(AdjacencyEdge, b) == 4 &&
+              offsetof(AdjacencyEdge, contacts) == 8);
+
+__global__ void pack_edges_kernel(const std::uint64_t* keys, const std::uint64_t* contacts, std::uint64_t n,
+                                  PackedEdge* out) {
+    for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += std::uint64_t(gridDim.x) * blockDim.x)
+        out[i] = PackedEdge{std::uint32_t(keys[i] >> 32), std::uint32_t(keys[i]), contacts[i]};
 }
 
-__global__ void adjacency_emit_kernel(AdjParams p, const std::uint64_t* offsets, std::uint64_t* keys,
-                                      std::uint64_t* contacts) {
-    for (std::uint64_t s = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; s < p.segs;
-         s += std::uint64_t(gridDim.x) * blockDim.x) {
-        std::uint64_t at = offsets[s];
-        segment_pairs(p, s, [&](std::uint64_t key, std::uint32_t n) {
-            keys[at] = key;
-            contacts[at] = n;
-            ++at;
-        });
+__device__ __forceinline__ void put_item(const AdjOut& o, std::uint64_t at, std::uint64_t key, std::uint64_t n) {
+    if (at < o.capacity) {
+        o.keys[at] = key;
+        o.contacts[at] = n;
     }
 }
 
-unsigned grid_for(std::uint64_t items) {
-    const std::uint64_t blocks = (items + kAdjThreads - 1) / kAdjThreads;
-    return unsigned(blocks < (1u << 20) ? (blocks ? blocks : 1) : (1u << 20));
+__global__ void __launch_bounds__(kAdjThreads) adjacency_tile_kernel(AdjParams p, AdjOut o) {
+    __shared__ unsigned long long s_keys[kAdjTable];
+    __shared__ unsigned int s_counts[kAdjTable];
+    __shared__ unsigned int s_items, s_written, s_largest;
+    __shared__ unsigned long long s_base;
+    const std::uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    const int dirs = adjacency_directions(p);
+    auto cas = [&](std::uint32_t slot, std::uint64_t expected, std::uint64_t desired) {
+        return std::uint64_t(atomicCAS(&s_keys[slot], (unsigned long long)expected, (unsigned long long)desired));
+    };
+    auto add = [&](std::uint32_t slot, std::uint32_t n) { atomicAdd(&s_counts[slot], n); };
+    for (std::uint64_t tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
+        for (std::uint32_t i = threadIdx.x; i < kAdjTable; i += blockDim.x) {
+            s_keys[i] = kNoPair;
+            s_counts[i] = 0;
+        }
+        if (threadIdx.x == 0) s_items = s_written = s_largest = 0;
+        __syncthreads();
+        for (std::uint32_t r = warp; r < kAdjTileH; r += warps) {
+            for (int d = 0; d < dirs; ++d) {
+                const std::uint64_t key = lane_pair(p, tile, r, lane, d);
+                const std::uint64_t left = __shfl_up_sync(0xFFFFFFFFu, key, 1);
+                const bool head = run_head(lane, key, left);
+                const std::uint32_t heads = __ballot_sync(0xFFFFFFFFu, head);
+                bool spill = false;
+                std::uint32_t n = 0;
+                if (head && key != kNoPair) {
+                    n = run_length(heads, lane);
+                    spill = !table_add(key, n, cas, add);
+                }
+                // Pairs that found no slot (a tile of noise) go out on their own, a warp's at once.
+                const std::uint32_t spills = __ballot_sync(0xFFFFFFFFu, spill);
+                if (spills != 0) {
+                    unsigned long long base = 0;
+                    if (lane == ffs32(spills) - 1u) base = atomicAdd(&o.tally->items, (unsigned long long)popc32(spills));
+                    base = __shfl_sync(0xFFFFFFFFu, base, ffs32(spills) - 1u);
+                    if (spill) {
+                        put_item(o, base + popc32(spills & mask_below(lane)), key, n);
+                        atomicMax(&s_largest, std::uint32_t(key >> 32));
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        // The table's pairs out: counted, one global reservation a block, then written.
+        for (std::uint32_t i = threadIdx.x; i < kAdjTable; i += blockDim.x)
+            if (s_keys[i] != kNoPair) {
+                atomicAdd(&s_items, 1u);
+                atomicMax(&s_largest, std::uint32_t(s_keys[i] >> 32));
+            }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            s_base = s_items ? atomicAdd(&o.tally->items, (unsigned long long)s_items) : 0ull;
+            if (s_largest) atomicMax(&o.tally->largest_a, s_largest);
+        }
+        __syncthreads();
+        for (std::uint32_t i = threadIdx.x; i < kAdjTable; i += blockDim.x)
+            if (s_keys[i] != kNoPair) put_item(o, s_base + atomicAdd(&s_written, 1u), s_keys[i], s_counts[i]);
+        __syncthreads();  // the table is cleared for the next tile only after everyone read it
+    }
+}
+
+unsigned grid_for(std::uint64_t tiles) {
+    int device = 0, sms = 132;
+    if (cudaGetDevice(&device) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    const std::uint64_t resident = std::uint64_t(sms) * 8;  // 8 blocks of 256 threads an SM (24 KiB of table each)
+    return unsigned(std::max<std::uint64_t>(1, std::min(tiles, resident)));
 }
 
 }  // namespace
@@ -63,38 +149,45 @@ std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std:
     p.width = std::uint32_t(width);
     p.height = std::uint32_t(height);
     p.stride = stride;
-    p.segs_x = std::uint32_t((std::uint64_t(width) + kAdjSeg - 1) / kAdjSeg);
-    p.segs = std::uint64_t(p.segs_x) * std::uint64_t(height);
+    p.tiles_x = std::uint32_t((std::uint64_t(width) + kAdjTileW - 1) / kAdjTileW);
+    p.tiles = std::uint64_t(p.tiles_x) * ((std::uint64_t(height) + kAdjTileH - 1) / kAdjTileH);
     p.connectivity = connectivity;
     p.include_background = include_background;
+    const std::uint64_t pixels = std::uint64_t(width) * std::uint64_t(height);
 
-    // counts[0..segs) then one more 0, scanned in place: offsets, with the total at [segs].
-    DeviceBuffer offsets((p.segs + 1) * sizeof(std::uint64_t), "the adjacency counts");
-    auto* off = offsets.as<std::uint64_t>();
-    CCL_CUDA(cudaMemsetAsync(off + p.segs, 0, sizeof(std::uint64_t), stream));
-    adjacency_count_kernel<<<grid_for(p.segs), kAdjThreads, 0, stream>>>(p, off);
-    CCL_LAUNCHED("adjacency_count_kernel");
-    std::size_t scan_bytes = 0;
-    CCL_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, off, off, std::int64_t(p.segs + 1), stream));
-    DeviceBuffer scan_temp(scan_bytes, "the adjacency scan");
-    CCL_CUDA(cub::DeviceScan::ExclusiveSum(scan_temp.p, scan_bytes, off, off, std::int64_t(p.segs + 1), stream));
-    std::uint64_t items = 0;
-    CCL_CUDA(cudaMemcpyAsync(&items, off + p.segs, sizeof items, cudaMemcpyDeviceToHost, stream));
-    CCL_CUDA(cudaStreamSynchronize(stream));
+    DeviceBuffer tally_d(sizeof(AdjTally), "the adjacency tally");
+    cuda::host::PooledPinned tally_h;
+    tally_h.reserve(sizeof(AdjTally), "the adjacency tally");
+    auto* tally = tally_h.as<AdjTally>();
+    // A drawing's tiles hold a few pairs each: a 64th of the pixels is room to spare; a picture that
+    // needs more runs again into a buffer of the size the first run counted.
+    std::uint64_t capacity = std::max<std::uint64_t>(pixels / 64, std::uint64_t(1) << 16);
+    DeviceBuffer keys, vals;
+    for (int attempt = 0;; ++attempt) {
+        // Keys and counts, twice each (the sort's double buffers; the reduction writes into the spare).
+        keys.alloc(2 * capacity * sizeof(std::uint64_t), "the adjacency pairs");
+        vals.alloc(2 * capacity * sizeof(std::uint64_t), "the adjacency contacts");
+        CCL_CUDA(cudaMemsetAsync(tally_d.p, 0, sizeof(AdjTally), stream));
+        const AdjOut out{keys.as<std::uint64_t>(), vals.as<std::uint64_t>(), capacity, tally_d.as<AdjTally>()};
+        adjacency_tile_kernel<<<grid_for(p.tiles), kAdjThreads, 0, stream>>>(p, out);
+        CCL_LAUNCHED("adjacency_tile_kernel");
+        CCL_CUDA(cudaMemcpyAsync(tally, tally_d.p, sizeof(AdjTally), cudaMemcpyDeviceToHost, stream));
+        CCL_CUDA(cudaStreamSynchronize(stream));
+        if (tally->items <= capacity || attempt > 0) break;
+        capacity = tally->items;
+    }
+    const std::uint64_t items = tally->items;
+    if (items > capacity) throw Error("adjacency: the second pass found more pairs than the first (a bug)");
     if (items == 0) return {};
 
-    // Keys and counts, twice each (the sort's double buffers; the reduction writes into the spare).
-    DeviceBuffer keys(2 * items * sizeof(std::uint64_t), "the adjacency pairs");
-    DeviceBuffer vals(2 * items * sizeof(std::uint64_t), "the adjacency contacts");
     auto* k = keys.as<std::uint64_t>();
     auto* v = vals.as<std::uint64_t>();
-    adjacency_emit_kernel<<<grid_for(p.segs), kAdjThreads, 0, stream>>>(p, off, k, v);
-    CCL_LAUNCHED("adjacency_emit_kernel");
-    cub::DoubleBuffer<std::uint64_t> kb(k, k + items), vb(v, v + items);
-    constexpr int end_bit = 64;
+    cub::DoubleBuffer<std::uint64_t> kb(k, k + capacity), vb(v, v + capacity);
+    // Keys are a << 32 | b with a ≤ largest_a: the bits above are zero.
+    const int end_bit = 32 + std::max(1, int(std::bit_width(tally->largest_a)));
     std::size_t sort_bytes = 0, reduce_bytes = 0;
     CCL_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, kb, vb, std::int64_t(items), 0, end_bit, stream));
-    CCL_CUDA(cub::DeviceReduce::ReduceByKey(nullptr, reduce_bytes, k, k, v, v, static_cast<std::uint64_t*>(nullptr),
+    CCL_CUDA(cub::DeviceReduce::ReduceByKey(nullptr, reduce_bytes, k, k, v, v, static_cast<unsigned long long*>(nullptr),
                                             ::cuda::std::plus<>{}, std::int64_t(items), stream));
     DeviceBuffer temp(std::max(sort_bytes, reduce_bytes) + sizeof(std::uint64_t), "the adjacency sort");
     CCL_CUDA(cub::DeviceRadixSort::SortPairs(temp.p, sort_bytes, kb, vb, std::int64_t(items), 0, end_bit, stream));
@@ -103,18 +196,20 @@ std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std:
     std::uint64_t* sv = vb.Current();
     std::uint64_t* uk = kb.Alternate();
     std::uint64_t* uv = vb.Alternate();
-    DeviceBuffer runs(sizeof(std::uint64_t), "the adjacency edge count");
-    CCL_CUDA(cub::DeviceReduce::ReduceByKey(temp.p, reduce_bytes, sk, uk, sv, uv, runs.as<std::uint64_t>(),
+    DeviceBuffer runs(sizeof(unsigned long long), "the adjacency edge count");
+    CCL_CUDA(cub::DeviceReduce::ReduceByKey(temp.p, reduce_bytes, sk, uk, sv, uv, runs.as<unsigned long long>(),
                                             ::cuda::std::plus<>{}, std::int64_t(items), stream));
-    std::uint64_t edges_n = 0;
-    CCL_CUDA(cudaMemcpyAsync(&edges_n, runs.p, sizeof edges_n, cudaMemcpyDeviceToHost, stream));
+    CCL_CUDA(cudaMemcpyAsync(&tally->items, runs.p, sizeof tally->items, cudaMemcpyDeviceToHost, stream));
     CCL_CUDA(cudaStreamSynchronize(stream));
-    std::vector<std::uint64_t> hk(edges_n), hv(edges_n);
-    CCL_CUDA(cudaMemcpyAsync(hk.data(), uk, edges_n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream));
-    CCL_CUDA(cudaMemcpyAsync(hv.data(), uv, edges_n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream));
+    // Packed as AdjacencyEdge on the device, so that one copy fills the result.
+    const std::uint64_t n = tally->items;
+    DeviceBuffer packed(n * sizeof(AdjacencyEdge), "the adjacency edges");
+    pack_edges_kernel<<<unsigned(std::min<std::uint64_t>((n + kAdjThreads - 1) / kAdjThreads, 1u << 20)), kAdjThreads, 0,
+                        stream>>>(uk, uv, n, packed.as<PackedEdge>());
+    CCL_LAUNCHED("pack_edges_kernel");
+    std::vector<AdjacencyEdge> edges(n);
+    CCL_CUDA(cudaMemcpyAsync(edges.data(), packed.p, n * sizeof(AdjacencyEdge), cudaMemcpyDeviceToHost, stream));
     CCL_CUDA(cudaStreamSynchronize(stream));
-    std::vector<AdjacencyEdge> edges(edges_n);
-    for (std::uint64_t i = 0; i < edges_n; ++i) edges[i] = {std::uint32_t(hk[i] >> 32), std::uint32_t(hk[i]), hv[i]};
     return edges;
 }
 

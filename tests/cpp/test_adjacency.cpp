@@ -31,6 +31,64 @@ std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> brute_force(con
     return twice;
 }
 
+namespace cd = cclabel::cuda::detail;
+
+/// What the GPU's tile kernel puts out, run on the CPU: the warp of each row as 32 lanes side by
+/// side (their pairs, the heads a ballot would give), the block's table with plain operations.
+struct TileItems {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> items;  ///< (pair, contacts)
+    std::uint64_t spilled = 0;   ///< items that found no table slot
+    std::uint64_t heads = 0;     ///< runs added to tables
+};
+
+TileItems tile_program(const std::uint32_t* labels, std::int64_t w, std::int64_t h, std::int64_t stride, int conn,
+                       bool bg) {
+    cd::AdjParams p;
+    p.labels = labels;
+    p.width = std::uint32_t(w);
+    p.height = std::uint32_t(h);
+    p.stride = stride;
+    p.tiles_x = std::uint32_t((w + cd::kAdjTileW - 1) / cd::kAdjTileW);
+    p.tiles = std::uint64_t(p.tiles_x) * std::uint64_t((h + cd::kAdjTileH - 1) / cd::kAdjTileH);
+    p.connectivity = conn;
+    p.include_background = bg;
+    TileItems out;
+    std::vector<std::uint64_t> keys(cd::kAdjTable);
+    std::vector<std::uint32_t> counts(cd::kAdjTable);
+    auto cas = [&](std::uint32_t slot, std::uint64_t expected, std::uint64_t desired) {
+        const std::uint64_t old = keys[slot];
+        if (old == expected) keys[slot] = desired;
+        return old;
+    };
+    auto add = [&](std::uint32_t slot, std::uint32_t n) { counts[slot] += n; };
+    for (std::uint64_t tile = 0; tile < p.tiles; ++tile) {
+        std::fill(keys.begin(), keys.end(), cd::kNoPair);
+        std::fill(counts.begin(), counts.end(), 0u);
+        for (std::uint32_t r = 0; r < cd::kAdjTileH; ++r)
+            for (int d = 0; d < cd::adjacency_directions(p); ++d) {
+                std::uint64_t lane_key[32];
+                std::uint32_t heads = 0;
+                for (std::uint32_t lane = 0; lane < 32; ++lane) {
+                    lane_key[lane] = cd::lane_pair(p, tile, r, lane, d);
+                    // __shfl_up_sync gives lane 0 its own value
+                    if (cd::run_head(lane, lane_key[lane], lane_key[lane ? lane - 1 : 0])) heads |= 1u << lane;
+                }
+                for (std::uint32_t lane = 0; lane < 32; ++lane) {
+                    if (!(heads >> lane & 1u) || lane_key[lane] == cd::kNoPair) continue;
+                    const std::uint32_t n = cd::run_length(heads, lane);
+                    ++out.heads;
+                    if (!cd::table_add(lane_key[lane], n, cas, add)) {
+                        out.items.emplace_back(lane_key[lane], n);
+                        ++out.spilled;
+                    }
+                }
+            }
+        for (std::uint32_t i = 0; i < cd::kAdjTable; ++i)
+            if (keys[i] != cd::kNoPair) out.items.emplace_back(keys[i], counts[i]);
+    }
+    return out;
+}
+
 void expect_brute_force(const std::vector<std::uint32_t>& l, std::int64_t w, std::int64_t h, int conn, bool bg,
                         std::int64_t pad, const std::string& what) {
     // Copy into rows of w + pad labels, the padding holding labels that must not be read.
@@ -39,28 +97,15 @@ void expect_brute_force(const std::vector<std::uint32_t>& l, std::int64_t w, std
         for (std::int64_t x = 0; x < w; ++x) strided[std::size_t(y * (w + pad) + x)] = l[std::size_t(y * w + x)];
     const auto edges = adjacency(strided.data(), w, h, conn, bg, pad ? w + pad : 0, Backend::Cpu);
     const auto ref = brute_force(l, w, h, conn, bg);
-    // The GPU's per-thread program (kernels/adjacency_bodies.cuh) over every segment, its items
-    // summed by pair as the GPU's sort and reduce-by-key do.
-    namespace cd = cclabel::cuda::detail;
-    cd::AdjParams p;
-    p.labels = strided.data();
-    p.width = std::uint32_t(w);
-    p.height = std::uint32_t(h);
-    p.stride = w + pad;
-    p.segs_x = std::uint32_t((w + cd::kAdjSeg - 1) / cd::kAdjSeg);
-    p.segs = std::uint64_t(p.segs_x) * std::uint64_t(h);
-    p.connectivity = conn;
-    p.include_background = bg;
+    // The GPU's program (kernels/adjacency_bodies.cuh) over every tile, its items summed by pair as
+    // the GPU's sort and reduce-by-key do.
+    const TileItems t = tile_program(strided.data(), w, h, w + pad, conn, bg);
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> gpu;
-    std::uint64_t items = 0;
-    for (std::uint64_t s = 0; s < p.segs + 2; ++s) {  // two past the end: nothing
-        const std::uint32_t n = cd::segment_pairs(p, s, [&](std::uint64_t key, std::uint32_t c) {
-            gpu[{std::uint32_t(key >> 32), std::uint32_t(key)}] += c;
-            ASSERT_LT(key >> 32, key & 0xFFFFFFFFu) << what << ": a pair's smaller label first";
-        });
-        if (s >= p.segs) ASSERT_EQ(n, 0u) << what;
-        items += n;
+    for (const auto& [key, c] : t.items) {
+        ASSERT_LT(key >> 32, key & 0xFFFFFFFFu) << what << ": a pair's smaller label first";
+        gpu[{std::uint32_t(key >> 32), std::uint32_t(key)}] += c;
     }
+    const std::uint64_t items = t.items.size();
     EXPECT_TRUE(gpu == ref) << what << ": the GPU's items";
     EXPECT_LE(items, std::uint64_t(4 * w * h)) << what;
     ASSERT_EQ(edges.size(), ref.size()) << what;
@@ -116,24 +161,40 @@ TEST(Adjacency, CountsEveryTouchingPairOnce) {
 
 TEST(Adjacency, BoundaryRunsAreMergedBeforeTheyAreEmitted) {
     // Two regions split by a horizontal line: every pixel of the row above the line touches the
-    // row below, but a segment emits one item per direction, not one per pixel.
+    // row below, but a warp's row adds one run a direction to its tile's table, and the table holds
+    // the pair once.
     const std::int64_t w = 96, h = 4;
     std::vector<std::uint32_t> l(std::size_t(w * h), 1);
     for (std::int64_t i = 2 * w; i < w * h; ++i) l[std::size_t(i)] = 2;
-    namespace cd = cclabel::cuda::detail;
-    cd::AdjParams p;
-    p.labels = l.data();
-    p.width = std::uint32_t(w);
-    p.height = std::uint32_t(h);
-    p.stride = w;
-    p.segs_x = 3;
-    p.segs = 3 * std::uint64_t(h);
-    p.connectivity = 8;
-    std::uint64_t items = 0, contacts = 0;
-    for (std::uint64_t s = 0; s < p.segs; ++s)
-        items += cd::segment_pairs(p, s, [&](std::uint64_t, std::uint32_t c) { contacts += c; });
+    const TileItems t = tile_program(l.data(), w, h, w, 8, false);
+    std::uint64_t contacts = 0;
+    for (const auto& [key, c] : t.items) contacts += c;
     EXPECT_EQ(contacts, std::uint64_t(w + 2 * (w - 1)));  // below, below-right, below-left
-    EXPECT_EQ(items, 9u);                                // 3 segments × 3 directions
+    EXPECT_EQ(t.heads, 9u);                              // 3 tiles × 3 directions
+    EXPECT_EQ(t.items.size(), 3u);                       // one pair a tile
+    EXPECT_EQ(t.spilled, 0u);
+}
+
+TEST(Adjacency, PairsBeyondATilesTableGoOutOnTheirOwn) {
+    // Distinct labels everywhere: a 32 x 32 tile owns about 4 pairs a pixel, twice its table's
+    // slots, so pairs spill; every contact must still be counted once.
+    const std::int64_t w = 70, h = 45;
+    std::vector<std::uint32_t> l(std::size_t(w * h));
+    std::mt19937 rng(17);
+    for (auto& v : l) v = 1 + rng() % 1000000u;
+    const TileItems t = tile_program(l.data(), w, h, w, 8, false);
+    EXPECT_GT(t.spilled, 0u);
+    expect_brute_force(l, w, h, 8, false, 0, "distinct labels");
+    expect_brute_force(l, w, h, 4, true, 5, "distinct labels, conn 4");
+}
+
+TEST(Adjacency, RunLengthsEndAtTheNextHead) {
+    EXPECT_EQ(cd::run_length(1u, 0), 32u);
+    EXPECT_EQ(cd::run_length(0x80000001u, 0), 31u);
+    EXPECT_EQ(cd::run_length(0x80000001u, 31), 1u);
+    EXPECT_EQ(cd::run_length(0b10110u, 1), 1u);
+    EXPECT_EQ(cd::run_length(0b10110u, 2), 2u);
+    EXPECT_EQ(cd::run_length(0b10110u, 4), 28u);
 }
 
 TEST(Adjacency, BadArgumentsAreErrors) {

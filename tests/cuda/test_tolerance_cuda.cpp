@@ -175,5 +175,37 @@ TEST(AdjacencyCuda, EqualsTheCpuOnHostAndDeviceLabels) {
     }
 }
 
+TEST(AdjacencyCuda, LabelsOfNoiseOverflowTablesAndTheFirstBuffer) {
+    // Every pixel its own random label: each tile holds more pairs than its table (they go out on
+    // their own) and the items outnumber the kernel's first buffer (a 64th of the pixels), so it
+    // runs again into one of the size it counted. Rows padded: the padding must not be read.
+    REQUIRE_GPU();
+    std::mt19937 rng(11);
+    const std::int64_t w = 1500, h = 1100, stride = 1536;
+    std::vector<std::uint32_t> l(std::size_t(stride * h), 0xFFFFFFF0u);
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x) l[std::size_t(y * stride + x)] = rng() % 3000000u;
+    void* d = nullptr;
+    ASSERT_EQ(cudaMalloc(&d, l.size() * 4), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(d, l.data(), l.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    for (int conn : {4, 8})
+        for (bool bg : {false, true}) {
+            const auto cpu = adjacency(l.data(), w, h, conn, bg, stride, Backend::Cpu);
+            const auto gpu = adjacency(l.data(), w, h, conn, bg, stride, Backend::Cuda);
+            const auto dev = adjacency(static_cast<const std::uint32_t*>(d), w, h, conn, bg, stride, Backend::Auto);
+            const std::string what = "conn " + std::to_string(conn) + (bg ? " with background" : "");
+            ASSERT_GT(cpu.size(), std::size_t(w * h / 64)) << what;
+            ASSERT_EQ(gpu.size(), cpu.size()) << what;
+            ASSERT_EQ(dev.size(), cpu.size()) << what;
+            for (std::size_t i = 0; i < cpu.size(); ++i) {
+                ASSERT_TRUE(gpu[i].a == cpu[i].a && gpu[i].b == cpu[i].b && gpu[i].contacts == cpu[i].contacts)
+                    << what << " edge " << i;
+                ASSERT_TRUE(dev[i].a == cpu[i].a && dev[i].b == cpu[i].b && dev[i].contacts == cpu[i].contacts)
+                    << what << " edge " << i << " (device labels)";
+            }
+        }
+    cudaFree(d);
+}
+
 }  // namespace
 }  // namespace cclabel::test
