@@ -10,24 +10,6 @@
 namespace cclabel::iotest {
 namespace {
 
-std::vector<std::uint8_t> npy_file(const std::string& dict, const std::vector<std::uint8_t>& data, int version = 1) {
-    std::string h = dict;
-    const std::size_t pre = version == 1 ? 10 : 12;
-    while ((pre + h.size() + 1) % 64 != 0) h += ' ';
-    h += '\n';
-    std::vector<std::uint8_t> f = {0x93, 'N', 'U', 'M', 'P', 'Y', std::uint8_t(version), 0};
-    f.push_back(std::uint8_t(h.size()));
-    f.push_back(std::uint8_t(h.size() >> 8));
-    if (version != 1) f.insert(f.end(), {0, 0});
-    f.insert(f.end(), h.begin(), h.end());
-    f.insert(f.end(), data.begin(), data.end());
-    return f;
-}
-
-std::string dict(const std::string& descr, const std::string& shape, bool fortran = false) {
-    return "{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False") + ", 'shape': " + shape + ", }";
-}
-
 TEST(Npy, DtypesMapToFormats) {
     TempDir dir;
     const std::string p = dir.path("a.npy");
