@@ -178,7 +178,8 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
         and 1 mean the same. For a ``(Z, Y, X)`` volume 6 (faces), 18 (faces and edges) or 26
         (faces, edges and corners; scikit-image's 3): every dtype, ``background``, ``out=``,
         ``out_dtype=``, ``return_num`` and ``threads`` as for images, host arrays only (NumPy and
-        CPU tensors; GPU arrays are a ``ValueError`` for now), no ``stats`` or ``tolerance`` yet.
+        CPU tensors; GPU arrays are a ``ValueError`` for now), ``stats`` (the volume columns of
+        :func:`regions`, on the CPU), no ``tolerance`` yet.
     background : None, number, tuple of ints or str
         A value whose pixels get label 0 and join nothing. None (default): every value is a
         region, zeros included (bool images: False is always background). One-channel images
@@ -268,6 +269,13 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
     for name, flag in (("num_as_int", num_as_int), ("stats", stats)):
         _flag(name, flag)
     if _volume.is_volume(image, connectivity):  # a (Z, Y, X) volume: cclabel/_volume.py
+        if stats:  # the statistics of volumes run on the CPU (cclabel/_volume_stats.py)
+            result = label(image, connectivity=connectivity, background=background, backend=backend,
+                           return_num=return_num, out=out, num_as_int=num_as_int, out_dtype=out_dtype,
+                           threads=threads, tolerance=tolerance)
+            labels = result[0] if return_num else result
+            table = regions(labels, image, connectivity=connectivity, threads=threads)
+            return (*result, table) if return_num else (labels, table)
         return _volume.label(image, _library(image), connectivity=connectivity, background=background,
                              backend=backend, return_num=return_num, out=out, target=_out_dtype(out_dtype, out),
                              stats=stats, threads=threads, tolerance=tolerance)

@@ -250,3 +250,13 @@ def test_filters_on_volumes_in_place_dtypes_and_layouts():
     with pytest.raises(ValueError, match="negative"):
         cclabel.remove_small(-labels.astype(np.int16), 2)
     assert cclabel.remove_small(np.zeros((0, 3, 4), np.uint32), 2).shape == (0, 3, 4)
+
+
+def test_label_with_stats_on_a_volume():
+    image = random_volume("int16", (9, 10, 11), 3, seed=12)
+    labels, n, table = cclabel.label(image, connectivity=18, background=0, return_num=True, stats=True)
+    assert n == labels.max()
+    check_table(table, labels, image)
+    small, table16 = cclabel.label(image, connectivity=18, stats=True, out_dtype=np.uint16)
+    assert small.dtype == np.uint16
+    np.testing.assert_array_equal(table16["voxels"], cclabel.regions(small, image, connectivity=18)["voxels"])
