@@ -501,12 +501,12 @@ def regions(labels, image, *, connectivity=8, backend="auto", threads=None):
     For a ``(Z, Y, X)`` volume (NumPy arrays or CPU tensors, computed on the CPU; ``backend``
     "cuda" is a ``ValueError``) the columns are ``label``, ``voxels`` (uint64), the bounding box
     ``left``, ``top``, ``front`` (the smallest x, y, z) and ``width``, ``height``, ``depth``
-    (inclusive extents: the box is ``v[front:front + depth, top:top + height, left:left +
-    width]``), ``centroid_x``, ``centroid_y``, ``centroid_z`` (float64, from exact 64-bit sums),
-    ``surface`` (uint64: the region's voxels with at least one of their 6 face neighbours outside
-    the region; the volume's border counts as outside, whatever the connectivity) and ``value``
-    (``(N + 1, 1)``, the volume's dtype, read at the region's first voxel), as ``cclabel
-    stats --volume`` writes them.
+    (inclusive extents: the box is
+    ``v[front:front + depth, top:top + height, left:left + width]``), ``centroid_x``,
+    ``centroid_y``, ``centroid_z`` (float64, from exact 64-bit sums), ``surface`` (uint64: the
+    region's voxels with at least one of their 6 face neighbours outside the region; the volume's
+    border counts as outside, whatever the connectivity) and ``value`` (``(N + 1, 1)``, the
+    volume's dtype, read at the region's first voxel), as ``cclabel stats --volume`` writes them.
 
     Examples
     --------
