@@ -241,3 +241,11 @@ def test_bad_volumes_and_options(cli, tmp_path):
     np.save(tmp_path / "f.npy", volume("float32"))
     one_line_error(run(cli, "label", tmp_path / "f.npy", "--volume", "--verify", ok=False), 1,
                    r"--verify does not take")
+
+
+def test_background_auto_is_the_volumes_most_frequent_value(cli, tmp_path):
+    v = volume("uint16", shape=(5, 8, 9), seed=21)
+    v[:3] = 7  # 7 fills most of the volume
+    np.save(tmp_path / "v.npy", v)
+    run(cli, "label", tmp_path / "v.npy", "--volume", "-c", 18, "-b", "auto", "-o", tmp_path / "l.npy")
+    np.testing.assert_array_equal(np.load(tmp_path / "l.npy"), truth(v, 18, 7))
