@@ -1,6 +1,6 @@
 #pragma once
 /// @file volume.hpp
-/// @brief Connected-component labelling of 3-D volumes on the CPU (6, 18 or 26 neighbours).
+/// @brief Connected-component labelling of 3-D volumes on the CPU or the GPU (6, 18 or 26 neighbours).
 ///
 /// Two voxels are in one region when a path of neighbours joins them on which every voxel has
 /// exactly the same value (all channels). Regions are numbered 1..N in raster order of each
@@ -55,9 +55,10 @@ inline VolumeView make_volume_view(const void* data, std::int64_t width, std::in
 ///                 4 and 8 are for pictures and give an Error here, as does any other value.
 ///                 background / background_value as for label(). threads: 0 means every core
 ///                 this process may use, at most one a 2^15 voxels. backend: Auto and Cpu label on
-///                 the CPU; Cuda is an Error (3-D volumes are not on the GPU yet). tolerance must
-///                 be 0 (an Error otherwise, for now).
-/// @return N (background excluded) and the backend that ran (Cpu).
+///                 the CPU; Cuda on the GPU (the same labels; an Error without a device or CUDA
+///                 build; cuda_volume.hpp labels volumes already on the GPU). tolerance must be 0
+///                 (an Error otherwise, for now).
+/// @return N (background excluded) and the backend that ran.
 /// Throws cclabel::Error on bad input (sizes, strides that overlap, null pointers, more than
 /// 2^32 - 1 voxels, an unknown format); never writes outside @p out.
 LabelResult label_volume(const VolumeView& volume, std::uint32_t* out, const Options& options);

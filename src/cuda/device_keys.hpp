@@ -8,16 +8,67 @@
 // memory: no key pictures, no work. Implemented in device_keys.cu. Needs the CUDA runtime headers.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "cclabel/batch.hpp"
+#include "cclabel/error.hpp"
 #include "cclabel/image_view.hpp"
 #include "cclabel/options.hpp"
 #include "cclabel/stats.hpp"
+#include "core/request.hpp"
+#include "cuda/kernels/key_bodies.cuh"
 #include "cuda/label_tuned.hpp"
 
 namespace cclabel::cuda::detail {
+
+/// Where the keys of a call's pictures go, and what the 64-bit sort needs.
+struct KeyLayout {
+    PixelFormat to = PixelFormat::Gray8;  ///< the key pictures' format
+    bool copies = false;                  ///< key pictures in the workspace (else re-typed views)
+    bool wide = false;                    ///< 64-bit values: sort, unique, rank
+    std::uint64_t keys_bytes = 0;         ///< the key pictures, at the workspace's start (aligned)
+    std::uint64_t map_images = 1;         ///< wide: images a key map covers
+    // Wide, after keys_bytes: two buffers of 8 bytes a pixel of a map, the distinct count, CUB's temp.
+    std::uint64_t off_alt = 0, off_count = 0, off_temp = 0, temp_bytes = 0, scratch_bytes = 0;
+};
+
+/// The layout of the keys of @p images pictures of @p image_pixels pixels in format @p f (one key
+/// map for up to 2^32 - 1 pixels; CUB's sizes are asked on @p stream).
+KeyLayout key_layout(PixelFormat f, std::uint64_t images, std::uint64_t image_pixels, cudaStream_t stream);
+
+/// @p options for the key pictures: the background (validated into @p r, a request of format
+/// @p f) as a key.
+Options key_options(const KeyLayout& L, PixelFormat f, const cclabel::detail::Request& r, const Options& options);
+
+/// Enqueues the keys of the @p images pictures of @p s (format @p f) into @p ws as one packed
+/// stack; @p bg holds the validated background.
+void enqueue_keys(const KeyLayout& L, PixelFormat f, const keys::Stack& s, std::uint64_t images,
+                  const cclabel::detail::Request& bg, std::uint8_t* ws, cudaStream_t stream);
+
+/// A keyed call's two passes. The size query: the key pictures and the larger of the labeller's
+/// workspace and the sort (one after the other, so they share bytes). The call: @p keys (checks,
+/// then the key pictures), then the labeller on them, its workspace after the keys.
+/// @p label(workspace, bytes) runs the labeller's size query (workspace null) or call.
+template <typename Label, typename Keys>
+void keyed_call(const char* name, const KeyLayout& L, void* workspace, std::size_t& workspace_bytes, Label&& label,
+                Keys&& keys) {
+    std::size_t inner = 0;
+    label(nullptr, inner);
+    const std::uint64_t need = L.keys_bytes + std::max<std::uint64_t>(inner, L.scratch_bytes);
+    if (!workspace) {
+        workspace_bytes = std::size_t(need);
+        return;
+    }
+    if (workspace_bytes < need)
+        throw Error(std::string(name) + ": workspace of " + std::to_string(workspace_bytes) + " bytes, " +
+                    std::to_string(need) + " needed");
+    keys();
+    std::size_t rest = workspace_bytes - std::size_t(L.keys_bytes);
+    label(static_cast<std::uint8_t*>(workspace) + L.keys_bytes, rest);
+}
 
 /// label_device_tuned for a typed @p image: its keys, then label_device_tuned on them.
 void label_typed_device(void* workspace, std::size_t& workspace_bytes, const ImageView& image, std::uint32_t* labels,

@@ -1,0 +1,251 @@
+#pragma once
+// The per-thread programs of the CUDA volume labeller (6, 18 or 26 neighbours), written once for
+// the kernels of src/cuda/volume_cuda.cu and for the CPU executor of tests/emu, through the same
+// Ops as the picture pipeline (kernels/bodies.cuh says what each operation means on either side).
+//
+// Union-find over voxels on the label buffer itself (Komura 2015; Playne & Hawick 2018, in 3-D as
+// Allegretti et al. 2020), with min-linking so that a region's root is its first voxel in raster
+// order (z, then y, then x); numbering the roots in index order is then cc3d's numbering.
+//   Local    a block a tile of tile_x × tile_y × tile_z voxels: keys into shared memory, each voxel
+//            joins its earlier same-valued neighbours inside the tile in a shared parent array
+//            (atomicMin union), then writes its tile root's global index. Background voxels get
+//            kVolumeBackground. Most joins never touch global memory.
+//   Border   the same tiles: a voxel on a face of its tile joins its earlier neighbours in other
+//            tiles, by atomicMin union with retry on the global parents. Interior voxels return
+//            before reading anything.
+//   Flatten  a thread a voxel: its root, stored; a warp's vote of "is a root" is one word of root
+//            bits, and its popcount goes to the per-word counts, which CUB scans (exclusive).
+//   Number   a thread a voxel: its root's number is the roots before the root's word plus the
+//            root bits below it in that word, plus one. Reads only the bits and counts, so it
+//            overwrites the labels with no order between threads.
+#include <cstdint>
+
+#include "cclabel/detail/hd.hpp"
+#include "cclabel/detail/pixel_traits.hpp"
+#include "cuda/kernels/bits.cuh"
+
+namespace cclabel::cuda::detail::vol {
+
+/// A background voxel's parent: never an index (a volume has at most 2^32 - 1 voxels).
+inline constexpr std::uint32_t kVolumeBackground = 0xFFFFFFFFu;
+
+/// Everything a program needs; plain values, copied to the device as a kernel argument.
+struct VolParams {
+    const std::uint8_t* data = nullptr;  ///< keys (an untyped format): voxel (x, y, z) at z·slice + y·row + x·bpp
+    std::int64_t row_stride = 0, slice_stride = 0;
+    std::uint32_t width = 0, height = 0, depth = 0;
+    std::uint64_t voxels = 0;
+    std::uint32_t* labels = nullptr;  ///< parents, then labels
+    std::uint32_t* mask = nullptr;    ///< root bits, a word a 32 voxels
+    std::uint32_t* prefix = nullptr;  ///< roots a word; scanned in place (exclusive) before Number
+    std::uint32_t tile_x = 32, tile_y = 4, tile_z = 4;
+    std::uint32_t tiles_x = 0, tiles_y = 0;
+    std::uint32_t background_key = 0;
+    bool has_background = false;
+};
+
+/// Conn = kDropOffset + k is 26-connectivity without earlier offset k: the emulator's mutation
+/// test shows that dropping any one offset changes some labels. Never launched on the GPU.
+inline constexpr int kDropOffset = 1000;
+
+/// Earlier neighbour @p k (0..12) under connectivity @p Conn, as (dx, dy, dz): the nine of the
+/// slice before (k = 0..8), the three of the row before (9..11), the voxel before (12). False
+/// when the connectivity leaves it out: 18 drops the corners (three coordinates nonzero), 6 keeps
+/// the faces (one nonzero). The programs loop over k (a loop, not a lambda a neighbour: thirteen
+/// inlined unions spilled registers).
+///
+///   slice z-1      slice z
+///   0 1 2          9 10 11     (y - 1)
+///   3 4 5         12  X        (y)
+///   6 7 8                      (y + 1)
+template <int Conn>
+CCL_HD bool earlier(int k, int& dx, int& dy, int& dz) {
+    dz = k < 9 ? -1 : 0;
+    dy = k < 9 ? k / 3 - 1 : (k < 12 ? -1 : 0);
+    dx = k < 9 ? k % 3 - 1 : (k < 12 ? k - 10 : -1);
+    const int nonzero = (dx != 0) + (dy != 0) + (dz != 0);
+    return !((Conn == 6 && nonzero > 1) || (Conn == 18 && nonzero > 2) || Conn == kDropOffset + k);
+}
+
+template <PixelFormat F>
+CCL_HD std::uint32_t key_at(const VolParams& g, std::uint32_t x, std::uint32_t y, std::uint32_t z) {
+    return cclabel::detail::PixelTraits<F>::key(g.data + std::int64_t(z) * g.slice_stride +
+                                               std::int64_t(y) * g.row_stride +
+                                               std::int64_t(x) * cclabel::detail::PixelTraits<F>::kBytes);
+}
+
+CCL_HD std::uint32_t index_of(const VolParams& g, std::uint32_t x, std::uint32_t y, std::uint32_t z) {
+    return std::uint32_t((std::uint64_t(z) * g.height + y) * g.width + x);  // < 2^32 by validation
+}
+
+/// Where a thread of a tile sits: local index = thread id, raster order inside the tile, so the
+/// minimum local index of a set is also its minimum global index.
+struct TileVoxel {
+    std::uint32_t x = 0, y = 0, z = 0;     ///< the voxel
+    std::uint32_t lx = 0, ly = 0, lz = 0;  ///< within the tile
+    bool inside = false;
+};
+
+CCL_HD TileVoxel tile_voxel(const VolParams& g, std::uint64_t tile, std::uint32_t tid) {
+    TileVoxel t;
+    // 32-bit divisions (tiles < 2^31 by the plan): a 64-bit one costs several times more.
+    const std::uint32_t t32 = std::uint32_t(tile), txy = g.tiles_x * g.tiles_y;
+    const std::uint64_t tz = t32 / txy, rest = t32 - std::uint32_t(tz) * txy;
+    const std::uint64_t ty = std::uint32_t(rest) / g.tiles_x, tx = rest - ty * g.tiles_x;
+    t.lx = tid % g.tile_x;
+    t.ly = tid / g.tile_x % g.tile_y;
+    t.lz = tid / (g.tile_x * g.tile_y);
+    const std::uint64_t x = tx * g.tile_x + t.lx, y = ty * g.tile_y + t.ly, z = tz * g.tile_z + t.lz;
+    t.inside = x < g.width && y < g.height && z < g.depth;
+    t.x = std::uint32_t(x), t.y = std::uint32_t(y), t.z = std::uint32_t(z);
+    return t;
+}
+
+/// Whether the earlier neighbour (x + dx, y + dy, z + dz) of @p t is inside the volume (dz ≤ 0 and
+/// the voxel itself is inside, so only the far sides can be crossed, and the near ones at 0).
+CCL_HD bool neighbour_inside(const VolParams& g, const TileVoxel& t, int dx, int dy, int dz) {
+    return !(dz < 0 && t.z == 0) && !(dy < 0 && t.y == 0) && !(dy > 0 && t.y + 1 >= g.height) &&
+           !(dx < 0 && t.x == 0) && !(dx > 0 && t.x + 1 >= g.width);
+}
+
+CCL_HD bool neighbour_in_tile(const VolParams& g, const TileVoxel& t, int dx, int dy, int dz) {
+    return !(dz < 0 && t.lz == 0) && !(dy < 0 && t.ly == 0) && !(dy > 0 && t.ly + 1 >= g.tile_y) &&
+           !(dx < 0 && t.lx == 0) && !(dx > 0 && t.lx + 1 >= g.tile_x);
+}
+
+/// Root of tile-local voxel @p p in the block's shared parents, halving the path with atomicMin
+/// (a plain store could undo a lower parent another thread just wrote).
+template <class Ops>
+CCL_HD std::uint32_t find_shared(Ops& ops, std::uint32_t p) {
+    for (std::uint64_t it = 0;; ++it) {
+        ops.bound(it, 1025, "volume find_shared");
+        const std::uint32_t q = ops.sh_ld(p);
+        if (q == p) return p;
+        const std::uint32_t r = ops.sh_ld(q);
+        if (r != q) ops.sh_amin(p, r);
+        p = r;
+    }
+}
+
+/// Root of voxel @p p in the global parents (reads that may be stale: parents only decrease and
+/// every value a voxel held is an ancestor, and unite's atomicMin sees the real value).
+template <class Ops>
+CCL_HD std::uint32_t find_global(Ops& ops, const VolParams& g, std::uint32_t p) {
+    for (std::uint64_t it = 0;; ++it) {
+        ops.bound(it, g.voxels + 1, "volume find_global");
+        const std::uint32_t q = ops.ld_weak(&g.labels[p]);
+        if (q == p) return p;
+        p = q;
+    }
+}
+
+/// Joins the sets of @p a and @p b: the larger root is hung under the smaller by atomicMin; when
+/// that root had meanwhile got a parent, retry from it (Playne & Hawick). Shared (tile-local
+/// indices) or global parents.
+template <bool Shared, class Ops>
+CCL_HD void unite_voxels(Ops& ops, const VolParams& g, std::uint32_t a, std::uint32_t b) {
+    for (std::uint64_t it = 0;; ++it) {
+        ops.bound(it, 2 * g.voxels + 2, "volume unite");
+        if constexpr (Shared) {
+            a = find_shared(ops, a);
+            b = find_shared(ops, b);
+        } else {
+            a = find_global(ops, g, a);
+            b = find_global(ops, g, b);
+        }
+        if (a == b) return;
+        if (a > b) {
+            const std::uint32_t t = a;
+            a = b;
+            b = t;
+        }
+        const std::uint32_t old = Shared ? ops.sh_amin(b, a) : ops.amin(&g.labels[b], a);
+        if (old == b) return;
+        b = old;
+    }
+}
+
+/// Local: every thread of the tile's block calls it (two barriers).
+template <PixelFormat F, int Conn, class Ops>
+CCL_HD void volume_local_program(Ops& ops, const VolParams& g, std::uint32_t tid, std::uint64_t tile) {
+    const TileVoxel t = tile_voxel(g, tile, tid);
+    std::uint32_t key = 0;
+    bool fg = false;
+    if (t.inside) {
+        key = key_at<F>(g, t.x, t.y, t.z);
+        fg = !(g.has_background && key == g.background_key);
+    }
+    ops.key_st(tid, key);
+    ops.sh_st(tid, tid);  // background too: no join ever reaches it
+    ops.sync();
+    for (int k = 0; fg && k < 13; ++k) {
+        int dx, dy, dz;
+        if (!earlier<Conn>(k, dx, dy, dz) || !neighbour_in_tile(g, t, dx, dy, dz) || !neighbour_inside(g, t, dx, dy, dz))
+            continue;
+        const std::uint32_t n = std::uint32_t(std::int64_t(tid) + dx + std::int64_t(dy) * g.tile_x +
+                                              std::int64_t(dz) * g.tile_x * g.tile_y);
+        if (ops.key_ld(n) == key) unite_voxels<true>(ops, g, tid, n);
+    }
+    ops.sync();
+    if (!t.inside) return;
+    std::uint32_t label = kVolumeBackground;
+    if (fg) {
+        const std::uint32_t r = find_shared(ops, tid);
+        const std::uint32_t rx = r % g.tile_x, ry = r / g.tile_x % g.tile_y, rz = r / (g.tile_x * g.tile_y);
+        label = index_of(g, t.x - t.lx + rx, t.y - t.ly + ry, t.z - t.lz + rz);
+    }
+    ops.st(&g.labels[index_of(g, t.x, t.y, t.z)], label);
+}
+
+/// Border: a voxel with earlier neighbours in other tiles joins those of its value.
+template <PixelFormat F, int Conn, class Ops>
+CCL_HD void volume_border_program(Ops& ops, const VolParams& g, std::uint32_t tid, std::uint64_t tile) {
+    const TileVoxel t = tile_voxel(g, tile, tid);
+    // Earlier neighbours leave the tile only through its first slice, its first and last rows and
+    // its first and last columns (dz is never +1; dy = +1 only with dz = -1, so not under 6).
+    const bool shell = t.lz == 0 || t.ly == 0 || t.lx == 0 || (Conn != 6 && (t.ly + 1 == g.tile_y || t.lx + 1 == g.tile_x));
+    if (!t.inside || !shell) return;
+    const std::uint32_t key = key_at<F>(g, t.x, t.y, t.z);
+    if (g.has_background && key == g.background_key) return;
+    const std::uint32_t i = index_of(g, t.x, t.y, t.z);
+    for (int k = 0; k < 13; ++k) {
+        int dx, dy, dz;
+        if (!earlier<Conn>(k, dx, dy, dz) || neighbour_in_tile(g, t, dx, dy, dz) || !neighbour_inside(g, t, dx, dy, dz))
+            continue;
+        const std::uint32_t nx = std::uint32_t(std::int64_t(t.x) + dx), ny = std::uint32_t(std::int64_t(t.y) + dy),
+                            nz = std::uint32_t(std::int64_t(t.z) + dz);
+        if (key_at<F>(g, nx, ny, nz) == key) unite_voxels<false>(ops, g, i, index_of(g, nx, ny, nz));
+    }
+}
+
+/// Flatten: called by every thread of whole warps (the word of root bits is their vote).
+template <class Ops>
+CCL_HD void volume_flatten_program(Ops& ops, const VolParams& g, std::uint64_t i64, std::uint32_t lane) {
+    const bool inside = i64 < g.voxels;
+    const std::uint32_t i = std::uint32_t(i64);
+    const std::uint32_t p = inside ? ops.ld(&g.labels[i]) : kVolumeBackground;
+    if (p != kVolumeBackground && p != i) {
+        const std::uint32_t r = find_global(ops, g, p);
+        if (r != p) ops.st(&g.labels[i], r);
+    }
+    const std::uint32_t bits = ops.ballot(0xFFFFFFFFu, inside && p == i);
+    if (lane == 0 && inside) {  // lane 0 of a warp with a voxel: its word exists
+        ops.st(&g.mask[i64 / 32], bits);
+        ops.st(&g.prefix[i64 / 32], popc32(bits));
+    }
+}
+
+/// Number: a voxel's label from its root's place among the root bits.
+template <class Ops>
+CCL_HD void volume_number_program(Ops& ops, const VolParams& g, std::uint64_t i64) {
+    if (i64 >= g.voxels) return;
+    const std::uint32_t r = ops.ld(&g.labels[i64]);
+    std::uint32_t label = 0;
+    if (r != kVolumeBackground) {
+        const std::uint32_t w = r >> 5;
+        label = ops.ld(&g.prefix[w]) + popc32(ops.ld(&g.mask[w]) & mask_below(r & 31u)) + 1u;
+    }
+    ops.st(&g.labels[i64], label);
+}
+
+}  // namespace cclabel::cuda::detail::vol

@@ -1,0 +1,214 @@
+// The CUDA volume labeller: the kernels over the per-thread programs of kernels/volume_bodies.cuh
+// (where the algorithm is described), the device API (include/cclabel/cuda_volume.hpp) and the
+// host API's Backend::Cuda path for volumes.
+//
+// One call enqueues, on one stream: Local and Border (tiles), Flatten (a thread a voxel, root bits
+// and per-word counts), CUB's in-place exclusive sum over the counts, Number (a thread a voxel),
+// and a 4-byte copy of N. The typed formats are made keys first (device_keys.hpp), into the
+// workspace. Nothing is allocated and the host never waits.
+#include <cuda_runtime.h>
+
+#include <cub/device/device_scan.cuh>
+#include <string>
+
+#include "cclabel/cuda_volume.hpp"
+#include "cclabel/error.hpp"
+#include "core/backends.hpp"
+#include "core/request.hpp"
+#include "core/volume_backends.hpp"
+#include "core/volume_request.hpp"
+#include "cuda/device_keys.hpp"
+#include "cuda/device_ops.cuh"
+#include "cuda/handles.hpp"
+#include "cuda/kernels/volume_bodies.cuh"
+#include "cuda/pinned_pool.hpp"
+#include "cuda/volume_plan.hpp"
+#include "cuda/volume_tuned.hpp"
+
+namespace cclabel::cuda::detail {
+namespace {
+
+using vol::VolParams;
+
+template <PixelFormat F, int Conn>
+__global__ void __launch_bounds__(512) volume_local_kernel(VolParams g) {
+    __shared__ std::uint32_t tsm[512];
+    __shared__ std::uint32_t tkeys[512];
+    DeviceOps ops{nullptr, threadIdx.x, blockDim.x, tsm, tkeys};
+    vol::volume_local_program<F, Conn>(ops, g, threadIdx.x, blockIdx.x);
+}
+
+template <PixelFormat F, int Conn>
+__global__ void __launch_bounds__(512) volume_border_kernel(VolParams g) {
+    DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
+    vol::volume_border_program<F, Conn>(ops, g, threadIdx.x, blockIdx.x);
+}
+
+__global__ void __launch_bounds__(1024) volume_flatten_kernel(VolParams g) {
+    DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
+    vol::volume_flatten_program(ops, g, std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x, threadIdx.x & 31u);
+}
+
+__global__ void __launch_bounds__(1024) volume_number_kernel(VolParams g) {
+    DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
+    vol::volume_number_program(ops, g, std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x);
+}
+
+VolumePlan plan_for(const cclabel::detail::VolumeRequest& r, const VolumeShape& shape, cudaStream_t stream) {
+    const VolumePlan first = plan_volume(std::uint64_t(r.width), std::uint64_t(r.height), std::uint64_t(r.depth), shape, 0);
+    if (!first.error.empty() || first.voxels == 0) return first;
+    std::size_t temp = 0;
+    CCL_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, temp, static_cast<std::uint32_t*>(nullptr),
+                                           static_cast<std::uint32_t*>(nullptr), first.scan_items, stream));
+    return plan_volume(std::uint64_t(r.width), std::uint64_t(r.height), std::uint64_t(r.depth), shape, temp);
+}
+
+void enqueue_volume(const cclabel::detail::VolumeRequest& r, const VolumePlan& plan, const VolumeShape& shape,
+                    std::uint8_t* ws, std::uint32_t* labels, std::uint32_t* count, cudaStream_t stream) {
+    const VolParams g = vol::make_vol_params(r, plan, shape, labels, reinterpret_cast<std::uint32_t*>(ws + plan.off_mask),
+                                             reinterpret_cast<std::uint32_t*>(ws + plan.off_prefix));
+    CCL_CUDA(cudaMemsetAsync(g.prefix + plan.words, 0, sizeof(std::uint32_t), stream));
+    const auto tiles = unsigned(plan.tiles), vblocks = unsigned(plan.voxel_blocks);
+    auto launch = [&]<PixelFormat F, int Conn>() {
+        volume_local_kernel<F, Conn><<<tiles, plan.tile_threads, 0, stream>>>(g);
+        CCL_LAUNCHED("volume_local_kernel");
+        volume_border_kernel<F, Conn><<<tiles, plan.tile_threads, 0, stream>>>(g);
+        CCL_LAUNCHED("volume_border_kernel");
+        return 0;
+    };
+    cclabel::detail::dispatch_format(r.format, [&]<PixelFormat F>() {
+        switch (r.connectivity) {
+            case 6: return launch.template operator()<F, 6>();
+            case 18: return launch.template operator()<F, 18>();
+            default: return launch.template operator()<F, 26>();
+        }
+    });
+    volume_flatten_kernel<<<vblocks, shape.voxel_threads, 0, stream>>>(g);
+    CCL_LAUNCHED("volume_flatten_kernel");
+    std::size_t temp = plan.scan_temp_bytes;
+    CCL_CUDA(cub::DeviceScan::ExclusiveSum(ws + plan.off_scan_temp, temp, g.prefix, g.prefix, plan.scan_items, stream));
+    volume_number_kernel<<<vblocks, shape.voxel_threads, 0, stream>>>(g);
+    CCL_LAUNCHED("volume_number_kernel");
+    CCL_CUDA(cudaMemcpyAsync(count, g.prefix + plan.words, sizeof(std::uint32_t), cudaMemcpyDeviceToDevice, stream));
+}
+
+/// A volume of an untyped format (keys as they are stored).
+void label_keys_device(void* workspace, std::size_t& workspace_bytes, const VolumeView& volume, std::uint32_t* labels,
+                       std::uint32_t* count, const Options& options, cudaStream_t stream, const VolumeShape& shape) {
+    static std::uint32_t no_labels;  // the size query validates the rest without buffers (as CUB)
+    const cclabel::detail::VolumeRequest r =
+        cclabel::detail::make_volume_request(volume, workspace ? labels : &no_labels, options);
+    const VolumePlan plan = plan_for(r, shape, stream);
+    if (!plan.error.empty()) throw Error("label_volume_device: " + plan.error);
+    const std::size_t need = std::size_t(std::max<std::uint64_t>(plan.workspace_bytes, kVolumeAlign));
+    if (!workspace) {
+        workspace_bytes = need;
+        return;
+    }
+    if (!count) throw Error("label_volume_device: the count pointer is null");
+    if (workspace_bytes < need)
+        throw Error("label_volume_device: workspace of " + std::to_string(workspace_bytes) + " bytes, " +
+                    std::to_string(need) + " needed");
+    if (r.voxels() == 0) {
+        CCL_CUDA(cudaMemsetAsync(count, 0, sizeof(std::uint32_t), stream));
+        return;
+    }
+    enqueue_volume(r, plan, shape, static_cast<std::uint8_t*>(workspace), labels, count, stream);
+}
+
+}  // namespace
+
+void label_volume_device_shaped(void* workspace, std::size_t& workspace_bytes, const VolumeView& volume,
+                                std::uint32_t* labels, std::uint32_t* count, const Options& options,
+                                cudaStream_t stream, const VolumeShape& shape) {
+    if (!is_typed_format(volume.format))
+        return label_keys_device(workspace, workspace_bytes, volume, labels, count, options, stream, shape);
+    // Typed: the volume's slices as a stack of pictures with one key map (at most 2^32 - 1 voxels,
+    // so one map covers them all), then the keys labelled as a volume.
+    static std::uint32_t no_labels;
+    const cclabel::detail::VolumeRequest r =
+        cclabel::detail::make_volume_request(volume, workspace ? labels : &no_labels, options);
+    Options picture = options;
+    picture.connectivity = 8;
+    const cclabel::detail::Request bg =
+        cclabel::detail::make_request(ImageView{nullptr, 0, 0, 0, volume.format}, nullptr, picture);
+    const std::uint64_t plane = std::uint64_t(r.width) * std::uint64_t(r.height);
+    const KeyLayout L = key_layout(volume.format, std::uint64_t(r.depth), plane, stream);
+    const Options ko = key_options(L, volume.format, bg, options);
+    auto* ws = static_cast<std::uint8_t*>(workspace);
+    VolumeView kv{volume.data, r.width, r.height, r.depth, volume.row_stride, volume.slice_stride, L.to};
+    if (L.copies) kv = VolumeView{ws ? ws : volume.data, r.width, r.height, r.depth, 0, 0, L.to};
+    keyed_call(
+        "label_volume_device", L, workspace, workspace_bytes,
+        [&](void* w, std::size_t& bytes) { label_keys_device(w, bytes, kv, labels, count, ko, stream, shape); },
+        [&] {
+            if (!count) throw Error("label_volume_device: the count pointer is null");
+            const keys::Stack s{r.data, std::uint64_t(r.width), plane, r.row_stride, r.slice_stride,
+                                std::uint32_t(bytes_per_pixel(volume.format))};
+            enqueue_keys(L, volume.format, s, std::uint64_t(r.depth), bg, ws, stream);
+        });
+}
+
+}  // namespace cclabel::cuda::detail
+
+namespace cclabel::cuda {
+
+void label_volume_device(void* workspace, std::size_t& workspace_bytes, const VolumeView& volume, std::uint32_t* labels,
+                         std::uint32_t* count, const Options& options, cudaStream_t stream) {
+    detail::label_volume_device_shaped(workspace, workspace_bytes, volume, labels, count, options, stream,
+                                       detail::VolumeShape{});
+}
+
+}  // namespace cclabel::cuda
+
+namespace cclabel::detail {
+
+std::uint32_t label_volume_cuda_host(const VolumeView& volume, std::uint32_t* out, const Options& options) {
+    using namespace cclabel::cuda::detail;
+    const VolumeRequest r = make_volume_request(volume, out, options);
+    if (!cuda_device_present()) throw Error("backend cuda: no CUDA device is present");
+    if (r.voxels() == 0) return 0;
+    // Host threads never touch the data here, but a device pointer given to the host API is a
+    // mistake the picture path refuses too.
+    if (cuda::host::memory_kind(r.data) == cuda::host::MemoryKind::Device ||
+        cuda::host::memory_kind(out) == cuda::host::MemoryKind::Device)
+        throw Error("backend cuda: the volume or its labels are in device memory; the host API takes host memory "
+                    "(use cclabel::cuda::label_volume_device for device pointers)");
+    const std::size_t row_bytes = std::size_t(r.width) * std::size_t(bytes_per_pixel(r.format));
+    const std::size_t slice_bytes = row_bytes * std::size_t(r.height);
+    Stream stream;
+    stream.create();
+    DeviceBuffer d_volume(slice_bytes * std::size_t(r.depth), "the volume");
+    DeviceBuffer d_labels(std::size_t(r.voxels()) * sizeof(std::uint32_t), "the labels");
+    DeviceBuffer d_count(sizeof(std::uint32_t), "the count");
+    const VolumeView packed{d_volume.p, r.width, r.height, r.depth, 0, 0, r.format};
+    std::size_t ws_bytes = 0;
+    cuda::label_volume_device(nullptr, ws_bytes, packed, d_labels.as<std::uint32_t>(), d_count.as<std::uint32_t>(),
+                              options, stream.s);
+    DeviceBuffer d_ws(ws_bytes, "the workspace");
+    struct SyncOnExit {  // nothing may still copy from the caller's memory after an error
+        cudaStream_t s;
+        ~SyncOnExit() {
+            cudaStreamSynchronize(s);
+            cudaGetLastError();
+        }
+    } sync_on_exit{stream.s};
+    if (r.slice_stride == r.row_stride * r.height)  // slices back to back: one picture of height × depth rows
+        CCL_CUDA(cudaMemcpy2DAsync(d_volume.p, row_bytes, r.data, std::size_t(r.row_stride), row_bytes,
+                                   std::size_t(r.height * r.depth), cudaMemcpyHostToDevice, stream.s));
+    else
+        for (std::int64_t z = 0; z < r.depth; ++z)
+            CCL_CUDA(cudaMemcpy2DAsync(d_volume.as<std::uint8_t>() + std::size_t(z) * slice_bytes, row_bytes, r.row(z, 0),
+                                       std::size_t(r.row_stride), row_bytes, std::size_t(r.height),
+                                       cudaMemcpyHostToDevice, stream.s));
+    cuda::label_volume_device(d_ws.p, ws_bytes, packed, d_labels.as<std::uint32_t>(), d_count.as<std::uint32_t>(), options,
+                              stream.s);
+    std::uint32_t n = 0;
+    CCL_CUDA(cudaMemcpyAsync(&n, d_count.p, sizeof n, cudaMemcpyDeviceToHost, stream.s));
+    CCL_CUDA(cudaMemcpyAsync(out, d_labels.p, std::size_t(r.voxels()) * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
+                             stream.s));
+    CCL_CUDA(cudaStreamSynchronize(stream.s));
+    return n;
+}
+
+}  // namespace cclabel::detail

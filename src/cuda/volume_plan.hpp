@@ -1,0 +1,103 @@
+#pragma once
+// The volume labeller's launch planner (src/cuda/volume_cuda.cu, kernels/volume_bodies.cuh): its
+// grids and workspace offsets, computed on the host in 64-bit arithmetic. Pure, so CI tests it at
+// sizes up to 2^32 - 1 voxels without a GPU, and the emulator launches exactly what the GPU does.
+#include <cstdint>
+#include <string>
+
+#include "core/volume_request.hpp"
+#include "cuda/kernels/volume_bodies.cuh"
+
+namespace cclabel::cuda::detail {
+
+/// The shape of the volume labeller's launches. Tiles of the local phase are tile_x × tile_y ×
+/// tile_z voxels, one thread a voxel (at most 512 on the GPU, 1024 in the emulator); on the GPU
+/// tile_x is a multiple of the warp.
+struct VolumeShape {
+    std::uint32_t tile_x = 32, tile_y = 4, tile_z = 4;
+    std::uint32_t voxel_threads = 256;  ///< threads a block of the voxel-wise kernels (Flatten, Number)
+    std::uint32_t warp_w = 32;          ///< Flatten's root bits are one word a warp: 32 on the GPU
+};
+
+struct VolumePlan {
+    std::uint64_t voxels = 0;
+    std::uint64_t tiles_x = 0, tiles_y = 0, tiles_z = 0, tiles = 0;
+    std::uint32_t tile_threads = 0;
+    std::uint64_t voxel_blocks = 0;  ///< Flatten and Number: one thread a voxel
+    std::uint64_t words = 0;         ///< root bits: one word a 32 voxels
+    // Workspace (bytes from its start): root bits, the per-word root counts (words + 1, scanned in
+    // place: the last is N), CUB's scratch.
+    std::uint64_t off_mask = 0, off_prefix = 0, off_scan_temp = 0;
+    std::uint64_t scan_items = 0;
+    std::uint64_t scan_temp_bytes = 0;
+    std::uint64_t workspace_bytes = 0;
+    std::string error;  ///< non-empty when the call cannot be launched (says why)
+};
+
+inline constexpr std::uint64_t kVolumeAlign = 256;
+inline constexpr std::uint64_t kVolumeMaxGrid = 0x7FFFFFFFull;
+
+/// Plans a width × height × depth volume (validated: at most 2^32 - 1 voxels). @p scan_temp_bytes
+/// is what CUB asks to scan scan_items words (plan once with 0 to learn scan_items).
+inline VolumePlan plan_volume(std::uint64_t width, std::uint64_t height, std::uint64_t depth, const VolumeShape& s,
+                              std::uint64_t scan_temp_bytes, bool for_gpu = true) {
+    auto up = [](std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; };
+    VolumePlan p;
+    const std::uint64_t t = std::uint64_t(s.tile_x) * s.tile_y * s.tile_z;
+    // On the GPU at most 512 threads a tile: Border's thirteen inlined unions need 128 registers.
+    if (s.tile_x == 0 || s.tile_y == 0 || s.tile_z == 0 || t > (for_gpu ? 512u : 1024u))
+        p.error = for_gpu ? "tile of 1 to 512 voxels on the GPU" : "tile of 1 to 1024 voxels";
+    else if (s.voxel_threads == 0 || s.voxel_threads > 1024 || s.warp_w == 0 || s.voxel_threads % s.warp_w != 0)
+        p.error = "voxel_threads must be a multiple of warp_w, at most 1024";
+    else if (for_gpu && (s.warp_w != 32 || s.tile_x % 32 != 0)) p.error = "warp_w and tile_x must be 32 (or a multiple) on the GPU";
+    else if (s.warp_w != 32) p.error = "warp_w must be 32: a word of root bits is a warp's vote";
+    else if (width > 0xFFFFFFFFull || height > 0xFFFFFFFFull || depth > 0xFFFFFFFFull ||
+             (width && height && depth && (height > 0xFFFFFFFFull / width || depth > 0xFFFFFFFFull / (width * height))))
+        p.error = "more than 2^32 - 1 voxels";
+    if (!p.error.empty()) return p;
+    p.voxels = width * height * depth;
+    if (p.voxels == 0) return p;
+    p.tiles_x = (width + s.tile_x - 1) / s.tile_x;
+    p.tiles_y = (height + s.tile_y - 1) / s.tile_y;
+    p.tiles_z = (depth + s.tile_z - 1) / s.tile_z;
+    p.tiles = p.tiles_x * p.tiles_y * p.tiles_z;
+    p.tile_threads = std::uint32_t(t);
+    p.voxel_blocks = (p.voxels + s.voxel_threads - 1) / s.voxel_threads;
+    if (p.tiles > kVolumeMaxGrid || p.voxel_blocks > kVolumeMaxGrid) {
+        p.error = "too many tiles for one grid";
+        return p;
+    }
+    p.words = (p.voxels + 31) / 32;
+    p.scan_items = p.words + 1;
+    p.off_mask = 0;
+    p.off_prefix = up(4 * p.words, kVolumeAlign);
+    p.off_scan_temp = p.off_prefix + up(4 * p.scan_items, kVolumeAlign);
+    p.scan_temp_bytes = scan_temp_bytes;
+    p.workspace_bytes = up(p.off_scan_temp + scan_temp_bytes, kVolumeAlign);
+    return p;
+}
+
+namespace vol {
+
+/// The programs' parameters for a validated request of an untyped format and its plan.
+inline VolParams make_vol_params(const cclabel::detail::VolumeRequest& r, const VolumePlan& plan, const VolumeShape& s,
+                                 std::uint32_t* labels, std::uint32_t* mask, std::uint32_t* prefix) {
+    VolParams g;
+    g.data = r.data;
+    g.row_stride = r.row_stride;
+    g.slice_stride = r.slice_stride;
+    g.width = std::uint32_t(r.width), g.height = std::uint32_t(r.height), g.depth = std::uint32_t(r.depth);
+    g.voxels = plan.voxels;
+    g.labels = labels;
+    g.mask = mask;
+    g.prefix = prefix;
+    g.tile_x = s.tile_x, g.tile_y = s.tile_y, g.tile_z = s.tile_z;
+    g.tiles_x = std::uint32_t(plan.tiles_x), g.tiles_y = std::uint32_t(plan.tiles_y);
+    // Binary8's keys are 0 and 1, and 0 is always its background.
+    g.has_background = r.has_background || r.format == PixelFormat::Binary8;
+    g.background_key = r.format == PixelFormat::Binary8 ? 0u : r.background_key;
+    return g;
+}
+
+}  // namespace vol
+}  // namespace cclabel::cuda::detail

@@ -1,0 +1,19 @@
+#pragma once
+// The volume device API with its launch shape as a parameter: for the benchmark's tile sweeps
+// (bench/cuda/bench_volume.cpp); the public call (cclabel/cuda_volume.hpp) passes VolumeShape{}.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cclabel/options.hpp"
+#include "cclabel/volume.hpp"
+#include "cuda/volume_plan.hpp"
+
+namespace cclabel::cuda::detail {
+
+void label_volume_device_shaped(void* workspace, std::size_t& workspace_bytes, const VolumeView& volume,
+                                std::uint32_t* labels, std::uint32_t* count, const Options& options,
+                                cudaStream_t stream, const VolumeShape& shape);
+
+}  // namespace cclabel::cuda::detail

@@ -1,0 +1,245 @@
+// The CUDA volume labeller (src/cuda/volume_cuda.cu) against the CPU's label_volume, which equals
+// the flood fill and cc3d: label_volume with Backend::Cuda (host memory) and label_volume_device
+// (device memory, padded strides, a poisoned label buffer with a guard past its end), every format,
+// 6/18/26, background on and off, odd shapes that cross the tiles' faces, helices joined only
+// through edges or corners, 512³ volumes, repeated runs, and the device API's errors.
+// Skipped without a device.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cclabel/cclabel.hpp"
+#include "cclabel/cuda_volume.hpp"
+#include "cuda/dev_mem.hpp"
+#include "cuda/gpu_test.hpp"
+#include "support/volume_data.hpp"
+
+namespace cclabel::test {
+namespace {
+
+constexpr std::uint32_t kPoison = 0xABABABABu;
+constexpr int kConnectivities[] = {6, 18, 26};
+constexpr PixelFormat kAllFormats[] = {PixelFormat::Binary8, PixelFormat::Gray8, PixelFormat::Gray16, PixelFormat::U32,
+                                       PixelFormat::RGB8,    PixelFormat::RGBA8, PixelFormat::I8,     PixelFormat::I16,
+                                       PixelFormat::I32,     PixelFormat::I64,   PixelFormat::U64,    PixelFormat::F16,
+                                       PixelFormat::F32,     PixelFormat::F64};
+
+Options volume_options(PixelFormat f, int conn, bool background, Backend b = Backend::Cpu) {
+    Options o;
+    o.connectivity = conn;
+    o.backend = b;
+    return background ? background_zero(f, o) : o;
+}
+
+struct Labels {
+    std::vector<std::uint32_t> labels;
+    std::uint32_t count = 0;
+};
+
+Labels on_cpu(const VolumeView& view, const Options& o) {
+    Options c = o;
+    c.backend = Backend::Cpu;
+    Labels l;
+    l.labels.assign(view.voxels(), 0);
+    l.count = label_volume(view, l.labels.data(), c).count;
+    return l;
+}
+
+/// label_volume_device of the host volume @p view copied to the GPU with its strides.
+Labels on_device(const VolumeView& view, const Options& o) {
+    const std::size_t bytes = std::size_t(view.slice_bytes() * std::max<std::int64_t>(view.depth, 1));
+    DevMem d_in(bytes), d_out((view.voxels() + 1) * 4), d_count(4);
+    EXPECT_EQ(cudaMemcpy(d_in.p, view.data, bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    EXPECT_EQ(cudaMemset(d_out.p, 0xAB, (view.voxels() + 1) * 4), cudaSuccess);
+    VolumeView dv = view;
+    dv.data = d_in.p;
+    std::size_t ws_bytes = 0;
+    cuda::label_volume_device(nullptr, ws_bytes, dv, d_out.as<std::uint32_t>(), d_count.as<std::uint32_t>(), o);
+    DevMem ws(ws_bytes);
+    cuda::label_volume_device(ws.p, ws_bytes, dv, d_out.as<std::uint32_t>(), d_count.as<std::uint32_t>(), o);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    Labels l;
+    l.labels.resize(view.voxels() + 1);
+    EXPECT_EQ(cudaMemcpy(l.labels.data(), d_out.p, l.labels.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(&l.count, d_count.p, 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(l.labels.back(), kPoison) << "wrote past the labels";
+    l.labels.pop_back();
+    return l;
+}
+
+Labels on_host_cuda(const VolumeView& view, const Options& o) {
+    Options c = o;
+    c.backend = Backend::Cuda;
+    Labels l;
+    l.labels.assign(view.voxels(), kPoison);
+    const LabelResult r = label_volume(view, l.labels.data(), c);
+    EXPECT_EQ(r.backend, Backend::Cuda);
+    l.count = r.count;
+    return l;
+}
+
+std::string describe(const Volume& v, PixelFormat f, int conn, bool bg, const std::string& what) {
+    return what + " " + std::string(format_name(f)) + " " + std::to_string(v.w) + "x" + std::to_string(v.h) + "x" +
+           std::to_string(v.d) + " conn " + std::to_string(conn) + " bg " + std::to_string(bg);
+}
+
+/// Both GPU paths equal the CPU on @p v in format @p f.
+void expect_cpu(Volume& v, PixelFormat f, int conn, bool bg, const std::string& what, std::int64_t row_pad = 0,
+                std::int64_t slice_pad = 0) {
+    const VolumeView& view = v.as(f, row_pad, slice_pad);
+    const Options o = volume_options(f, conn, bg);
+    const Labels want = on_cpu(view, o);
+    const std::string at = describe(v, f, conn, bg, what);
+    const Labels dev = on_device(view, o);
+    ASSERT_EQ(dev.count, want.count) << "device API, " << at;
+    ASSERT_EQ(dev.labels, want.labels) << "device API, " << at;
+    const Labels host = on_host_cuda(view, o);
+    ASSERT_EQ(host.count, want.count) << "Backend::Cuda, " << at;
+    ASSERT_EQ(host.labels, want.labels) << "Backend::Cuda, " << at;
+}
+
+struct Size {
+    std::int64_t w, h, d;
+};
+constexpr Size kSizes[] = {{1, 1, 1}, {1, 1, 70}, {70, 1, 1}, {1, 70, 1}, {33, 5, 9}, {31, 4, 5},
+                           {65, 9, 3}, {17, 17, 17}, {2, 31, 40}, {100, 3, 2}};
+
+TEST(VolumeCuda, EveryFormatConnectivityAndShapeMatchesTheCpu) {
+    REQUIRE_GPU();
+    std::uint32_t seed = 1;
+    for (PixelFormat f : kAllFormats)
+        for (const Size& s : kSizes)
+            for (int conn : kConnectivities) {
+                Volume v = random_volume(s.w, s.h, s.d, f == PixelFormat::Binary8 ? 2 : 4, 0.4, ++seed);
+                expect_cpu(v, f, conn, true, "random");
+                if (f != PixelFormat::Binary8) expect_cpu(v, f, conn, false, "random");
+            }
+}
+
+TEST(VolumeCuda, PaddedRowsAndSlices) {
+    REQUIRE_GPU();
+    for (PixelFormat f : {PixelFormat::Gray8, PixelFormat::RGB8, PixelFormat::U32, PixelFormat::I16, PixelFormat::F32,
+                          PixelFormat::U64})
+        for (int conn : kConnectivities) {
+            Volume v = random_volume(37, 11, 13, 3, 0.3, 5);
+            expect_cpu(v, f, conn, true, "padded", 5, 3);
+            expect_cpu(v, f, conn, false, "padded", 1, 0);
+        }
+}
+
+TEST(VolumeCuda, DensitiesAndPalettes) {
+    REQUIRE_GPU();
+    for (double density : {0.05, 0.2, 0.5, 0.69, 0.8, 0.95})
+        for (int conn : kConnectivities) {
+            Volume bin = random_volume(96, 40, 50, 2, density, 11);
+            expect_cpu(bin, PixelFormat::Binary8, conn, true, "binary");
+            Volume labels = random_volume(96, 40, 50, 6, density, 12);
+            expect_cpu(labels, PixelFormat::Gray8, conn, false, "5-label");
+        }
+}
+
+TEST(VolumeCuda, HelicesSlabsAndCheckerboards) {
+    REQUIRE_GPU();
+    for (int conn : kConnectivities) {
+        Volume corners = helix(5, 6, 300, 1, 1);
+        expect_cpu(corners, PixelFormat::Binary8, conn, true, "corner helix");
+        Volume edges = helix(40, 1, 300, 1, 0);
+        expect_cpu(edges, PixelFormat::Gray8, conn, false, "edge helix");
+        Volume zslabs(40, 9, 33), xslabs(33, 9, 40);
+        for (std::int64_t a = 0; a < 33; ++a)
+            for (std::int64_t b = 0; b < 9; ++b)
+                for (std::int64_t c = 0; c < 40; ++c) {
+                    zslabs.at(c, b, a) = 1 + std::uint64_t(a % 2);
+                    xslabs.at(a, b, c) = 1 + std::uint64_t(a % 2);
+                }
+        expect_cpu(zslabs, PixelFormat::Gray16, conn, false, "z slabs");
+        expect_cpu(xslabs, PixelFormat::Gray16, conn, false, "x slabs");
+        Volume checker(45, 13, 11);
+        for (std::int64_t z = 0; z < 11; ++z)
+            for (std::int64_t y = 0; y < 13; ++y)
+                for (std::int64_t x = 0; x < 45; ++x) checker.at(x, y, z) = std::uint64_t((x + y + z) % 2);
+        expect_cpu(checker, PixelFormat::Gray8, conn, false, "checkerboard");
+        expect_cpu(checker, PixelFormat::Binary8, conn, true, "checkerboard");
+        Volume full(70, 33, 21);
+        for (auto& i : full.idx) i = 1;
+        expect_cpu(full, PixelFormat::Binary8, conn, true, "all foreground");
+    }
+}
+
+TEST(VolumeCuda, Large512CubesMatchTheCpuAndRepeat) {
+    REQUIRE_GPU();
+    for (double density : {0.3, 0.9}) {
+        Volume v = random_volume(512, 512, 512, 2, density, 3);
+        for (int conn : {6, 26}) {
+            const VolumeView& view = v.as(PixelFormat::Binary8);
+            Options o = volume_options(PixelFormat::Binary8, conn, true);
+            o.threads = 0;
+            const Labels want = on_cpu(view, o);
+            for (int rep = 0; rep < 3; ++rep) {
+                const Labels got = on_device(view, o);
+                ASSERT_EQ(got.count, want.count) << "density " << density << " conn " << conn << " rep " << rep;
+                ASSERT_TRUE(got.labels == want.labels) << "density " << density << " conn " << conn << " rep " << rep;
+            }
+        }
+    }
+    // Smooth blobs: long runs and large regions, the global unions' worst contention.
+    Volume blobs(512, 512, 512);
+    for (std::int64_t z = 0; z < 512; ++z)
+        for (std::int64_t y = 0; y < 512; ++y)
+            for (std::int64_t x = 0; x < 512; ++x)
+                blobs.at(x, y, z) = std::sin(x * 0.05) + std::sin(y * 0.07) + std::sin(z * 0.06) > 0.5 ? 1 : 0;
+    const VolumeView& view = blobs.as(PixelFormat::Gray8);
+    for (int conn : kConnectivities) {
+        const Options o = volume_options(PixelFormat::Gray8, conn, true);
+        const Labels want = on_cpu(view, o);
+        const Labels got = on_host_cuda(view, o);
+        ASSERT_EQ(got.count, want.count) << "blobs conn " << conn;
+        ASSERT_TRUE(got.labels == want.labels) << "blobs conn " << conn;
+    }
+}
+
+TEST(VolumeCuda, DeviceApiErrorsAndEmptyVolumes) {
+    REQUIRE_GPU();
+    DevMem d_in(64), d_out(64 * 4), d_count(4);
+    const VolumeView v = make_volume_view(d_in.p, 4, 4, 4, PixelFormat::Gray8);
+    Options o;
+    o.connectivity = 26;
+    std::size_t bytes = 0;
+    cuda::label_volume_device(nullptr, bytes, v, d_out.as<std::uint32_t>(), d_count.as<std::uint32_t>(), o);
+    EXPECT_GT(bytes, 0u);
+    DevMem ws(bytes);
+    std::size_t small = bytes - 1;
+    EXPECT_THROW(cuda::label_volume_device(ws.p, small, v, d_out.as<std::uint32_t>(), d_count.as<std::uint32_t>(), o),
+                 Error);
+    EXPECT_THROW(cuda::label_volume_device(ws.p, bytes, v, d_out.as<std::uint32_t>(), nullptr, o), Error);
+    Options eight = o;
+    eight.connectivity = 8;
+    EXPECT_THROW(cuda::label_volume_device(ws.p, bytes, v, d_out.as<std::uint32_t>(), d_count.as<std::uint32_t>(), eight),
+                 Error);
+    // The size query needs no buffers, and depends on the sizes and format only.
+    std::size_t again = 0;
+    cuda::label_volume_device(nullptr, again, make_volume_view(reinterpret_cast<void*>(16), 4, 4, 4, PixelFormat::Gray8),
+                              nullptr, nullptr, o);
+    EXPECT_EQ(again, bytes);
+    // An empty volume: N = 0 on the device.
+    EXPECT_EQ(cudaMemset(d_count.p, 0xFF, 4), cudaSuccess);
+    std::size_t none = 0;
+    const VolumeView empty = make_volume_view(nullptr, 0, 4, 4, PixelFormat::Gray8);
+    cuda::label_volume_device(nullptr, none, empty, nullptr, d_count.as<std::uint32_t>(), o);
+    DevMem ws0(none);
+    cuda::label_volume_device(ws0.p, none, empty, nullptr, d_count.as<std::uint32_t>(), o);
+    std::uint32_t n = 7;
+    EXPECT_EQ(cudaMemcpy(&n, d_count.p, 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(n, 0u);
+    // The host API refuses device pointers.
+    Options c = o;
+    c.backend = Backend::Cuda;
+    EXPECT_THROW(label_volume(v, d_out.as<std::uint32_t>(), c), Error);
+}
+
+}  // namespace
+}  // namespace cclabel::test

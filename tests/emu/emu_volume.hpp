@@ -1,0 +1,74 @@
+#pragma once
+// The CUDA volume labeller of src/cuda/volume_cuda.cu run by the CPU executor: the same programs,
+// launch order and plan, launched as fibers. CUB's exclusive sum over the per-word root counts is
+// a host loop here.
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include "cclabel/detail/pixel_traits.hpp"
+#include "core/volume_request.hpp"
+#include "cuda/volume_plan.hpp"
+#include "emu/executor.hpp"
+
+namespace cclabel::emu {
+
+/// Labels a validated request of an untyped format into @p out with the emulated kernels; N.
+/// @p Conn 0: the request's connectivity; else the programs' Conn whatever the request says (the
+/// mutation test's kDropOffset + k).
+template <int Conn = 0>
+std::uint32_t emu_label_volume(const cclabel::detail::VolumeRequest& r, std::uint32_t* out,
+                               const cuda::detail::VolumeShape& shape, std::uint64_t seed) {
+    namespace cd = cclabel::cuda::detail;
+    const cd::VolumePlan plan = cd::plan_volume(std::uint64_t(r.width), std::uint64_t(r.height),
+                                                std::uint64_t(r.depth), shape, 0, /*for_gpu=*/false);
+    if (!plan.error.empty()) throw std::runtime_error(plan.error);
+    if (plan.voxels == 0) return 0;
+    // Poisoned like fresh device memory.
+    std::vector<std::uint32_t> mask(plan.words, 0xA5A5A5A5u), prefix(plan.scan_items, 0xA5A5A5A5u);
+    prefix[plan.words] = 0;  // the GPU clears the last count
+    for (std::uint64_t i = 0; i < plan.voxels; ++i) out[i] = 0xFFFFFFFFu;
+    const cd::vol::VolParams g = cd::vol::make_vol_params(r, plan, shape, out, mask.data(), prefix.data());
+
+    Executor ex(seed);
+    ex.set_regions({{out, plan.voxels, "labels"}, {mask.data(), mask.size(), "mask"}, {prefix.data(), prefix.size(), "prefix"}});
+    ex.set_parents(out, plan.voxels, 0, cd::vol::kVolumeBackground);
+    ex.set_shared_words(plan.tile_threads);
+    const std::uint32_t vt = shape.voxel_threads;
+    auto run = [&]<PixelFormat F, int C>() {
+        ex.set_phase(Phase::Parents);
+        ex.launch(plan.tiles, plan.tile_threads, shape.warp_w, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
+            cd::vol::volume_local_program<F, C>(ops, g, tid, b);
+        });
+        ex.forget_stale();
+        ex.launch(plan.tiles, plan.tile_threads, shape.warp_w, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
+            cd::vol::volume_border_program<F, C>(ops, g, tid, b);
+        });
+        ex.forget_stale();
+        ex.launch(plan.voxel_blocks, vt, shape.warp_w, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
+            cd::vol::volume_flatten_program(ops, g, b * vt + tid, tid % 32);
+        });
+        std::uint32_t sum = 0;
+        for (auto& c : prefix) {
+            const std::uint32_t v = c;
+            c = sum;
+            sum += v;
+        }
+        ex.set_phase(Phase::Final);
+        ex.launch(plan.voxel_blocks, vt, shape.warp_w, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
+            cd::vol::volume_number_program(ops, g, b * vt + tid);
+        });
+        return 0;
+    };
+    cclabel::detail::dispatch_format(r.format, [&]<PixelFormat F>() {
+        if constexpr (Conn != 0) return run.template operator()<F, Conn>();
+        switch (r.connectivity) {
+            case 6: return run.template operator()<F, 6>();
+            case 18: return run.template operator()<F, 18>();
+            default: return run.template operator()<F, 26>();
+        }
+    });
+    return prefix[plan.words];
+}
+
+}  // namespace cclabel::emu
