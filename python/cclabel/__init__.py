@@ -137,9 +137,10 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
     """Label the connected regions of equal value of an image, of each image of a batch, or of a volume.
 
     How a 3-D array is read: with ``connectivity`` 6, 18 or 26 (scikit-image's 3) a ``(Z, Y, X)``
-    array is one volume, labelled on the CPU (regions numbered in raster order of their first
-    voxel, z then y then x, as cc3d numbers them); with 4 or 8 (scikit-image's 1 and 2, and the
-    default) it is a batch of ``(B, H, W)`` images, each labelled on its own.
+    array is one volume (regions numbered in raster order of their first voxel, z then y then x,
+    as cc3d numbers them; CuPy arrays and CUDA tensors labelled on their GPU, the rest on the CPU
+    unless ``backend="cuda"``); with 4 or 8 (scikit-image's 1 and 2, and the default) it is a batch
+    of ``(B, H, W)`` images, each labelled on its own.
 
     Pixels join when they hold exactly the same value: every integer value is its own colour (a
     64-bit value too: values equal in their low 32 bits do not join), floats join when they are

@@ -1,10 +1,11 @@
-"""3-D volumes: a ``(Z, Y, X)`` array with connectivity 6, 18 or 26 (scikit-image's 3), labelled on
-the CPU by the compiled core (``cclabel/volume.hpp``).
+"""3-D volumes: a ``(Z, Y, X)`` array with connectivity 6, 18 or 26 (scikit-image's 3), labelled by
+the compiled core: host arrays by ``cclabel::label_volume`` (``cclabel/volume.hpp``), CuPy arrays and
+CUDA tensors by ``cclabel::cuda::label_volume_device`` (``cclabel/cuda_volume.hpp``) on the array's
+GPU and its library's current stream, with no host copy and no wait for the GPU.
 
 Every dtype is handed to the core as it is (the core turns signed, float and 64-bit values into
 keys itself); layouts whose rows are not runs of adjacent voxels at increasing addresses (Fortran
-order, transposes, reversed axes) are copied once to C order. GPU arrays are refused: volumes are
-labelled on the CPU for now, and device data is never copied to the host silently.
+order, transposes, reversed axes) are copied once to C order, on the array's own device.
 """
 from __future__ import annotations
 
@@ -22,7 +23,6 @@ CONNECTIVITY = {6: 6, 18: 18, 26: 26, 3: 26}
 _FORMATS = {"bool": 0, "uint8": 1, "uint16": 2, "uint32": 3, "int8": 6, "int16": 7, "int32": 8, "int64": 9,
             "uint64": 10, "float16": 11, "float32": 12, "float64": 13}
 
-_ON_CPU = "3-D volumes are labelled on the CPU for now"
 
 
 def is_volume(image, connectivity) -> bool:
@@ -37,13 +37,20 @@ def is_volume(image, connectivity) -> bool:
     return shape is not None and len(shape) == 3
 
 
+def _on_gpu(image, lib: str) -> bool:
+    """True for a CuPy array or a CUDA tensor."""
+    return lib == "cupy" or (lib == "torch" and image.device.type == "cuda")
+
+
 def _host_array(image, lib: str):
-    """The volume as a NumPy array on the host, without copying device data."""
+    """The volume as a NumPy array on the host (a host array or CPU tensor: device data is never
+    copied to the host behind the caller's back)."""
     if lib == "cupy":
-        raise ValueError(f"image: {_ON_CPU}; pass a NumPy array (cupy.asnumpy(image)) or a 2-D image or batch")
+        raise ValueError("image: this call takes a host volume; pass a NumPy array (cupy.asnumpy(image))")
     if lib == "torch":
         if image.device.type != "cpu":
-            raise ValueError(f"image: {_ON_CPU}; pass a CPU tensor (tensor.cpu()) or a 2-D image or batch")
+            raise ValueError(f"image: this call takes a host volume; pass a CPU tensor (tensor.cpu()), "
+                             f"not one on {image.device.type}")
         image = image.detach()
         try:
             return image.numpy()
@@ -53,28 +60,32 @@ def _host_array(image, lib: str):
         return np.asarray(image)
     if not isinstance(image, np.ndarray):
         if hasattr(image, "__dlpack_device__") and int(image.__dlpack_device__()[0]) not in (1, 3):
-            raise ValueError(f"image: {_ON_CPU}; pass a host array")
+            raise ValueError("image: GPU arrays other than CuPy arrays and CUDA tensors are not supported for "
+                             "3-D volumes; pass a host array")
         image = np.asarray(image)
     return image
 
 
-def _in_place(a: np.ndarray) -> bool:
-    """True when the core reads a as it is: adjacent voxels in rows, rows and slices that follow
-    each other at increasing, non-overlapping addresses."""
-    z, y, x = a.shape
-    if a.size == 0:
+def _in_place(a) -> bool:
+    """True when the core reads a (NumPy or CuPy) as it is: adjacent voxels in rows, rows and slices
+    that follow each other at increasing, non-overlapping addresses."""
+    return _readable(tuple(a.shape), tuple(a.strides), a.itemsize)
+
+
+def _readable(shape, strides, item) -> bool:
+    """_in_place for a (Z, Y, X) shape and its byte strides."""
+    z, y, x = shape
+    if z * y * x == 0:
         return True
-    item = a.itemsize
-    sz, sy, sx = a.strides
+    sz, sy, sx = strides
     return ((x == 1 or sx == item) and (y == 1 or sy >= x * item) and
             (z == 1 or sz >= (y * sy if y > 1 else x * item)))
 
 
-def _background(bg, a: np.ndarray):
-    """The background as a Python int or float of the volume's dtype (None: none)."""
+def _background(bg, name: str):
+    """The background as a Python int or float of dtype @p name (None: none)."""
     if bg is None:
         return None
-    name = a.dtype.name
     if name == "bool":
         if isinstance(bg, (bool, np.bool_, numbers.Integral)) and not bg:
             return 0
@@ -100,6 +111,9 @@ def label(image, lib, *, connectivity, background, backend, return_num, out, tar
         raise ValueError("tolerance: not yet supported for 3-D volumes")
     if stats:
         raise ValueError("stats: regions() of 3-D volumes are not there yet")
+    if _on_gpu(image, lib):
+        return _label_device(image, lib, connectivity=connectivity, background=background, backend=backend,
+                             return_num=return_num, out=out, target=target, threads=threads)
     a = _host_array(image, lib)
     name = a.dtype.name
     if name not in _FORMATS:
@@ -109,7 +123,7 @@ def label(image, lib, *, connectivity, background, backend, return_num, out, tar
         a = a.astype(a.dtype.newbyteorder("="))
     if not _in_place(a):
         a = np.ascontiguousarray(a)  # Fortran order, transposes, reversed axes: one copy
-    bg = _background(background, a)
+    bg = _background(background, name)
     threads = _cclabel._threads(threads)
     shape = tuple(int(s) for s in a.shape)
     out_lib = "numpy" if lib != "torch" else "torch"
@@ -142,3 +156,100 @@ def label(image, lib, *, connectivity, background, backend, return_num, out, tar
     else:
         result = labels if target == "uint32" else _narrow(labels, n, target, out, "numpy")
     return (result, n) if return_num else result
+
+
+def _unsupported(name):
+    return TypeError(f"image: dtype {name} is not supported for 3-D volumes (supported: " + ", ".join(_FORMATS) + ")")
+
+
+def _label_device(image, lib, *, connectivity, background, backend, return_num, out, target, threads):
+    """cclabel.label for a CuPy array or CUDA tensor volume: labelled on its GPU, on its library's
+    current stream. N comes back as a 0-d array on the GPU (as for 2-D device arrays); only
+    out_dtype=uint16/uint64 waits for the GPU, to learn whether the labels fit."""
+    from . import _check_out, _narrow, _torch_uint32
+    if backend == "cpu":
+        raise ValueError("backend: 'cpu' cannot label an array on the GPU; copy it to the host first, "
+                         "or use backend='auto' or 'cuda'")
+    if backend not in ("auto", "cuda"):
+        raise ValueError(f"backend: expected 'auto', 'cpu' or 'cuda', got {backend!r}")
+    _cclabel._threads(threads)  # checked as for host arrays; the GPU ignores it
+    if not hasattr(_cclabel, "_label_volume_device"):
+        raise ValueError("image: is on the GPU, but this cclabel was built without CUDA (nvcc was not found "
+                         "when it was installed); copy the array to the host or reinstall with nvcc on PATH")
+    conn = int(CONNECTIVITY[int(connectivity)])
+    shape = tuple(int(s) for s in image.shape)
+    if out is not None and target != "uint32":
+        _check_out(out, shape, lib, target)
+    if lib == "cupy":
+        import cupy
+        name = image.dtype.name
+        if name not in _FORMATS:
+            raise _unsupported(name)
+        device = image.device.id
+        with cupy.cuda.Device(device):
+            if not image.dtype.isnative:
+                image = image.astype(image.dtype.newbyteorder("="))
+            if not _in_place(image):
+                image = cupy.ascontiguousarray(image)  # on the GPU: one copy to C order
+            strides, data = _core_strides(shape, tuple(image.strides), image.itemsize), image.data.ptr
+            stream = cupy.cuda.get_current_stream().ptr
+            labels = _device_out(out, target, shape, lambda: cupy.empty(shape, dtype=cupy.uint32),
+                                 lambda o: isinstance(o, cupy.ndarray) and o.dtype == cupy.uint32 and
+                                 o.device.id == device and o.flags.c_contiguous, lib)
+            count = cupy.empty((), dtype=cupy.uint32)
+            bg = _background(background, name)
+            ws_bytes = _cclabel._volume_workspace(*shape, strides[0], strides[1], _FORMATS[name], conn, bg)
+            workspace = cupy.empty(max(ws_bytes, 1), dtype=cupy.uint8)
+            _cclabel._label_volume_device(data, *shape, strides[0], strides[1], _FORMATS[name], labels.data.ptr,
+                                          count.data.ptr, conn, bg, stream, workspace.data.ptr, ws_bytes)
+            top = (lambda: int(count)) if target != "uint32" else None
+    else:
+        import torch
+        name = str(image.dtype).replace("torch.", "")
+        if name not in _FORMATS:
+            raise _unsupported(name)
+        image = image.detach()
+        item = image.element_size()
+        if not _readable(shape, tuple(s * item for s in image.stride()), item):
+            image = image.contiguous()  # on the GPU: one copy to C order
+        strides = _core_strides(shape, tuple(s * item for s in image.stride()), item)
+        device = image.device
+        u32 = _torch_uint32(torch)
+        stream = torch.cuda.current_stream(device).cuda_stream
+        labels = _device_out(out, target, shape, lambda: torch.empty(shape, dtype=u32, device=device),
+                             lambda o: isinstance(o, torch.Tensor) and o.dtype == u32 and o.device == device and
+                             o.is_contiguous(), lib)
+        count = torch.empty((), dtype=u32, device=device)
+        bg = _background(background, name)
+        ws_bytes = _cclabel._volume_workspace(*shape, strides[0], strides[1], _FORMATS[name], conn, bg)
+        workspace = torch.empty(max(ws_bytes, 1), dtype=torch.uint8, device=device)
+        with torch.cuda.device(device):  # the launches go to the tensor's GPU
+            _cclabel._label_volume_device(image.data_ptr(), *shape, strides[0], strides[1], _FORMATS[name],
+                                          labels.data_ptr(), count.data_ptr(), conn, bg, stream, workspace.data_ptr(),
+                                          ws_bytes)
+        top = (lambda: int(count.view(torch.int32).to(torch.int64)) & 0xFFFFFFFF) if target != "uint32" else None
+    # The workspace goes back to the library's pool here; the pool reuses it in stream order.
+    if target != "uint32":  # waits for the GPU: N decides whether uint16 holds the labels
+        labels = _narrow(labels, top(), target, out, lib)
+    return (labels, count) if return_num else labels
+
+
+def _core_strides(shape, strides, item):
+    """(slice, row) byte strides as the core takes them: packed where an axis has one element (its
+    stride means nothing), 0 for an empty volume."""
+    z, y, x = shape
+    if z * y * x == 0:
+        return 0, 0
+    row = strides[1] if y > 1 else x * item
+    return (strides[0] if z > 1 else y * row), row
+
+
+def _device_out(out, target, shape, make, fits, lib):
+    """The uint32 labels the GPU writes: out= itself for out_dtype uint32, else a new array."""
+    if out is None or target != "uint32":
+        return make()
+    if not fits(out):
+        raise TypeError("out: expected a C-contiguous uint32 array on the image's GPU (" + lib + ")")
+    if tuple(int(s) for s in out.shape) != shape:
+        raise ValueError(f"out: shape must be {shape} for this image, got {tuple(int(s) for s in out.shape)}")
+    return out
