@@ -22,12 +22,14 @@ struct AdjacencyEdge {
 /// labels + y × stride; stride 0 means width), sorted by (a, b), a < b. Label 0 is the background:
 /// its pairs are left out unless @p include_background. @p connectivity is 4 or 8; anything else,
 /// a negative size or stride, a stride below the width or a null pointer for a non-empty image is
-/// an Error. @p labels may be in host or device memory. @p backend: Cpu (one thread, a hash map of
-/// the boundary pairs), Cuda (the boundary pairs sorted and summed on the GPU; host labels are
-/// copied up first) or Auto: labels in device memory stay on the GPU, labels in host memory go to
-/// the backend this machine's rates say is faster (as label() decides). Both give the same edges.
+/// an Error. @p labels may be in host or device memory. @p backend: Cpu (bands of rows on
+/// @p threads threads, each with a table of its boundary pairs), Cuda (the boundary pairs sorted
+/// and summed on the GPU; host labels are copied up first) or Auto: labels in device memory stay on
+/// the GPU, labels in host memory go to the backend this machine's rates say is faster (as label()
+/// decides). Both give the same edges, whatever @p threads (0: every core this process may use, at
+/// most one a 2^16 pixels; negative is an Error).
 std::vector<AdjacencyEdge> adjacency(const std::uint32_t* labels, std::int64_t width, std::int64_t height,
                                      int connectivity = 8, bool include_background = false, std::int64_t stride = 0,
-                                     Backend backend = Backend::Auto);
+                                     Backend backend = Backend::Auto, int threads = 0);
 
 }  // namespace cclabel

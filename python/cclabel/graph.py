@@ -19,6 +19,8 @@ See docs/tolerance_and_adjacency.md for how this differs from cc3d.
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from . import _cclabel
@@ -115,7 +117,7 @@ def label_tolerance(image, tolerance, *, connectivity=8, background=None, backen
     return (out, n) if return_num else out
 
 
-def adjacency(labels, connectivity=8, background=False):
+def adjacency(labels, connectivity=8, background=False, *, backend="auto", threads=None):
     """The region adjacency graph of a label image: which labels touch, and how much.
 
     Parameters
@@ -129,6 +131,13 @@ def adjacency(labels, connectivity=8, background=False):
         8 (default: corner neighbours touch too) or 4; scikit-image's 2 and 1 mean the same.
     background : bool
         Include the pairs with label 0 (default: left out, as cc3d does).
+    backend : {"auto", "cpu", "cuda"}
+        For a NumPy array: "auto" (default) takes whichever backend is faster on this machine,
+        "cpu" or "cuda" demand one. GPU arrays are read on the GPU ("cpu" is a ``ValueError``:
+        device data is never copied to the host behind your back).
+    threads : None or int
+        CPU threads (None or 0: every core this process may use, at most one a 65,536 pixels);
+        the edges never depend on it.
 
     Returns
     -------
@@ -139,7 +148,17 @@ def adjacency(labels, connectivity=8, background=False):
         cc3d's ``contacts(labels, connectivity=4 or 26, surface_area=False)``, and the pairs are
         its ``region_graph``.
     """
+    if threads is not None and (isinstance(threads, (bool, np.bool_)) or not isinstance(threads, numbers.Integral)):
+        raise TypeError(f"threads: expected None or an int, got {threads!r}")
+    threads = 0 if threads is None else int(threads)
+    if threads < 0:
+        raise ValueError(f"threads: must not be negative, got {threads}")
+    if backend not in ("auto", "cpu", "cuda"):
+        raise ValueError(f"backend: expected 'auto', 'cpu' or 'cuda', got {backend!r}")
     if hasattr(labels, "__cuda_array_interface__"):
+        if backend == "cpu":
+            raise ValueError("backend: the labels are on the GPU; 'cpu' reads host arrays (use 'auto' or 'cuda', "
+                             "or copy them to the host first)")
         return _adjacency_on_gpu(labels, connectivity, background)
     lab = np.asarray(labels)
     if lab.ndim != 2:
@@ -154,7 +173,7 @@ def adjacency(labels, connectivity=8, background=False):
         lab = lab.astype(np.uint32)
     if not isinstance(background, (bool, np.bool_)):
         raise TypeError(f"background: must be a bool, got {background!r}")
-    return _cclabel._adjacency(np.ascontiguousarray(lab), connectivity, bool(background))
+    return _cclabel._adjacency(np.ascontiguousarray(lab), connectivity, bool(background), backend, threads)
 
 
 def _adjacency_on_gpu(labels, connectivity, background):

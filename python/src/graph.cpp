@@ -102,12 +102,14 @@ std::uint32_t label_tolerance(const HostIn& image, LabelsOut out, nb::handle tol
 
 /// The edges of @p h × @p w packed uint32 labels at @p labels (host or device memory) as (E, 3) rows.
 nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<2>> edges_of(const std::uint32_t* labels, std::int64_t h, std::int64_t w,
-                                                            int connectivity, bool background, cclabel::Backend backend) {
+                                                            int connectivity, bool background, cclabel::Backend backend,
+                                                            int threads) {
     const int conn = connectivity_arg(connectivity);
+    if (threads < 0) throw nb::value_error(("threads: must not be negative, got " + std::to_string(threads)).c_str());
     std::vector<cclabel::AdjacencyEdge> edges;
     try {
         nb::gil_scoped_release unlocked;
-        edges = cclabel::adjacency(labels, w, h, conn, background, 0, backend);
+        edges = cclabel::adjacency(labels, w, h, conn, background, 0, backend, threads);
     } catch (const cclabel::Error& e) {
         throw nb::value_error(e.what());
     }
@@ -121,16 +123,17 @@ nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<2>> edges_of(const std::uint32_t*
     return nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<2>>(rows, {edges.size(), std::size_t(3)}, owner);
 }
 
-nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<2>> adjacency(const LabelsIn& labels, int connectivity, bool background) {
+nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<2>> adjacency(const LabelsIn& labels, int connectivity, bool background,
+                                                             const std::string& backend, int threads) {
     return edges_of(labels.data(), std::int64_t(labels.shape(0)), std::int64_t(labels.shape(1)), connectivity,
-                    background, cclabel::Backend::Auto);
+                    background, backend_arg(backend), threads);
 }
 
 /// Labels already on the GPU (graph.py checked them: C-contiguous uint32, the caller's stream waited for).
 nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<2>> adjacency_device(std::uintptr_t ptr, std::int64_t h, std::int64_t w,
                                                                     int connectivity, bool background) {
     if (h < 0 || w < 0) throw nb::value_error("labels: negative shape");
-    return edges_of(reinterpret_cast<const std::uint32_t*>(ptr), h, w, connectivity, background, cclabel::Backend::Cuda);
+    return edges_of(reinterpret_cast<const std::uint32_t*>(ptr), h, w, connectivity, background, cclabel::Backend::Cuda, 0);
 }
 
 }  // namespace
@@ -139,7 +142,7 @@ void bind_graph(nb::module_& m) {
     m.def("_label_tolerance", &label_tolerance, "image"_a, "out"_a, "tolerance"_a, "connectivity"_a,
           "background"_a.none(), "backend"_a, "threads"_a,
           "Tolerance labelling of a host image into out; returns N (see cclabel.graph.label_tolerance).");
-    m.def("_adjacency", &adjacency, "labels"_a, "connectivity"_a, "background"_a,
+    m.def("_adjacency", &adjacency, "labels"_a, "connectivity"_a, "background"_a, "backend"_a, "threads"_a,
           "The region adjacency graph of a uint32 label image as (E, 3) uint64 rows a, b, contacts "
           "(see cclabel.graph.adjacency).");
     m.def("_adjacency_device", &adjacency_device, "ptr"_a, "height"_a, "width"_a, "connectivity"_a, "background"_a,

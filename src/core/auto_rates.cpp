@@ -70,8 +70,8 @@ CpuRate measure_cpu_rate_once(Workload::Op op, PixelFormat f, int threads) {
         if (op == Workload::Op::Filter)  // its output is a label image too: run it again on its own
             return best_seconds(3, [&] { remove_small_cpu(labels.data(), side, side, 2); });
         if (op == Workload::Op::Stats) return best_seconds(3, [&] { (void)regions_cpu(v, labels.data(), o); });
-        if (op == Workload::Op::Adjacency)  // one thread, whatever @p threads says
-            return best_seconds(3, [&] { (void)adjacency_cpu(labels.data(), side, side, side, 8, false); });
+        if (op == Workload::Op::Adjacency)
+            return best_seconds(3, [&] { (void)adjacency_cpu(labels.data(), side, side, side, 8, false, threads); });
         return best_seconds(3, [&] { cpu::label(r, labels.data()); });
     };
     const std::int64_t small = 64;

@@ -97,6 +97,14 @@ void expect_brute_force(const std::vector<std::uint32_t>& l, std::int64_t w, std
         for (std::int64_t x = 0; x < w; ++x) strided[std::size_t(y * (w + pad) + x)] = l[std::size_t(y * w + x)];
     const auto edges = adjacency(strided.data(), w, h, conn, bg, pad ? w + pad : 0, Backend::Cpu);
     const auto ref = brute_force(l, w, h, conn, bg);
+    // Bands of rows on several threads: the same edges (a pair across a band seam summed once).
+    for (int threads : {1, 3, 8}) {
+        const auto banded = adjacency(strided.data(), w, h, conn, bg, pad ? w + pad : 0, Backend::Cpu, threads);
+        ASSERT_EQ(banded.size(), edges.size()) << what << " on " << threads << " threads";
+        for (std::size_t i = 0; i < edges.size(); ++i)
+            ASSERT_TRUE(banded[i].a == edges[i].a && banded[i].b == edges[i].b && banded[i].contacts == edges[i].contacts)
+                << what << " on " << threads << " threads, edge " << i;
+    }
     // The GPU's program (kernels/adjacency_bodies.cuh) over every tile, its items summed by pair as
     // the GPU's sort and reduce-by-key do.
     const TileItems t = tile_program(strided.data(), w, h, w + pad, conn, bg);
@@ -206,6 +214,7 @@ TEST(Adjacency, BadArgumentsAreErrors) {
     EXPECT_THROW(adjacency(nullptr, 2, 2, 8), Error);
     EXPECT_TRUE(adjacency(nullptr, 0, 5, 8).empty());
     EXPECT_THROW(adjacency(l, 2, 2, 8, false, 0, Backend(42)), Error);
+    EXPECT_THROW(adjacency(l, 2, 2, 8, false, 0, Backend::Cpu, -1), Error);
     if (!cuda_available()) EXPECT_THROW(adjacency(l, 2, 2, 8, false, 0, Backend::Cuda), Error);
 }
 

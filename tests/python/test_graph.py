@@ -210,6 +210,17 @@ def test_adjacency_of_gpu_labels_equals_the_host_graph():
                 np.testing.assert_array_equal(got, want)
 
 
+def test_adjacency_on_threads_equals_one_thread():
+    """Bands of rows side by side: pairs whose boundaries cross band seams are summed once; the
+    edges never depend on the thread count."""
+    rng = np.random.default_rng(5)
+    img = np.kron(rng.integers(0, 5, (90, 70)), np.ones((4, 3), np.int64)).astype(np.uint8)
+    labels = cclabel.label(img, connectivity=8, backend="cpu")
+    want = brute_contacts(labels, 8)
+    for threads in (None, 1, 2, 7):
+        assert as_dict(adjacency(labels, threads=threads, backend="cpu")) == want, threads
+
+
 def test_adjacency_of_tolerance_labels():
     rng = np.random.default_rng(11)
     img = rng.integers(0, 12, size=(40, 40)).astype(np.uint8)
@@ -225,6 +236,9 @@ def test_adjacency_of_tolerance_labels():
     (np.full((2, 2), 2 ** 40, np.int64), {}, ValueError),
     (np.zeros((2, 2), np.uint32), {"connectivity": 6}, ValueError),
     (np.zeros((2, 2), np.uint32), {"background": "yes"}, TypeError),
+    (np.zeros((2, 2), np.uint32), {"threads": -1}, ValueError),
+    (np.zeros((2, 2), np.uint32), {"threads": 1.5}, TypeError),
+    (np.zeros((2, 2), np.uint32), {"backend": "gpu"}, ValueError),
 ])
 def test_adjacency_bad_arguments(labels, kwargs, error):
     with pytest.raises(error):
