@@ -43,6 +43,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <time.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -53,6 +55,8 @@
 #endif
 
 namespace cclabel::io::detail {
+
+void (*pdf_render_child_hook)() = nullptr;
 
 #if CCLABEL_HAVE_POPPLER
 namespace {
@@ -84,25 +88,40 @@ bool rendered_as_asked(const poppler::image& img, int w, int h) {
 
 #if CCLABEL_PDF_RENDER_CHILD
 
-/// How long a page may take to render: a second, plus its pixels at kRenderPixelsPerSecond, plus
-/// the file's bytes at kRenderByteSeconds each at 150 dpi (drawing operators cost more the finer
-/// the resolution), each at least 3x what real pages took here (docs/decode_limits.md has the
-/// figures). A few kilobytes of forms drawing forms get about the second; a dense 1.2 MB vector
-/// plan, which Poppler draws in 1.5 s at 150 dpi and 11.5 s at 800 dpi, gets 7 s and 37 s.
+/// How long a page may take to render, from what Poppler needed for legitimate 1 MiB PDFs here
+/// (docs/decode_limits.md has the figures): a quarter second (the fork, fonts), plus for each MiB of
+/// file 0.6 s of interpreting, whatever the resolution (a matplotlib scatter of 36,000 coloured
+/// markers needs 1 s of it at 8 dpi), and 5 s of drawing at A4 150 dpi, growing as the
+/// pixels^0.75 (strokes grow with the page's side, fills with its area: 4x the pixels took 1.8x
+/// to 2.8x as long), plus the pixels at 20 Mpx/s. Only the file's size bounds how much a real
+/// drawing holds, so a large file gets more time, but the drawing part follows the pixels: a
+/// 1 MiB file whose page is a few thousand pixels (the fuzz target renders at 8 dpi) is refused
+/// within about a second, a 4 kB A4 page that draws forever at 150 dpi in 0.4 s, while real pages
+/// keep at least 3.9x their processor time at 150 and 300 dpi, a synthetic worst case 2x.
 /// CCLABEL_PDF_RENDER_SECONDS overrides it (0: no limit).
-constexpr double kRenderBaseSeconds = 1.0;
+constexpr double kRenderBaseSeconds = 0.25;
+constexpr double kRenderParseSecondsPerMiB = 0.6;
+constexpr double kRenderDrawSecondsPerMiB = 5.0;
+constexpr double kRenderDrawReferencePixels = 1241.0 * 1754.0;  // A4 at 150 dpi
+constexpr double kRenderDrawExponent = 0.75;
 constexpr double kRenderPixelsPerSecond = 20e6;
-constexpr double kRenderByteSeconds = 5e-6;
+/// The budget is processor time; a child that has not used it after this many times as long on
+/// the clock (a machine so loaded that it gets a fifth of a core, or a child that waits) is
+/// stopped all the same.
+constexpr double kRenderWallFactor = 5.0;
 /// What the child may map beyond the page (7 bytes a pixel) and the address space it inherits:
 /// Poppler's own needs (fonts, parsed objects, an embedded image decoded whole). pdftoppm needs
 /// 20 MB for a text page at 150 dpi; a scanned A4 page at 600 dpi, decoded whole, 105 MB.
 constexpr std::uint64_t kRenderMemoryMargin = std::uint64_t(2) << 30;
 constexpr const char* kRenderSecondsVariable = "CCLABEL_PDF_RENDER_SECONDS";
 
-double render_seconds(const std::string& path, double pixels, double file_bytes, double dpi) {
+double render_seconds(const std::string& path, double pixels, double file_bytes) {
     const char* env = std::getenv(kRenderSecondsVariable);
-    if (env == nullptr || *env == '\0')
-        return kRenderBaseSeconds + pixels / kRenderPixelsPerSecond + file_bytes * kRenderByteSeconds * dpi / PageOptions{}.dpi;
+    if (env == nullptr || *env == '\0') {
+        const double mib = file_bytes / double(1 << 20);
+        const double draw = kRenderDrawSecondsPerMiB * std::pow(pixels / kRenderDrawReferencePixels, kRenderDrawExponent);
+        return kRenderBaseSeconds + mib * (kRenderParseSecondsPerMiB + draw) + pixels / kRenderPixelsPerSecond;
+    }
     char* end = nullptr;
     const double s = std::strtod(env, &end);
     if (end == env || *end != '\0' || !(s >= 0) || !std::isfinite(s)) {
@@ -183,6 +202,9 @@ struct ChildLimits {
         cpu.rlim_max = cpu.rlim_cur + 1;  // SIGXCPU at the soft limit, SIGKILL a second later
         ::setrlimit(RLIMIT_CPU, &cpu);
     }
+    // A renderer that crashes is reported; a core dump of what it copied of the caller is not wanted.
+    const rlimit no_core{0, 0};
+    ::setrlimit(RLIMIT_CORE, &no_core);
     if (const std::uint64_t now = address_space_bytes(); now != 0) {
         rlimit as{};
         as.rlim_cur = as.rlim_max = rlim_t(now + limits.memory);
@@ -190,6 +212,7 @@ struct ChildLimits {
     }
     poppler::set_debug_error_function(&on_child_message, nullptr);
     try {
+        if (pdf_render_child_hook != nullptr) pdf_render_child_hook();
         const poppler::image img = renderer.render_page(page, dpi, dpi, 0, 0, w, h);
         if (!rendered_as_asked(img, w, h)) {
             child_report(fd, false, "the page could not be rendered" + (g_child_message.empty() ? "" : " (" + g_child_message + ")"));
@@ -217,6 +240,15 @@ struct ChildProcess {
         while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
         }
         reaped = true;
+    }
+    /// Whether it has ended by itself (reaped then, its status kept).
+    bool ended() {
+        if (pid <= 0 || reaped) return reaped;
+        pid_t got;
+        while ((got = ::waitpid(pid, &status, WNOHANG)) < 0 && errno == EINTR) {
+        }
+        reaped = got == pid;
+        return reaped;
     }
     ~ChildProcess() {
         kill();
@@ -321,7 +353,7 @@ private:
         const std::size_t bytes = stride * std::size_t(h);
         if (bytes == 0) fail(path_, "the page could not be rendered (it is " + px_text(w, h) + " pixels)");
         const double pixels = double(w) * double(h);
-        const double seconds = render_seconds(path_, pixels, double(file_size_), dpi_);
+        const double seconds = render_seconds(path_, pixels, double(file_size_));
         const ChildLimits limits{seconds, std::uint64_t(pixels) * 7 + kRenderMemoryMargin};
         std::shared_ptr<std::uint8_t> rows = map_shared_rows(path_, bytes);
         FdPair fds;
@@ -335,14 +367,30 @@ private:
             render_in_child(fds.fd[1], limits, renderer_, page, dpi_, w, h, rows.get(), stride);
         }
         fds.close(1);
-        bool late = false;
-        const std::string report = wait_for_report(fds.fd[0], seconds, late);
+        // The limit is on the child's processor time where this system can read it.
+        clockid_t cpu_clock{};
+#if defined(__linux__)
+        const bool has_cpu_clock = seconds > 0 && ::clock_getcpuclockid(child.pid, &cpu_clock) == 0;
+#else
+        const bool has_cpu_clock = false;
+#endif
+        Late late = Late::no;
+        const std::string report = wait_for_report(fds.fd[0], seconds, has_cpu_clock ? &cpu_clock : nullptr, late);
+        // A child that died before the deadline was seen (its CPU limit while this process was
+        // stopped, a crash) is reported as what it was, not as late.
+        if (late != Late::no && child.ended() && WIFSIGNALED(child.status)) late = Late::no;
         child.kill();  // done, dead or late: either way it has nothing more to say
         child.reap();
-        if (late) {
-            fail(path_, "refused: rendering took longer than " + one_decimal(seconds) + " s (the limit for a page of " +
-                            one_decimal(pixels / 1e6) + " Mpx at " + std::to_string(std::lround(dpi_)) + " dpi from a file of " +
-                            std::to_string(file_size_) + " bytes; " + kRenderSecondsVariable + " overrides it)");
+        if (late != Late::no) {
+            const std::string limit = "the limit for a page of " + one_decimal(pixels / 1e6) + " Mpx at " + std::to_string(std::lround(dpi_)) +
+                                      " dpi from a file of " + std::to_string(file_size_) + " bytes; " + kRenderSecondsVariable + " overrides it";
+            if (late == Late::processor) {
+                fail(path_, "refused: rendering took more than " + one_decimal(seconds) + " s of processor time (" + limit + ")");
+            }
+            if (!has_cpu_clock) fail(path_, "refused: rendering took longer than " + one_decimal(seconds) + " s (" + limit + ")");
+            fail(path_, "refused: rendering did not finish in " + one_decimal(seconds * kRenderWallFactor) + " s, " +
+                            one_decimal(kRenderWallFactor) + " times its limit of " + one_decimal(seconds) + " s of processor time (" +
+                            limit + ")");
         }
         if (report.empty()) fail(path_, child_death(child.status, limits));
         if (report[0] != 0) fail(path_, report.substr(kReportHeader));
@@ -350,11 +398,18 @@ private:
         p.rendered = std::move(rows);
     }
 
-    /// The child's whole report, or "" when the child died first or did not report by the
-    /// deadline (then @p late; 0 seconds: no deadline).
-    static std::string wait_for_report(int fd, double seconds, bool& late) {
+    enum class Late { no, processor, wall };
+
+    /// The child's whole report, or "" when the child died first or did not report in time (then
+    /// @p late; 0 seconds: no limit). The limit is on the child's processor time (@p cpu_clock),
+    /// so that a busy machine, which gives the child less of a core, does not make a page too
+    /// expensive; the wall clock only stops a child that runs too little to reach it (stopped, or
+    /// waiting). Without @p cpu_clock the limit is on the wall clock.
+    static std::string wait_for_report(int fd, double seconds, const clockid_t* cpu_clock, Late& late) {
         using Clock = std::chrono::steady_clock;
-        const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+        const bool timed = seconds > 0;
+        const double wall = cpu_clock != nullptr ? seconds * kRenderWallFactor : seconds;
+        const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wall));
         std::string got;
         for (;;) {
             if (got.size() >= kReportHeader &&
@@ -362,13 +417,24 @@ private:
                 return got;
             }
             int timeout_ms = -1;
-            if (seconds > 0) {
-                const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+            if (timed) {
+                double left = std::chrono::duration<double>(deadline - Clock::now()).count();
                 if (left <= 0) {
-                    late = true;
+                    late = Late::wall;
                     return "";
                 }
-                timeout_ms = int(std::min<long long>(left, 1 << 30));
+                timespec used{};
+                if (cpu_clock != nullptr && ::clock_gettime(*cpu_clock, &used) == 0) {
+                    const double cpu_left = seconds - (double(used.tv_sec) + double(used.tv_nsec) * 1e-9);
+                    if (cpu_left <= 0) {
+                        late = Late::processor;
+                        return "";
+                    }
+                    // One thread's processor time grows no faster than the clock: nothing to
+                    // check before cpu_left has passed.
+                    left = std::min(left, cpu_left);
+                }
+                timeout_ms = int(std::clamp(std::ceil(left * 1000), 1.0, double(1 << 30)));
             }
             pollfd pfd{fd, POLLIN, 0};
             const int n = ::poll(&pfd, 1, timeout_ms);

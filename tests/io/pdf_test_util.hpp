@@ -42,6 +42,25 @@ inline std::string two_page_pdf() {
                      pdf_stream("", "0 0 1 rg 0 0 18 36 re f")});
 }
 
+/// One page that uses most of what a drawing does, uncompressed so that a fuzzer's byte mutations
+/// reach each part: text in a standard font, a 2 x 2 RGB image, a form drawn twice under a clip, a
+/// dashed Bézier curve, a filled even-odd path and a gray fill.
+inline std::string features_pdf() {
+    const std::string image = std::string("\xff\x00\x00\x00\xff\x00\x00\x00\xff\xff\xff\x00", 12);
+    return pdf_file({"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                     "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 144 108] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> "
+                     "/XObject << /Im 6 0 R /Fm 7 0 R >> >> >>",
+                     pdf_stream("", "q 0.5 g 0 0 144 108 re f Q\n"
+                                    "BT /F1 12 Tf 1 0 0 rg 10 90 Td (cclabel 24) Tj ET\n"
+                                    "q 40 0 0 30 10 50 cm /Im Do Q\n"
+                                    "q 60 10 70 70 re W n /Fm Do 1 0 0 1 60 20 cm /Fm Do Q\n"
+                                    "[3 2] 0 d 0 0 1 RG 2 w 10 10 m 40 60 80 -20 130 40 c S\n"
+                                    "0 1 0 rg 70 5 m 110 45 l 70 45 l 110 5 l h f*\n"),
+                     "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+                     pdf_stream("/Type /XObject /Subtype /Image /Width 2 /Height 2 /ColorSpace /DeviceRGB /BitsPerComponent 8 ", image),
+                     pdf_stream("/Type /XObject /Subtype /Form /BBox [0 0 50 50] ", "0 0 1 rg 5 5 30 30 re f 1 0 1 RG 0 0 m 50 50 l S")});
+}
+
 /// One A4 page whose drawing is a form that draws the next form @p fanout times, @p levels deep,
 /// the last one stroking @p strokes page-wide diagonals: fanout^levels x strokes operators from a
 /// file of a few kilobytes, fine by every size check, that Poppler would draw for days.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <unistd.h>
 
@@ -170,6 +171,80 @@ TEST(DecodeLimits, FuzzSlowInputTallPngIsRefusedAtItsHeader) {
     const std::string path = std::string(CCLABEL_FUZZ_CORPUS_DIR) + "/slow_png_1x500000000_deflate.png";
     ASSERT_TRUE(fs::exists(path)) << path;
     expect_quick_refusal(path, "refused: the header claims 500000000 rows of 1 bytes");
+}
+
+// The PDF of the same class, kept in the corpus beside it: a 3 kB A4 page whose forms draw forms
+// (10^10 strokes), which Poppler would draw for days. Its render budget at 150 dpi is 0.38 s
+// (src/io/pdf_reader.cpp), so it is refused in about 0.4 s here; 3 s is the bound for a busy
+// machine, not the goal.
+TEST(DecodeLimits, FuzzSlowInputNestedFormsPdfIsRefusedByItsRenderBudget) {
+    if (!io::PageReader::reads_pdf()) GTEST_SKIP() << "this build reads no PDF";
+    const std::string path = std::string(CCLABEL_FUZZ_CORPUS_DIR) + "/pdf_nested_forms_1e10_strokes.pdf";
+    ASSERT_TRUE(fs::exists(path)) << path;
+    if (std::getenv("CCLABEL_PDF_RENDER_SECONDS") != nullptr) GTEST_SKIP() << "CCLABEL_PDF_RENDER_SECONDS is set";
+    const auto t0 = Clock::now();
+    try {
+        io::PageReader(path).read(0);
+        ADD_FAILURE() << "the nested forms were rendered";
+    } catch (const Error& e) {
+        const std::string m = e.what();
+        EXPECT_EQ(m.rfind(path + ": refused: rendering took more than 0.4 s of processor time", 0), 0u) << m;
+    }
+    EXPECT_LT(seconds_since(t0), 3.0);
+}
+
+// Issue 24's bound for every decoder: an input of up to 1 MiB is read or refused quickly. Each
+// format's signature before 1 MiB of random bytes, and 1 MiB files whose headers claim more than a
+// small file may decode to, or whose data is too short or corrupt for what they claim; both
+// read_image and PageReader (TIFF has its own page reader). All took under 0.1 s here but the
+// valid 121 MB PNG (0.3 s); the bound is kept loose for a busy machine.
+TEST(DecodeLimits, OneMebibyteInputsAreReadOrRefusedQuickly) {
+    TempDir dir;
+    const std::size_t mib = std::size_t(1) << 20;
+    const auto padded = [&](std::vector<std::uint8_t> head, std::uint32_t seed) {
+        const std::vector<std::uint8_t> tail = random_bytes(mib - std::min(head.size(), mib), seed);
+        head.insert(head.end(), tail.begin(), tail.end());
+        return head;
+    };
+    const std::vector<std::uint8_t> junk = random_bytes(mib - 256, 12);
+    const std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files = {
+        {"random.png", padded({0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'}, 1)},
+        {"random_le.tif", padded({'I', 'I', 42, 0}, 2)},
+        {"random_be.tif", padded({'M', 'M', 0, 42}, 3)},
+        {"random_bigtiff.tif", padded({'I', 'I', 43, 0, 8, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0}, 4)},
+        {"random.ppm", padded(text_file("P6\n4000 4000\n255\n"), 5)},
+        {"random.npy", padded(npy_file("(1024, 1024)"), 6)},
+        {"ihdr_100000_square.png", png_file(100000, 100000, 16, junk)},
+        {"ihdr_11000_square_junk.png", png_file(11000, 11000, 8, junk)},
+        {"strip_deflate_junk.tif", gray_tiff(11000, 11000, 8, COMPRESSION_ADOBE_DEFLATE, junk)},
+        {"strip_lzw_junk.tif", gray_tiff(11000, 11000, 8, COMPRESSION_LZW, junk)},
+        {"strip_deflate_claims_8e9.tif", gray_tiff(100000, 80000, 8, COMPRESSION_ADOBE_DEFLATE, junk)},
+        {"tile_deflate_junk.tif", gray_tiff(11000, 11000, 8, COMPRESSION_ADOBE_DEFLATE, junk, 4096)},
+        {"pgm_1e9_rows.pgm", padded(text_file("P5\n1 1000000000\n255\n"), 7)},
+        {"npy_2e20_square.npy", padded(npy_file("(1048576, 1048576)"), 8)},
+        {"npy_2e30_rows.npy", padded(npy_file("(1073741824, 1)"), 9)},
+        // Valid, and within the limit: 121 MB of rows from 118 kB of deflate, read whole.
+        {"valid_11000_square.png", png_file(11000, 11000, 8, deflated_zeros(std::size_t(11001) * 11000))},
+    };
+    for (const auto& [name, bytes] : files) {
+        ASSERT_LE(bytes.size(), mib) << name;
+        const std::string path = dir.path(name);
+        write_bytes(path, bytes);
+        for (int reader = 0; reader < 2; ++reader) {
+            const auto t0 = Clock::now();
+            try {
+                if (reader == 0) {
+                    (void)io::read_image(path);
+                } else {
+                    io::PageReader r(path);
+                    (void)r.read(0);
+                }
+            } catch (const Error& e) {
+                EXPECT_EQ(std::string(e.what()).rfind(path, 0), 0u) << e.what();
+            }
+            EXPECT_LT(seconds_since(t0), 3 * kQuickSeconds) << name << (reader == 0 ? " (read_image)" : " (PageReader)");
+        }
+    }
 }
 
 TEST(DecodeLimits, PngClaims) {
