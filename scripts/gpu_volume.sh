@@ -8,8 +8,9 @@
 # tests/python/test_volume_gpu.py and bench/volume_gpu.py (CuPy, cuCIM when installed).
 #   OUT=$OUT bash scripts/gpu_volume.sh
 # Knobs: BENCH_ARGS (bench_volume's arguments), FILTER (gtest filter, default VolumeCuda*), PY=0|1,
-# PY_BENCH_ARGS (volume_gpu.py's). Logs in $OUT: summary.txt, gtest_volume.log, emu_volume.log,
-# memcheck.log, bench_volume.txt, pytest_volume.log, volume_gpu.txt, build.log.
+# PY_BENCH_ARGS (volume_gpu.py's), TILES (tile shapes to time, "" for none). Logs in $OUT:
+# summary.txt, gtest_volume.log, emu_volume.log, memcheck.log, bench_volume.txt, bench_tiles.txt,
+# pytest_volume.log, volume_gpu.txt, build.log.
 set -u -o pipefail
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/gpu-out}
@@ -57,6 +58,15 @@ fi
 timeout 200 $B/bench/cuda/bench_volume ${BENCH_ARGS:---size 512 --reps 10} >"$OUT/bench_volume.txt" 2>&1
 say "bench_volume rc=$?"
 cat "$OUT/bench_volume.txt"
+
+# Tile shapes (Local's tiles, Border's faces) on two volumes, while time lasts.
+for tile in ${TILES:-32x8x2 32x2x8 64x4x2 32x16x1}; do
+  [ "$(left)" -gt 150 ] || break
+  timeout 60 $B/bench/cuda/bench_volume --tile $tile --only "binary 0.3,blobs,voronoi 2k" --conn 6,26 --reps 5 \
+    --no-check >>"$OUT/bench_tiles.txt" 2>&1
+  say "bench_volume --tile $tile rc=$?"
+done
+[ -f "$OUT/bench_tiles.txt" ] && cat "$OUT/bench_tiles.txt"
 
 if [ "$PY" = 1 ] && grep -q "pip rc=0" "$OUT/pip.rc" 2>/dev/null && [ "$(left)" -gt 90 ]; then
   PYTHONPATH=$SITE CCLABEL_PYTHON_REQUIRED=1 timeout 90 python3 -m pytest -q -p no:cacheprovider -rs \

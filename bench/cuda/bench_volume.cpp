@@ -4,9 +4,10 @@
 // 0), smooth blobs (box-filtered noise thresholded at 0.5, uint8 0/1, background 0), 5 labels at
 // random (uint8 1..5, no background) and a Voronoi-like label volume (uint32, about 2,000 cells:
 // the nearest of one random seed a cell of a 13 × 13 × 12 grid, no background). Each row: the
-// median of --reps calls timed with CUDA events after one unmeasured call, GVx/s, and the labels
-// checked equal to the CPU's label_volume once ("ok", else "DIFF" and exit code 1). The floor:
-// a cudaMemset of the labels (their 4 bytes a voxel written once).
+// median of --reps calls timed with CUDA events after one unmeasured call, GVx/s, the median of
+// each step (Local, Border, Flatten, scan + Number), and the labels checked equal to the CPU's
+// label_volume once ("ok", else "DIFF" and exit code 1). The floor: a cudaMemset of the labels
+// (their 4 bytes a voxel written once).
 //
 //   bench_volume [--size 512] [--reps 10] [--conn 6,18,26] [--only "binary 0.3,blobs"]
 //                [--tile 32x4x4] [--no-check]
@@ -183,9 +184,16 @@ int main(int argc, char** argv) {
     std::uint32_t *d_labels = nullptr, *d_count = nullptr;
     ck(cudaMalloc(reinterpret_cast<void**>(&d_labels), voxels * 4), "cudaMalloc(labels)");
     ck(cudaMalloc(reinterpret_cast<void**>(&d_count), 4), "cudaMalloc(count)");
-    auto time_ms = [&](const std::function<void()>& fn) {
+    // Steps: events around the call, and (given) the call's own events between its steps.
+    constexpr int kSteps = 4;
+    cudaEvent_t step[kSteps + 1];
+    for (auto& e : step) ck(cudaEventCreate(&e), "cudaEventCreate");
+    cclabel::cuda::detail::VolumeEvents events{step[0], step[1], step[2], step[3], step[4]};
+    std::vector<double> step_ms(kSteps);
+    auto time_ms = [&](const std::function<void()>& fn, bool steps) {
         fn();
         std::vector<double> t;
+        std::vector<std::vector<double>> per(kSteps);
         for (int r = 0; r < reps; ++r) {
             ck(cudaEventRecord(e0, stream), "cudaEventRecord");
             fn();
@@ -194,12 +202,19 @@ int main(int argc, char** argv) {
             float ms = 0;
             ck(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
             t.push_back(ms);
+            for (int k = 0; steps && k < kSteps; ++k) {
+                ck(cudaEventElapsedTime(&ms, step[k], step[k + 1]), "cudaEventElapsedTime");
+                per[std::size_t(k)].push_back(ms);
+            }
         }
+        for (int k = 0; steps && k < kSteps; ++k) step_ms[std::size_t(k)] = median(per[std::size_t(k)]);
         return median(t);
     };
-    const double floor_ms = time_ms([&] { ck(cudaMemsetAsync(d_labels, 0, voxels * 4, stream), "cudaMemsetAsync"); });
+    const double floor_ms =
+        time_ms([&] { ck(cudaMemsetAsync(d_labels, 0, voxels * 4, stream), "cudaMemsetAsync"); }, false);
     std::printf("floor: cudaMemset of the labels %.3f ms (%.1f GVx/s)\n", floor_ms, double(voxels) / floor_ms * 1e-6);
-    std::printf("%-11s %4s %9s %8s %9s %s\n", "volume", "conn", "ms", "GVx/s", "regions", "check");
+    std::printf("%-11s %4s %9s %8s %8s %8s %8s %8s %9s %s\n", "volume", "conn", "ms", "GVx/s", "local", "border",
+                "flatten", "number", "regions", "check");
 
     int failures = 0;
     for (std::size_t m = 0; m < makers.size(); ++m) {
@@ -218,9 +233,12 @@ int main(int argc, char** argv) {
             cclabel::cuda::detail::label_volume_device_shaped(nullptr, ws_bytes, dev, d_labels, d_count, o, stream, shape);
             void* ws = nullptr;
             ck(cudaMalloc(&ws, ws_bytes), "cudaMalloc(workspace)");
-            const double ms = time_ms([&] {
-                cclabel::cuda::detail::label_volume_device_shaped(ws, ws_bytes, dev, d_labels, d_count, o, stream, shape);
-            });
+            const double ms = time_ms(
+                [&] {
+                    cclabel::cuda::detail::label_volume_device_shaped(ws, ws_bytes, dev, d_labels, d_count, o, stream,
+                                                                      shape, &events);
+                },
+                true);
             std::uint32_t count = 0;
             ck(cudaMemcpy(&count, d_count, 4, cudaMemcpyDeviceToHost), "cudaMemcpy(count)");
             std::string verdict = "-";
@@ -234,7 +252,8 @@ int main(int argc, char** argv) {
                 verdict = same ? "ok" : "DIFF";
                 failures += !same;
             }
-            std::printf("%-11s %4d %9.3f %8.1f %9u %s\n", names[m], conn, ms, double(voxels) / ms * 1e-6, count,
+            std::printf("%-11s %4d %9.3f %8.1f %8.3f %8.3f %8.3f %8.3f %9u %s\n", names[m], conn, ms,
+                        double(voxels) / ms * 1e-6, step_ms[0], step_ms[1], step_ms[2], step_ms[3], count,
                         verdict.c_str());
             std::fflush(stdout);
             ck(cudaFree(ws), "cudaFree(workspace)");

@@ -63,17 +63,25 @@ VolumePlan plan_for(const cclabel::detail::VolumeRequest& r, const VolumeShape& 
     return plan_volume(std::uint64_t(r.width), std::uint64_t(r.height), std::uint64_t(r.depth), shape, temp);
 }
 
+void record(cudaEvent_t e, cudaStream_t s) {
+    if (e) CCL_CUDA(cudaEventRecord(e, s));
+}
+
 void enqueue_volume(const cclabel::detail::VolumeRequest& r, const VolumePlan& plan, const VolumeShape& shape,
-                    std::uint8_t* ws, std::uint32_t* labels, std::uint32_t* count, cudaStream_t stream) {
+                    std::uint8_t* ws, std::uint32_t* labels, std::uint32_t* count, cudaStream_t stream,
+                    const VolumeEvents& ev) {
     const VolParams g = vol::make_vol_params(r, plan, shape, labels, reinterpret_cast<std::uint32_t*>(ws + plan.off_mask),
                                              reinterpret_cast<std::uint32_t*>(ws + plan.off_prefix));
     CCL_CUDA(cudaMemsetAsync(g.prefix + plan.words, 0, sizeof(std::uint32_t), stream));
     const auto tiles = unsigned(plan.tiles), vblocks = unsigned(plan.voxel_blocks);
+    record(ev.start, stream);
     auto launch = [&]<PixelFormat F, int Conn>() {
         volume_local_kernel<F, Conn><<<tiles, plan.tile_threads, 0, stream>>>(g);
         CCL_LAUNCHED("volume_local_kernel");
+        record(ev.after_local, stream);
         volume_border_kernel<F, Conn><<<tiles, plan.tile_threads, 0, stream>>>(g);
         CCL_LAUNCHED("volume_border_kernel");
+        record(ev.after_border, stream);
         return 0;
     };
     cclabel::detail::dispatch_format(r.format, [&]<PixelFormat F>() {
@@ -85,16 +93,19 @@ void enqueue_volume(const cclabel::detail::VolumeRequest& r, const VolumePlan& p
     });
     volume_flatten_kernel<<<vblocks, shape.voxel_threads, 0, stream>>>(g);
     CCL_LAUNCHED("volume_flatten_kernel");
+    record(ev.after_flatten, stream);
     std::size_t temp = plan.scan_temp_bytes;
     CCL_CUDA(cub::DeviceScan::ExclusiveSum(ws + plan.off_scan_temp, temp, g.prefix, g.prefix, plan.scan_items, stream));
     volume_number_kernel<<<vblocks, shape.voxel_threads, 0, stream>>>(g);
     CCL_LAUNCHED("volume_number_kernel");
+    record(ev.after_number, stream);
     CCL_CUDA(cudaMemcpyAsync(count, g.prefix + plan.words, sizeof(std::uint32_t), cudaMemcpyDeviceToDevice, stream));
 }
 
 /// A volume of an untyped format (keys as they are stored).
 void label_keys_device(void* workspace, std::size_t& workspace_bytes, const VolumeView& volume, std::uint32_t* labels,
-                       std::uint32_t* count, const Options& options, cudaStream_t stream, const VolumeShape& shape) {
+                       std::uint32_t* count, const Options& options, cudaStream_t stream, const VolumeShape& shape,
+                       const VolumeEvents& events) {
     static std::uint32_t no_labels;  // the size query validates the rest without buffers (as CUB)
     const cclabel::detail::VolumeRequest r =
         cclabel::detail::make_volume_request(volume, workspace ? labels : &no_labels, options);
@@ -113,16 +124,17 @@ void label_keys_device(void* workspace, std::size_t& workspace_bytes, const Volu
         CCL_CUDA(cudaMemsetAsync(count, 0, sizeof(std::uint32_t), stream));
         return;
     }
-    enqueue_volume(r, plan, shape, static_cast<std::uint8_t*>(workspace), labels, count, stream);
+    enqueue_volume(r, plan, shape, static_cast<std::uint8_t*>(workspace), labels, count, stream, events);
 }
 
 }  // namespace
 
 void label_volume_device_shaped(void* workspace, std::size_t& workspace_bytes, const VolumeView& volume,
                                 std::uint32_t* labels, std::uint32_t* count, const Options& options,
-                                cudaStream_t stream, const VolumeShape& shape) {
+                                cudaStream_t stream, const VolumeShape& shape, const VolumeEvents* events) {
+    const VolumeEvents ev = events ? *events : VolumeEvents{};
     if (!is_typed_format(volume.format))
-        return label_keys_device(workspace, workspace_bytes, volume, labels, count, options, stream, shape);
+        return label_keys_device(workspace, workspace_bytes, volume, labels, count, options, stream, shape, ev);
     // Typed: the volume's slices as a stack of pictures with one key map (at most 2^32 - 1 voxels,
     // so one map covers them all), then the keys labelled as a volume.
     static std::uint32_t no_labels;
@@ -140,7 +152,7 @@ void label_volume_device_shaped(void* workspace, std::size_t& workspace_bytes, c
     if (L.copies) kv = VolumeView{ws ? ws : volume.data, r.width, r.height, r.depth, 0, 0, L.to};
     keyed_call(
         "label_volume_device", L, workspace, workspace_bytes,
-        [&](void* w, std::size_t& bytes) { label_keys_device(w, bytes, kv, labels, count, ko, stream, shape); },
+        [&](void* w, std::size_t& bytes) { label_keys_device(w, bytes, kv, labels, count, ko, stream, shape, ev); },
         [&] {
             if (!count) throw Error("label_volume_device: the count pointer is null");
             const keys::Stack s{r.data, std::uint64_t(r.width), plane, r.row_stride, r.slice_stride,

@@ -12,8 +12,15 @@
 
 namespace cclabel::cuda::detail {
 
+/// Events recorded on the stream after each step of a call (null members are skipped): the
+/// benchmark's per-step times. Keys of typed formats are made before the first.
+struct VolumeEvents {
+    cudaEvent_t start = nullptr, after_local = nullptr, after_border = nullptr, after_flatten = nullptr,
+                after_number = nullptr;
+};
+
 void label_volume_device_shaped(void* workspace, std::size_t& workspace_bytes, const VolumeView& volume,
                                 std::uint32_t* labels, std::uint32_t* count, const Options& options,
-                                cudaStream_t stream, const VolumeShape& shape);
+                                cudaStream_t stream, const VolumeShape& shape, const VolumeEvents* events = nullptr);
 
 }  // namespace cclabel::cuda::detail
