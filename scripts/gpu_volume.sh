@@ -3,9 +3,10 @@
 # bench_volume (-j8; googletest from .device/googletest), runs the VolumeCuda tests, the emulator's
 # volume tests, compute-sanitizer memcheck on a few VolumeCuda tests, then bench_volume (512^3,
 # every volume and connectivity, labels checked against the CPU's), while BUDGET seconds (default
-# 540) last. With PY=1 and .device/whl (bench/fetch_wheels.sh, plus nanobind and scikit-build-core)
-# also pip-builds the Python package with CUDA beside the C++ build, then runs
-# tests/python/test_volume_gpu.py and bench/volume_gpu.py (CuPy, cuCIM when installed).
+# 540) last, then other tile shapes. With PY=1 and .device/whl (bench/fetch_wheels.sh, plus
+# nanobind and scikit-build-core) it also pip-builds the Python package with CUDA beside the C++
+# build, then runs tests/python/test_volume_gpu.py and bench/volume_gpu.py (CuPy, cuCIM when
+# installed). Carry .device (googletest, wheels).
 #   OUT=$OUT bash scripts/gpu_volume.sh
 # Knobs: BENCH_ARGS (bench_volume's arguments), FILTER (gtest filter, default VolumeCuda*), PY=0|1,
 # PY_BENCH_ARGS (volume_gpu.py's), TILES (tile shapes to time, "" for none). Logs in $OUT:
@@ -23,7 +24,7 @@ left() { echo $((BUDGET - (SECONDS - T0))); }
 say() { echo "== [$((SECONDS - T0)) s] $*" | tee -a "$OUT/summary.txt"; }
 say "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo +dirty) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) $(nproc) cores"
 
-PY=${PY:-1}
+PY=${PY:-0}
 [ -d .device/whl ] || PY=0
 if [ "$PY" = 1 ]; then
   python3 -m pip install -q --no-index --no-deps --target $SITE .device/whl/*.whl >"$OUT/pip.log" 2>&1
@@ -59,6 +60,12 @@ timeout 200 $B/bench/cuda/bench_volume ${BENCH_ARGS:---size 512 --reps 10} >"$OU
 say "bench_volume rc=$?"
 cat "$OUT/bench_volume.txt"
 
+if [ "$(left)" -gt 60 ]; then
+  timeout $(( $(left) > 200 ? 150 : $(left) - 20 )) compute-sanitizer --tool memcheck --error-exitcode 9 $t \
+    --gtest_filter='VolumeCuda.PaddedRowsAndSlices:VolumeCuda.HelicesSlabsAndCheckerboards:VolumeCuda.DeviceApiErrorsAndEmptyVolumes' \
+    >"$OUT/memcheck.log" 2>&1
+  say "memcheck on VolumeCuda rc=$?: $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | head -1)"
+fi
 # Tile shapes (Local's tiles, Border's faces) on two volumes, while time lasts.
 for tile in ${TILES:-32x8x2 32x2x8 64x4x2 32x16x1}; do
   [ "$(left)" -gt 150 ] || break
@@ -81,10 +88,4 @@ if [ "$PY" = 1 ] && grep -q "pip rc=0" "$OUT/pip.rc" 2>/dev/null && [ "$(left)" 
   fi
 fi
 
-if [ "$(left)" -gt 30 ]; then
-  timeout $(($(left) - 10)) compute-sanitizer --tool memcheck --error-exitcode 9 $t \
-    --gtest_filter='VolumeCuda.PaddedRowsAndSlices:VolumeCuda.HelicesSlabsAndCheckerboards:VolumeCuda.DeviceApiErrorsAndEmptyVolumes' \
-    >"$OUT/memcheck.log" 2>&1
-  say "memcheck on VolumeCuda rc=$?: $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | head -1)"
-fi
 say done
