@@ -279,7 +279,7 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
             return (*result, table) if return_num else (labels, table)
         return _volume.label(image, _library(image), connectivity=connectivity, background=background,
                              backend=backend, return_num=return_num, out=out, target=_out_dtype(out_dtype, out),
-                             stats=stats, threads=threads, tolerance=tolerance)
+                             stats=stats, threads=threads, tolerance=tolerance, num_as_int=num_as_int)
     if not (type(tolerance) is int and tolerance == 0):  # anything else is checked by label_tolerance
         for name, given in (("out", out is not None), ("out_dtype", out_dtype is not None), ("stats", stats)):
             if given:

@@ -104,7 +104,8 @@ def _background(bg, name: str):
     return v
 
 
-def label(image, lib, *, connectivity, background, backend, return_num, out, target, stats, threads, tolerance):
+def label(image, lib, *, connectivity, background, backend, return_num, out, target, stats, threads, tolerance,
+          num_as_int=False):
     """cclabel.label for a volume (see its docstring)."""
     from . import _check_out, _narrow  # the 2-D path's helpers for out= and out_dtype=
     if not (type(tolerance) is int and tolerance == 0):
@@ -113,7 +114,7 @@ def label(image, lib, *, connectivity, background, backend, return_num, out, tar
         raise ValueError("stats: regions() of 3-D volumes are not there yet")
     if _on_gpu(image, lib):
         return _label_device(image, lib, connectivity=connectivity, background=background, backend=backend,
-                             return_num=return_num, out=out, target=target, threads=threads)
+                             return_num=return_num, out=out, target=target, threads=threads, num_as_int=num_as_int)
     a = _host_array(image, lib)
     name = a.dtype.name
     if name not in _FORMATS:
@@ -162,10 +163,10 @@ def _unsupported(name):
     return TypeError(f"image: dtype {name} is not supported for 3-D volumes (supported: " + ", ".join(_FORMATS) + ")")
 
 
-def _label_device(image, lib, *, connectivity, background, backend, return_num, out, target, threads):
+def _label_device(image, lib, *, connectivity, background, backend, return_num, out, target, threads, num_as_int):
     """cclabel.label for a CuPy array or CUDA tensor volume: labelled on its GPU, on its library's
-    current stream. N comes back as a 0-d array on the GPU (as for 2-D device arrays); only
-    out_dtype=uint16/uint64 waits for the GPU, to learn whether the labels fit."""
+    current stream. N comes back as a 0-d array on the GPU (as for 2-D device arrays) unless
+    num_as_int; only that and out_dtype=uint16/uint64 wait for the GPU (to learn N)."""
     from . import _check_out, _narrow, _torch_uint32
     if backend == "cpu":
         raise ValueError("backend: 'cpu' cannot label an array on the GPU; copy it to the host first, "
@@ -202,7 +203,7 @@ def _label_device(image, lib, *, connectivity, background, backend, return_num, 
             workspace = cupy.empty(max(ws_bytes, 1), dtype=cupy.uint8)
             _cclabel._label_volume_device(data, *shape, strides[0], strides[1], _FORMATS[name], labels.data.ptr,
                                           count.data.ptr, conn, bg, stream, workspace.data.ptr, ws_bytes)
-            top = (lambda: int(count)) if target != "uint32" else None
+            host_n = lambda: int(count)  # noqa: E731
     else:
         import torch
         name = str(image.dtype).replace("torch.", "")
@@ -227,11 +228,13 @@ def _label_device(image, lib, *, connectivity, background, backend, return_num, 
             _cclabel._label_volume_device(image.data_ptr(), *shape, strides[0], strides[1], _FORMATS[name],
                                           labels.data_ptr(), count.data_ptr(), conn, bg, stream, workspace.data_ptr(),
                                           ws_bytes)
-        top = (lambda: int(count.view(torch.int32).to(torch.int64)) & 0xFFFFFFFF) if target != "uint32" else None
+        host_n = lambda: int(count.view(torch.int32).cpu()) & 0xFFFFFFFF  # noqa: E731
     # The workspace goes back to the library's pool here; the pool reuses it in stream order.
     if target != "uint32":  # waits for the GPU: N decides whether uint16 holds the labels
-        labels = _narrow(labels, top(), target, out, lib)
-    return (labels, count) if return_num else labels
+        labels = _narrow(labels, host_n(), target, out, lib)
+    if not return_num:
+        return labels
+    return labels, (host_n() if num_as_int else count)
 
 
 def _core_strides(shape, strides, item):

@@ -71,6 +71,8 @@ def test_cupy_views_out_and_out_dtype(cupy):
         labels = cclabel.label(d, connectivity=6)
     stream.synchronize()
     np.testing.assert_array_equal(cupy.asnumpy(labels), cclabel.label(host, connectivity=6))
+    got, n = cclabel.label(d, connectivity=18, return_num=True, num_as_int=True)
+    assert type(n) is int and n == int(want.max())
     with pytest.raises(ValueError, match="backend: 'cpu' cannot label an array on the GPU"):
         cclabel.label(d, connectivity=6, backend="cpu")
     with pytest.raises(ValueError, match="shape"):
