@@ -155,7 +155,7 @@ TEST(PdfChild, ExpensivePageIsRefusedAtTheTimeLimit) {
                          bytes + " bytes; CCLABEL_PDF_RENDER_SECONDS overrides it)"),
                   std::string::npos)
             << m;
-        EXPECT_LT(seconds_since(t0), 2.5);
+        EXPECT_LT(seconds_since(t0), 4.0);  // 0.5 s of processor time; the clock stops it at 2.5 s
         expect_nothing_left(descriptors);
         expect_two_pages(good);  // the caller is fine afterwards
     }
@@ -282,10 +282,10 @@ TEST(PdfChild, CpuLimitEndsARendererWhoseCallerIsStopped) {
     ASSERT_EQ(::kill(caller, SIGSTOP), 0);
     // Its stopped caller cannot reap it: the renderer, once ended, is a zombie.
     const auto t1 = Clock::now();
-    while (process_state(renderer) != 'Z' && seconds_since(t1) < 20) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    while (process_state(renderer) != 'Z' && seconds_since(t1) < 60) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     const double ended_after = seconds_since(t1);
     EXPECT_EQ(process_state(renderer), 'Z') << "the renderer still runs " << ended_after << " s after its caller stopped";
-    EXPECT_LT(ended_after, 10.0);
+    EXPECT_LT(ended_after, 30.0);  // 2 s of processor time, on a machine that may be busy
     ASSERT_EQ(::kill(caller, SIGCONT), 0);
     std::string m;
     char buf[512];
