@@ -158,9 +158,10 @@ CCL_HD std::uint32_t find_global(Ops& ops, const VolParams& g, std::uint32_t p) 
 
 /// Joins the sets of @p a and @p b: the larger root is hung under the smaller by atomicMin; when
 /// that root had meanwhile got a parent, retry from it (Playne & Hawick). Shared (tile-local
-/// indices) or global parents.
+/// indices) or global parents. Returns the smaller root: an ancestor of both, so a voxel's next
+/// join may start there instead of walking from itself again.
 template <bool Shared, class Ops>
-CCL_HD void unite_voxels(Ops& ops, const VolParams& g, std::uint32_t a, std::uint32_t b) {
+CCL_HD std::uint32_t unite_voxels(Ops& ops, const VolParams& g, std::uint32_t a, std::uint32_t b) {
     for (std::uint64_t it = 0;; ++it) {
         ops.bound(it, 2 * g.voxels + 2, "volume unite");
         if constexpr (Shared) {
@@ -170,14 +171,14 @@ CCL_HD void unite_voxels(Ops& ops, const VolParams& g, std::uint32_t a, std::uin
             a = find_global(ops, g, a);
             b = find_global(ops, g, b);
         }
-        if (a == b) return;
+        if (a == b) return a;
         if (a > b) {
             const std::uint32_t t = a;
             a = b;
             b = t;
         }
         const std::uint32_t old = Shared ? ops.sh_amin(b, a) : ops.amin(&g.labels[b], a);
-        if (old == b) return;
+        if (old == b) return a;
         b = old;
     }
 }
@@ -196,6 +197,7 @@ CCL_HD void volume_local_program(Ops& ops, const VolParams& g, std::uint32_t tid
     ops.sh_st(tid, tid);  // background too: no join ever reaches it
     ops.sync();
     const bool left_same = fg && t.lx > 0 && ops.key_ld(tid - 1) == key;
+    std::uint32_t self = tid;  // tid or an ancestor of it: where the next join starts
     for (int k = 0; fg && k < 13; ++k) {
         int dx, dy, dz;
         if (!earlier<Conn>(k, dx, dy, dz) || (left_same && covered_by_left<Conn>(k)) ||
@@ -203,7 +205,7 @@ CCL_HD void volume_local_program(Ops& ops, const VolParams& g, std::uint32_t tid
             continue;
         const std::uint32_t n = std::uint32_t(std::int64_t(tid) + dx + std::int64_t(dy) * g.tile_x +
                                               std::int64_t(dz) * g.tile_x * g.tile_y);
-        if (ops.key_ld(n) == key) unite_voxels<true>(ops, g, tid, n);
+        if (ops.key_ld(n) == key) self = unite_voxels<true>(ops, g, self, n);
     }
     ops.sync();
     if (!t.inside) return;
@@ -229,6 +231,7 @@ CCL_HD void volume_border_program(Ops& ops, const VolParams& g, std::uint32_t ti
     const std::uint32_t i = index_of(g, t.x, t.y, t.z);
     const bool left_same = t.x > 0 && key_at<F>(g, t.x - 1, t.y, t.z) == key;
     std::uint32_t last = kVolumeBackground;  // the parent of the last neighbour joined
+    std::uint32_t self = i;                  // i or an ancestor of it: where the next join starts
     for (int k = 0; k < 13; ++k) {
         int dx, dy, dz;
         if (!earlier<Conn>(k, dx, dy, dz) || (left_same && covered_by_left<Conn>(k)) ||
@@ -240,7 +243,7 @@ CCL_HD void volume_border_program(Ops& ops, const VolParams& g, std::uint32_t ti
         // Neighbours of one tile set mostly share a parent: one join for them all.
         const std::uint32_t n = index_of(g, nx, ny, nz), parent = ops.ld_weak(&g.labels[n]);
         if (parent == last) continue;
-        unite_voxels<false>(ops, g, i, parent);
+        self = unite_voxels<false>(ops, g, self, parent);
         last = parent;
     }
 }
