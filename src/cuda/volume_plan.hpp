@@ -93,6 +93,10 @@ inline VolParams make_vol_params(const cclabel::detail::VolumeRequest& r, const 
     g.prefix = prefix;
     g.tile_x = s.tile_x, g.tile_y = s.tile_y, g.tile_z = s.tile_z;
     g.tiles_x = std::uint32_t(plan.tiles_x), g.tiles_y = std::uint32_t(plan.tiles_y);
+    g.fd_tile_x = FastDiv(s.tile_x);
+    g.fd_tile_xy = FastDiv(s.tile_x * s.tile_y);
+    g.fd_tiles_x = FastDiv(g.tiles_x);
+    g.fd_tiles_xy = FastDiv(std::uint32_t(plan.tiles_x * plan.tiles_y));  // ≤ tiles < 2^31
     // Binary8's keys are 0 and 1, and 0 is always its background.
     g.has_background = r.has_background || r.format == PixelFormat::Binary8;
     g.background_key = r.format == PixelFormat::Binary8 ? 0u : r.background_key;

@@ -40,6 +40,9 @@ struct VolParams {
     std::uint32_t* prefix = nullptr;  ///< roots a word; scanned in place (exclusive) before Number
     std::uint32_t tile_x = 32, tile_y = 4, tile_z = 4;
     std::uint32_t tiles_x = 0, tiles_y = 0;
+    // Divisions by the launch's sizes, by multiplication (bits.cuh): a hardware-less division is
+    // about twenty instructions, and a tile's thread decodes its place with five.
+    FastDiv fd_tile_x, fd_tile_xy, fd_tiles_x, fd_tiles_xy;
     std::uint32_t background_key = 0;
     bool has_background = false;
 };
@@ -101,14 +104,15 @@ struct TileVoxel {
 
 CCL_HD TileVoxel tile_voxel(const VolParams& g, std::uint64_t tile, std::uint32_t tid) {
     TileVoxel t;
-    // 32-bit divisions (tiles < 2^31 by the plan): a 64-bit one costs several times more.
-    const std::uint32_t t32 = std::uint32_t(tile), txy = g.tiles_x * g.tiles_y;
-    const std::uint64_t tz = t32 / txy, rest = t32 - std::uint32_t(tz) * txy;
-    const std::uint64_t ty = std::uint32_t(rest) / g.tiles_x, tx = rest - ty * g.tiles_x;
-    t.lx = tid % g.tile_x;
-    t.ly = tid / g.tile_x % g.tile_y;
-    t.lz = tid / (g.tile_x * g.tile_y);
-    const std::uint64_t x = tx * g.tile_x + t.lx, y = ty * g.tile_y + t.ly, z = tz * g.tile_z + t.lz;
+    const std::uint32_t t32 = std::uint32_t(tile);  // < 2^31 by the plan
+    const std::uint32_t tz = g.fd_tiles_xy.div(t32), rest = t32 - tz * g.fd_tiles_xy.d;
+    const std::uint32_t ty = g.fd_tiles_x.div(rest), tx = rest - ty * g.tiles_x;
+    t.lz = g.fd_tile_xy.div(tid);
+    const std::uint32_t in_slice = tid - t.lz * g.fd_tile_xy.d;
+    t.ly = g.fd_tile_x.div(in_slice);
+    t.lx = in_slice - t.ly * g.tile_x;
+    const std::uint64_t x = std::uint64_t(tx) * g.tile_x + t.lx, y = std::uint64_t(ty) * g.tile_y + t.ly,
+                        z = std::uint64_t(tz) * g.tile_z + t.lz;
     t.inside = x < g.width && y < g.height && z < g.depth;
     t.x = std::uint32_t(x), t.y = std::uint32_t(y), t.z = std::uint32_t(z);
     return t;
@@ -212,7 +216,8 @@ CCL_HD void volume_local_program(Ops& ops, const VolParams& g, std::uint32_t tid
     std::uint32_t label = kVolumeBackground;
     if (fg) {
         const std::uint32_t r = find_shared(ops, tid);
-        const std::uint32_t rx = r % g.tile_x, ry = r / g.tile_x % g.tile_y, rz = r / (g.tile_x * g.tile_y);
+        const std::uint32_t rz = g.fd_tile_xy.div(r), r_in_slice = r - rz * g.fd_tile_xy.d;
+        const std::uint32_t ry = g.fd_tile_x.div(r_in_slice), rx = r_in_slice - ry * g.tile_x;
         label = index_of(g, t.x - t.lx + rx, t.y - t.ly + ry, t.z - t.lz + rz);
     }
     ops.st(&g.labels[index_of(g, t.x, t.y, t.z)], label);
