@@ -12,6 +12,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -155,33 +158,53 @@ std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std:
     p.include_background = include_background;
     const std::uint64_t pixels = std::uint64_t(width) * std::uint64_t(height);
 
+    // CCLABEL_TRACE_ADJACENCY: each step's time on stderr (the stream waited for after each).
+    static const bool trace = [] {
+        const char* v = std::getenv("CCLABEL_TRACE_ADJACENCY");
+        return v != nullptr && *v != '\0' && !(v[0] == '0' && v[1] == '\0');
+    }();
+    auto t_last = std::chrono::steady_clock::now();
+    auto step = [&](const char* what) {
+        if (!trace) return;
+        CCL_CUDA(cudaStreamSynchronize(stream));
+        const auto now = std::chrono::steady_clock::now();
+        std::fprintf(stderr, "cclabel adjacency: %-8s %8.3f ms\n", what,
+                     std::chrono::duration<double, std::milli>(now - t_last).count());
+        t_last = now;
+    };
+
     DeviceBuffer tally_d(sizeof(AdjTally), "the adjacency tally");
     cuda::host::PooledPinned tally_h;
     tally_h.reserve(sizeof(AdjTally), "the adjacency tally");
     auto* tally = tally_h.as<AdjTally>();
-    // A drawing's tiles hold a few pairs each: a 64th of the pixels is room to spare; a picture that
-    // needs more runs again into a buffer of the size the first run counted.
+    // A drawing's tiles hold a few pairs each: a 64th of the pixels is room to spare. A picture that
+    // needs more (noise) runs again into a larger buffer; which pairs find a table slot depends on
+    // the order the warps come, so a second run may count a few more than the first: a quarter more
+    // room, and again if even that is short.
     std::uint64_t capacity = std::max<std::uint64_t>(pixels / 64, std::uint64_t(1) << 16);
-    DeviceBuffer keys, vals;
+    DeviceBuffer items_buf;  // keys then contacts, twice each (the sort's double buffers)
     for (int attempt = 0;; ++attempt) {
-        // Keys and counts, twice each (the sort's double buffers; the reduction writes into the spare).
-        keys.alloc(2 * capacity * sizeof(std::uint64_t), "the adjacency pairs");
-        vals.alloc(2 * capacity * sizeof(std::uint64_t), "the adjacency contacts");
+        items_buf.alloc(4 * capacity * sizeof(std::uint64_t), "the adjacency pairs");
+        step("alloc");
         CCL_CUDA(cudaMemsetAsync(tally_d.p, 0, sizeof(AdjTally), stream));
-        const AdjOut out{keys.as<std::uint64_t>(), vals.as<std::uint64_t>(), capacity, tally_d.as<AdjTally>()};
+        const AdjOut out{items_buf.as<std::uint64_t>(), items_buf.as<std::uint64_t>() + 2 * capacity, capacity,
+                         tally_d.as<AdjTally>()};
         adjacency_tile_kernel<<<grid_for(p.tiles), kAdjThreads, 0, stream>>>(p, out);
         CCL_LAUNCHED("adjacency_tile_kernel");
         CCL_CUDA(cudaMemcpyAsync(tally, tally_d.p, sizeof(AdjTally), cudaMemcpyDeviceToHost, stream));
         CCL_CUDA(cudaStreamSynchronize(stream));
-        if (tally->items <= capacity || attempt > 0) break;
-        capacity = tally->items;
+        step("tiles");
+        if (trace) std::fprintf(stderr, "cclabel adjacency: %llu items, capacity %llu\n", tally->items,
+                                (unsigned long long)capacity);
+        if (tally->items <= capacity) break;
+        if (attempt == 3) throw Error("adjacency: the pairs outgrew their buffer four times (a bug)");
+        capacity = tally->items + tally->items / 4;
     }
     const std::uint64_t items = tally->items;
-    if (items > capacity) throw Error("adjacency: the second pass found more pairs than the first (a bug)");
     if (items == 0) return {};
 
-    auto* k = keys.as<std::uint64_t>();
-    auto* v = vals.as<std::uint64_t>();
+    auto* k = items_buf.as<std::uint64_t>();
+    auto* v = k + 2 * capacity;
     cub::DoubleBuffer<std::uint64_t> kb(k, k + capacity), vb(v, v + capacity);
     // Keys are a << 32 | b with a ≤ largest_a: the bits above are zero.
     const int end_bit = 32 + std::max(1, int(std::bit_width(tally->largest_a)));
@@ -190,7 +213,9 @@ std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std:
     CCL_CUDA(cub::DeviceReduce::ReduceByKey(nullptr, reduce_bytes, k, k, v, v, static_cast<unsigned long long*>(nullptr),
                                             ::cuda::std::plus<>{}, std::int64_t(items), stream));
     DeviceBuffer temp(std::max(sort_bytes, reduce_bytes) + sizeof(std::uint64_t), "the adjacency sort");
+    step("temp");
     CCL_CUDA(cub::DeviceRadixSort::SortPairs(temp.p, sort_bytes, kb, vb, std::int64_t(items), 0, end_bit, stream));
+    step("sort");
     // The sorted items are in kb/vb.Current(); the sums go to the other halves.
     std::uint64_t* sk = kb.Current();
     std::uint64_t* sv = vb.Current();
@@ -201,15 +226,19 @@ std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std:
                                             ::cuda::std::plus<>{}, std::int64_t(items), stream));
     CCL_CUDA(cudaMemcpyAsync(&tally->items, runs.p, sizeof tally->items, cudaMemcpyDeviceToHost, stream));
     CCL_CUDA(cudaStreamSynchronize(stream));
+    step("reduce");
     // Packed as AdjacencyEdge on the device, so that one copy fills the result.
     const std::uint64_t n = tally->items;
     DeviceBuffer packed(n * sizeof(AdjacencyEdge), "the adjacency edges");
     pack_edges_kernel<<<unsigned(std::min<std::uint64_t>((n + kAdjThreads - 1) / kAdjThreads, 1u << 20)), kAdjThreads, 0,
                         stream>>>(uk, uv, n, packed.as<PackedEdge>());
     CCL_LAUNCHED("pack_edges_kernel");
+    step("pack");
     std::vector<AdjacencyEdge> edges(n);
+    step("vector");
     CCL_CUDA(cudaMemcpyAsync(edges.data(), packed.p, n * sizeof(AdjacencyEdge), cudaMemcpyDeviceToHost, stream));
     CCL_CUDA(cudaStreamSynchronize(stream));
+    step("download");
     return edges;
 }
 
