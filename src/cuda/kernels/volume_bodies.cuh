@@ -144,19 +144,25 @@ CCL_HD std::uint32_t find_shared(Ops& ops, std::uint32_t p) {
     }
 }
 
-/// Root of voxel @p p in the global parents, halving the path by atomicMin: a region that spans
-/// thousands of tiles (dense noise, blobs) would otherwise leave chains of tile roots that every
-/// later find walks. Reads may be stale: parents only decrease and every value a voxel held is an
-/// ancestor, and unite's atomicMin sees the real value.
-template <class Ops>
+/// Root of voxel @p p in the global parents. With @p Halve (Border) the path is halved by
+/// atomicMin: a region that spans thousands of tiles (dense noise, blobs) would otherwise leave
+/// chains of tile roots that every later find walks. Flatten only reads: there every voxel of a
+/// tile walks through its tile root, and halving would be hundreds of atomics on one word. Reads
+/// may be stale: parents only decrease and every value a voxel held is an ancestor, and unite's
+/// atomicMin sees the real value.
+template <bool Halve, class Ops>
 CCL_HD std::uint32_t find_global(Ops& ops, const VolParams& g, std::uint32_t p) {
     for (std::uint64_t it = 0;; ++it) {
         ops.bound(it, g.voxels + 1, "volume find_global");
         const std::uint32_t q = ops.ld_weak(&g.labels[p]);
         if (q == p) return p;
-        const std::uint32_t r = ops.ld_weak(&g.labels[q]);
-        if (r != q) ops.amin(&g.labels[p], r);
-        p = r;
+        if constexpr (Halve) {
+            const std::uint32_t r = ops.ld_weak(&g.labels[q]);
+            if (r != q) ops.amin(&g.labels[p], r);
+            p = r;
+        } else {
+            p = q;
+        }
     }
 }
 
@@ -172,8 +178,8 @@ CCL_HD std::uint32_t unite_voxels(Ops& ops, const VolParams& g, std::uint32_t a,
             a = find_shared(ops, a);
             b = find_shared(ops, b);
         } else {
-            a = find_global(ops, g, a);
-            b = find_global(ops, g, b);
+            a = find_global<true>(ops, g, a);
+            b = find_global<true>(ops, g, b);
         }
         if (a == b) return a;
         if (a > b) {
@@ -236,7 +242,8 @@ CCL_HD void volume_border_program(Ops& ops, const VolParams& g, std::uint32_t ti
     const std::uint32_t i = index_of(g, t.x, t.y, t.z);
     const bool left_same = t.x > 0 && key_at<F>(g, t.x - 1, t.y, t.z) == key;
     std::uint32_t last = kVolumeBackground;  // the parent of the last neighbour joined
-    std::uint32_t self = i;                  // i or an ancestor of it: where the next join starts
+    // An ancestor of i where its next join starts: first its tile root (no atomic on i's own word).
+    std::uint32_t self = ops.ld_weak(&g.labels[i]);
     for (int k = 0; k < 13; ++k) {
         int dx, dy, dz;
         if (!earlier<Conn>(k, dx, dy, dz) || (left_same && covered_by_left<Conn>(k)) ||
@@ -260,7 +267,7 @@ CCL_HD void volume_flatten_program(Ops& ops, const VolParams& g, std::uint64_t i
     const std::uint32_t i = std::uint32_t(i64);
     const std::uint32_t p = inside ? ops.ld(&g.labels[i]) : kVolumeBackground;
     if (p != kVolumeBackground && p != i) {
-        const std::uint32_t r = find_global(ops, g, p);
+        const std::uint32_t r = find_global<false>(ops, g, p);
         if (r != p) ops.st(&g.labels[i], r);
     }
     const std::uint32_t bits = ops.ballot(0xFFFFFFFFu, inside && p == i);
