@@ -30,6 +30,22 @@ png=/tmp/sheet$DPI.png
   { echo "could not write $png"; exit 1; }
 rm -f /tmp/sheet$DPI.npy
 echo "sheet $DPI dpi PNG: $(stat -c %s $png) bytes; $tool" | tee "$OUT/cli_row.txt"
+# VARIANTS="name:ENV=value,... name2:..." runs `--backend auto` once per variant with those
+# environment variables (e.g. CCLABEL_CLI_OFF=ahead) and CCLABEL_TRACE_AUTO=1, the traces kept,
+# instead of the cpu / cuda / auto rows.
+if [ -n "${VARIANTS:-}" ]; then
+  for v in cpu:CCLABEL_RATES=cpu $VARIANTS; do
+    name=${v%%:*}
+    envs=$(echo "${v#*:}" | tr ',' ' ')
+    s=$(date +%s.%N)
+    env CCLABEL_TRACE_AUTO=1 CCLABEL_TRACE_THREADS=1 $envs "$tool" label "$png" --backend auto >"$OUT/cli_$name.log" 2>&1
+    e=$(date +%s.%N)
+    echo "$name ($envs) wall $(python3 -c "print(f'{($e - $s) * 1e3:.0f}')") ms | $(tail -1 "$OUT/cli_$name.log")" |
+      tee -a "$OUT/cli_row.txt"
+    grep -v "^/tmp" "$OUT/cli_$name.log" | head -12
+  done
+  exit 0
+fi
 for backend in cpu cuda auto; do
   for r in $(seq "$REPS"); do
     s=$(date +%s.%N)

@@ -20,6 +20,7 @@
 #include "cli/progress.hpp"
 #include "cli/stats_csv.hpp"
 #include "cli/streamed.hpp"
+#include "cli/cli_switches.hpp"
 #include "core/backends.hpp"
 #include "io/tiff_stream.hpp"
 
@@ -204,7 +205,7 @@ int run_label(LabelArgs& a) {
     // second on the H100 host, where the labelling of an 800 dpi sheet takes a quarter of that);
     // decoding the first picture keeps one core busy and leaves the others idle meanwhile.
     std::jthread ahead;
-    if (a.label.backend == "auto") ahead = std::jthread([] { detail::measure_auto_rates_ahead(); });
+    if (a.label.backend == "auto" && !cli_switch_off("ahead")) ahead = std::jthread([] { detail::measure_auto_rates_ahead(); });
     Progress files(a.inputs.size(), many && isatty(STDERR_FILENO));
     int failed = 0;
     bool bad_option = false;

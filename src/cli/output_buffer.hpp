@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "cli/cli_switches.hpp"
+
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -41,13 +43,14 @@ struct NoZeroAllocator : std::allocator<T> {
         ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
     }
 
+    static bool huge_off() noexcept { return cli_switch_off("hugepages"); }
     static constexpr std::size_t kHugePage = std::size_t(2) << 20;
     static constexpr std::size_t kHugeFrom = std::size_t(32) << 20;  ///< smaller buffers: std::allocator
 
     T* allocate(std::size_t n) {
         if (n > std::size_t(-1) / sizeof(T)) throw std::bad_array_new_length();
         const std::size_t bytes = n * sizeof(T);
-        if (bytes < kHugeFrom) return std::allocator<T>::allocate(n);
+        if (bytes < kHugeFrom || huge_off()) return std::allocator<T>::allocate(n);
         const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
         void* p = std::aligned_alloc(kHugePage, rounded);
         if (p == nullptr) throw std::bad_alloc();
@@ -57,7 +60,7 @@ struct NoZeroAllocator : std::allocator<T> {
         return static_cast<T*>(p);
     }
     void deallocate(T* p, std::size_t n) noexcept {
-        if (n * sizeof(T) < kHugeFrom)
+        if (n * sizeof(T) < kHugeFrom || huge_off())
             std::allocator<T>::deallocate(p, n);
         else
             std::free(p);

@@ -9,6 +9,7 @@
 #include "cli/labelling.hpp"
 #include "cli/output_names.hpp"
 #include "cli/stats_csv.hpp"
+#include "cli/cli_switches.hpp"
 #include "core/backends.hpp"
 
 namespace cclabel::cli {
@@ -31,7 +32,7 @@ int run_stats(const StatsArgs& a) {
     const Labeller& labeller = *made;
     if (a.label.volume) return run_stats_volume(a.input, a.csv, labeller);
     std::jthread ahead;  // as in `label`: the GPU's rates measured while the picture decodes
-    if (a.label.backend == "auto") ahead = std::jthread([] { detail::measure_auto_rates_ahead(); });
+    if (a.label.backend == "auto" && !cli_switch_off("ahead")) ahead = std::jthread([] { detail::measure_auto_rates_ahead(); });
     try {
         io::PageReader reader(a.input, io::PageOptions{a.label.dpi});
         const int n = reader.pages();
