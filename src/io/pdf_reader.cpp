@@ -106,9 +106,10 @@ constexpr double kRenderDrawReferencePixels = 1241.0 * 1754.0;  // A4 at 150 dpi
 constexpr double kRenderDrawExponent = 0.75;
 constexpr double kRenderPixelsPerSecond = 20e6;
 /// The budget is processor time; a child that has not used it after this many times as long on
-/// the clock (a machine so loaded that it gets a fifth of a core, or a child that waits) is
-/// stopped all the same.
-constexpr double kRenderWallFactor = 5.0;
+/// the clock (a machine so loaded that it gets a tenth of a core, or a child that waits) is
+/// stopped all the same. 5x was too few: with builds and a fuzzer beside it on the 2-core machine
+/// a renderer got 19% of a core.
+constexpr double kRenderWallFactor = 10.0;
 /// What the child may map beyond the page (7 bytes a pixel) and the address space it inherits:
 /// Poppler's own needs (fonts, parsed objects, an embedded image decoded whole). pdftoppm needs
 /// 20 MB for a text page at 150 dpi; a scanned A4 page at 600 dpi, decoded whole, 105 MB.
