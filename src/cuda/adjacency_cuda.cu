@@ -234,11 +234,19 @@ std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std:
                         stream>>>(uk, uv, n, packed.as<PackedEdge>());
     CCL_LAUNCHED("pack_edges_kernel");
     step("pack");
-    std::vector<AdjacencyEdge> edges(n);
-    step("vector");
-    CCL_CUDA(cudaMemcpyAsync(edges.data(), packed.p, n * sizeof(AdjacencyEdge), cudaMemcpyDeviceToHost, stream));
+    // Down into pinned memory (0.7 ms for the 800 dpi sheet's 2.2 million edges, where a pageable
+    // copy took 4), then one pass that builds the result: a std::vector of n edges made first and
+    // filled after zeroed and faulted its 35 MB in 18.7 ms on the H100 host (2026-12-07).
+    cuda::host::PooledPinned staged;
+    staged.reserve(n * sizeof(PackedEdge), "the adjacency edges");
+    CCL_CUDA(cudaMemcpyAsync(staged.p, packed.p, n * sizeof(PackedEdge), cudaMemcpyDeviceToHost, stream));
     CCL_CUDA(cudaStreamSynchronize(stream));
     step("download");
+    const PackedEdge* from = staged.as<const PackedEdge>();
+    std::vector<AdjacencyEdge> edges;
+    edges.reserve(n);
+    for (std::uint64_t i = 0; i < n; ++i) edges.push_back(AdjacencyEdge{from[i].a, from[i].b, from[i].contacts});
+    step("vector");
     return edges;
 }
 
