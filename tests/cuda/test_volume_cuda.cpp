@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <deque>
 #include <random>
 #include <string>
 #include <vector>
@@ -200,6 +201,54 @@ TEST(VolumeCuda, Large512CubesMatchTheCpuAndRepeat) {
         ASSERT_EQ(got.count, want.count) << "blobs conn " << conn;
         ASSERT_TRUE(got.labels == want.labels) << "blobs conn " << conn;
     }
+}
+
+TEST(VolumeCuda, OneWorkspaceForManyCallsOnAStream) {
+    REQUIRE_GPU();
+    // Calls of one size and format reuse a workspace on one stream, back to back, no sync between.
+    cudaStream_t stream = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+    constexpr int kCalls = 4;
+    std::vector<Volume> vols;
+    for (int c = 0; c < kCalls; ++c) vols.push_back(random_volume(45, 17, 23, 3, 0.2 + 0.2 * c, 40 + std::uint32_t(c)));
+    for (PixelFormat f : {PixelFormat::Gray8, PixelFormat::I64}) {
+        const Options o = volume_options(f, 26, true);
+        std::deque<DevMem> d_in, d_out;  // DevMem does not move
+        DevMem d_count(4 * kCalls);
+        std::size_t ws_bytes = 0;
+        for (int c = 0; c < kCalls; ++c) {
+            const VolumeView& view = vols[std::size_t(c)].as(f);
+            d_in.emplace_back(std::size_t(view.slice_bytes() * view.depth));
+            d_out.emplace_back(view.voxels() * 4);
+            ASSERT_EQ(cudaMemcpy(d_in.back().p, view.data, std::size_t(view.slice_bytes() * view.depth),
+                                 cudaMemcpyHostToDevice), cudaSuccess);
+            VolumeView dv = view;
+            dv.data = d_in.back().p;
+            std::size_t bytes = 0;
+            cuda::label_volume_device(nullptr, bytes, dv, nullptr, nullptr, o, stream);
+            if (c > 0) EXPECT_EQ(bytes, ws_bytes) << "the size depends on the sizes and format only";
+            ws_bytes = bytes;
+        }
+        DevMem ws(ws_bytes);
+        for (int c = 0; c < kCalls; ++c) {
+            VolumeView dv = vols[std::size_t(c)].as(f);
+            dv.data = d_in[std::size_t(c)].p;
+            cuda::label_volume_device(ws.p, ws_bytes, dv, d_out[std::size_t(c)].as<std::uint32_t>(),
+                                      d_count.as<std::uint32_t>() + c, o, stream);
+        }
+        ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+        for (int c = 0; c < kCalls; ++c) {
+            const VolumeView& view = vols[std::size_t(c)].as(f);
+            const Labels want = on_cpu(view, o);
+            std::vector<std::uint32_t> got(view.voxels());
+            std::uint32_t n = 0;
+            ASSERT_EQ(cudaMemcpy(got.data(), d_out[std::size_t(c)].p, got.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+            ASSERT_EQ(cudaMemcpy(&n, d_count.as<std::uint32_t>() + c, 4, cudaMemcpyDeviceToHost), cudaSuccess);
+            EXPECT_EQ(n, want.count) << format_name(f) << " call " << c;
+            EXPECT_EQ(got, want.labels) << format_name(f) << " call " << c;
+        }
+    }
+    cudaStreamDestroy(stream);
 }
 
 TEST(VolumeCuda, DeviceApiErrorsAndEmptyVolumes) {
