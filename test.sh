@@ -185,7 +185,8 @@ EOF
   PATH="$root/build/venv-peers/bin:$PATH" CCLABEL_PYTHON_REQUIRED=1 CCLABEL_CLI="$root/build/release/src/cli/cclabel" \
     run_pytest -q -p no:cacheprovider tests/python/test_package.py tests/python/test_regions_package.py \
     tests/python/test_dtypes_package.py tests/python/test_graph.py tests/python/test_migration_doc.py \
-    tests/python/test_dask.py tests/python/test_dtypes_dask.py tests/python/test_volume_regions.py
+    tests/python/test_dask.py tests/python/test_dtypes_dask.py tests/python/test_volume_regions.py \
+    tests/python/test_dask_tolerance.py tests/python/test_dask_adjacency.py tests/python/test_dask_volume.py
 fi
 if has docs; then
   banner "docs: the Sphinx site (warnings as errors), doctests of docs/ and the README, the docs' examples"

@@ -33,6 +33,13 @@ Labels are ``uint32`` when ``H * W <= 2**32 - 1`` (N cannot exceed it) and ``uin
 a dask array's dtype is fixed when the graph is built, before N is known, so it is chosen from
 the bound N <= H * W rather than by computing the image twice. ``dtype=np.uint32`` forces 32-bit
 labels on larger images (the relabel tasks raise ValueError if N does not fit).
+
+Two cases take the same four steps with another summary (:mod:`cclabel._dask_faces`): labelling
+with ``tolerance=T`` (joining across a seam is decided per pair of pixels by their values, so the
+summaries carry the border pixels' values, not runs of keys) and ``(Z, Y, X)`` volumes with
+connectivity 6, 18 or 26 (the seams are planes, with edges and corners where four and eight chunks
+meet). :func:`adjacency` sums each chunk's region adjacency graph and the pairs across its seams
+(:mod:`cclabel._dask_adjacency`).
 """
 from __future__ import annotations
 
@@ -43,11 +50,11 @@ from operator import getitem
 
 import numpy as np
 
-from . import _arrays, _cclabel
+from . import _arrays, _cclabel, _dask_faces
 from ._piece_keys import ValueKeys, ordered_bits
 from .tiles import label_tile, relabel_tile
 
-__all__ = ["label", "label_files"]
+__all__ = ["label", "adjacency", "label_files"]
 
 _U32_MAX = 0xFFFFFFFF
 
@@ -188,18 +195,121 @@ def _count(roots):
 def _relabel(local, renames, roots, *, dtype):
     """Task 4: a chunk's global labels."""
     labels, first = local
-    ids = first.copy()
-    for renamed, to in renames:  # bottom-up: each merge renames the ids of the one below it
-        if renamed.size and ids.size:
-            i = np.minimum(np.searchsorted(renamed, ids), renamed.size - 1)
-            hit = renamed[i] == ids
-            ids[hit] = to[i[hit]]
-    rank = np.searchsorted(roots, ids)
-    if ids.size and not np.array_equal(roots[np.minimum(rank, roots.size - 1)], ids):
-        raise RuntimeError("cclabel.dask: internal error: a region's id is not among the roots")
-    m = np.zeros(ids.size + 1, np.uint64)
-    m[1:] = rank.astype(np.uint64) + np.uint64(1)
-    return relabel_tile(labels, m, dtype=dtype)
+    return relabel_tile(labels, _dask_faces.rank_map(first, renames, roots), dtype=dtype)
+
+
+# --- tolerance and volumes: the tree over chunk faces (cclabel/_dask_faces.py) ------------------------
+
+_VOLUME_CONNECTIVITY = {6: 6, 18: 18, 26: 26, 3: 26}  # as cclabel.label reads a 3-D array (_volume.py)
+
+
+def _is_volume(array, connectivity):
+    """As cclabel.label decides: a 3-D array with a volume's connectivity is one (Z, Y, X) volume."""
+    return (array.ndim == 3 and not isinstance(connectivity, (bool, np.bool_)) and
+            isinstance(connectivity, (int, np.integer)) and int(connectivity) in _VOLUME_CONNECTIVITY)
+
+
+def _native(block):
+    block = np.asarray(block)
+    return block if block.dtype.isnative else block.astype(block.dtype.newbyteorder("="))
+
+
+def _tolerance_chunk(block, *, origin, shape, tolerance, connectivity, background, backend, threads):
+    """A chunk labelled with a tolerance (cclabel.graph.label_tolerance); its faces carry the pixels'
+    values, since joining across a seam is decided pixel pair by pixel pair."""
+    from .graph import label_tolerance
+    img = _native(block)
+    labels = label_tolerance(img, tolerance, connectivity=connectivity, background=background, backend=backend,
+                             threads=_task_threads(threads) or 0)
+    first, summary = _dask_faces.leaf(labels, img, origin, shape)
+    return (labels, first), summary
+
+
+def _equality_key(face):
+    """A volume face's values as keys whose equality is cclabel.label's: floats by their canonical
+    bits (-0.0 is 0.0, every NaN one NaN), everything else as it is."""
+    if face.dtype.kind != "f":
+        return face
+    face = np.where(face == 0, face.dtype.type(0), face)
+    face[np.isnan(face)] = np.nan
+    return face.view("u" + str(face.dtype.itemsize))
+
+
+def _volume_chunk(block, *, origin, shape, connectivity, background, backend, threads):
+    """A chunk of a (Z, Y, X) volume labelled on its own (cclabel.label, 6/18/26)."""
+    from . import label as label_image
+    vol = _native(block)
+    labels = label_image(vol, connectivity=connectivity, background=background, backend=backend,
+                         threads=_task_threads(threads))
+    first, summary = _dask_faces.leaf(labels, vol, origin, shape, key=_equality_key)
+    return (labels, first), summary
+
+
+def _check_faces(array, volume, connectivity, background, backend, threads, tolerance):
+    """The checks of the tolerance and volume paths: the in-memory call's own, on a one-pixel sample
+    of the array's dtype, so the errors are the same."""
+    meta_lib = type(array._meta).__module__.split(".", 1)[0]
+    if meta_lib == "cupy":
+        raise TypeError("array: CuPy chunks are not supported " +
+                        ("for 3-D volumes" if volume else "with a tolerance") + " yet; pass NumPy chunks")
+    if any(np.isnan(c) for cs in array.chunks for c in cs):
+        raise ValueError("array: has chunks of unknown size; call array.compute_chunk_sizes() first")
+    dtype = np.dtype(array.dtype).newbyteorder("=")
+    sample_backend = "cpu" if backend == "auto" else backend  # the sample must not time the backends
+    if volume:
+        from . import label as label_image
+        label_image(np.zeros((1, 1, 1), dtype), connectivity=connectivity, background=background,
+                    backend=sample_backend, threads=threads, tolerance=tolerance)
+        return
+    if array.ndim == 3 and dtype == np.uint8 and array.shape[2] in (3, 4):
+        if len(array.chunks[2]) != 1:
+            raise ValueError(f"array: the colour axis (length {array.shape[2]}) is split across chunks "
+                             f"{array.chunks[2]}; a pixel's channels must lie in one chunk: array.rechunk({{2: -1}})")
+    elif array.ndim != 2:
+        raise ValueError(f"array: expected shape (H, W), or (H, W, 3|4) of uint8, got {array.shape} of {array.dtype} "
+                         "with a tolerance")
+    from .graph import label_tolerance
+    _cclabel._check_threads(threads)
+    label_tolerance(np.zeros((1, 1) + tuple(array.shape[2:]), dtype), tolerance, connectivity=connectivity,
+                    background=background, backend=sample_backend)
+
+
+def _label_faces(array, volume, connectivity, background, backend, dtype, threads, tolerance):
+    """label() of a volume, or of a picture with a tolerance: the tree over faces."""
+    import dask.array as da
+    from dask.base import tokenize
+
+    _check_faces(array, volume, connectivity, background, backend, threads, tolerance)
+    nd = 3 if volume else 2
+    shape = tuple(int(s) for s in array.shape[:nd])
+    if dtype is None:
+        dtype = np.uint32 if math.prod(shape) <= _U32_MAX else np.uint64
+    dtype = np.dtype(dtype)
+    if dtype not in (np.dtype(np.uint32), np.dtype(np.uint64)):
+        raise TypeError(f"dtype: expected numpy.uint32 or numpy.uint64, got {dtype}")
+    meta = np.empty((0,) * nd, dtype=dtype)
+    if math.prod(shape) == 0:
+        return da.zeros(shape, dtype=dtype, chunks=array.chunks[:nd], meta=meta), da.zeros((), dtype=np.int64)
+    original_chunks = array.chunks[:nd]
+    if any(c == 0 for cs in original_chunks for c in cs):  # no faces to join: dropped, and put back below
+        array = array.rechunk(tuple(tuple(c for c in cs if c) for cs in original_chunks) + array.chunks[nd:])
+    if volume:
+        connectivity = _VOLUME_CONNECTIVITY[int(connectivity)]
+        task = partial(_volume_chunk, shape=shape, connectivity=connectivity, background=background,
+                       backend=backend, threads=threads)
+        tolerance = 0
+    else:
+        connectivity = {1: 4, 2: 8}.get(int(connectivity), int(connectivity))
+        task = partial(_tolerance_chunk, shape=shape, tolerance=tolerance, connectivity=connectivity,
+                       background=background, backend=backend, threads=threads)
+        if array.dtype == np.bool_:
+            tolerance = 0  # a bool picture ignores the tolerance: only True pixels are labelled
+    token = tokenize(array, volume, connectivity, background, backend, dtype, threads, tolerance)
+    labels, n = _dask_faces.build(array, task, nd=nd, connectivity=connectivity, tolerance=int(tolerance),
+                                  dtype=dtype, meta=meta, token=token)
+    if labels.chunks != original_chunks:
+        labels = labels.rechunk(original_chunks)
+    return labels, n
 
 
 # --- the public function --------------------------------------------------------------------------
@@ -219,7 +329,8 @@ def _check(array, connectivity, background, backend):
                              "array.rechunk({2: -1})")
     elif array.ndim != 2:
         raise ValueError(f"array: expected shape (H, W), or (H, W, 3|4) of uint8, got {shape} of {array.dtype} "
-                         "(label a stack of images one 2-D array at a time)")
+                         "(label a stack of images one 2-D array at a time; a (Z, Y, X) volume takes "
+                         "connectivity 6, 18 or 26)")
     if any(np.isnan(c) for cs in array.chunks for c in cs):
         raise ValueError("array: has chunks of unknown size; call array.compute_chunk_sizes() first")
     # The same checks as cclabel.label (dtype, connectivity, background, backend) on a 1 x 1 sample.
@@ -271,8 +382,8 @@ def _value_keys(array):
     return ValueKeys.from_bits(np.dtype(array.dtype).name, int(lo), int(hi), unique)
 
 
-def label(array, connectivity=8, background=None, *, backend="auto", dtype=None, threads=None):
-    """Label a ``dask.array`` chunk by chunk; lazily equal to ``cclabel.label(array.compute())``.
+def label(array, connectivity=8, background=None, *, backend="auto", dtype=None, threads=None, tolerance=0):
+    """Label a ``dask.array`` chunk by chunk; lazily equal to ``cclabel.label(array.compute(), ...)``.
 
     Parameters
     ----------
@@ -286,15 +397,28 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None,
         differ only above bit 32 never join. ``int64``, ``uint64`` and ``float64`` arrays are read
         once more when ``label()`` is called, to make the value-to-key map that all chunks share
         (the module's docstring); the other dtypes are read only when the labels are computed.
+
+        Or a ``(Z, Y, X)`` volume, with ``connectivity`` 6, 18 or 26 (as :func:`cclabel.label`
+        reads a 3-D array), chunked along any axes, every dtype the volume labeller takes, NumPy
+        chunks: labels equal to ``cclabel.label(volume, connectivity=...)``, numbered in raster
+        order z, then y, then x. The seams are joined over the chunks' faces, edges and corners
+        (:mod:`cclabel._dask_faces`).
     connectivity, background, backend
         As in :func:`cclabel.label`; the background is a value of the array's dtype.
     dtype : None, numpy.uint32 or numpy.uint64
-        The labels' dtype. None: ``uint32`` when ``H * W <= 2**32 - 1``, else ``uint64``.
+        The labels' dtype. None: ``uint32`` when the array has at most ``2**32 - 1`` pixels
+        (voxels), else ``uint64``.
     threads : None or int
         CPU threads a chunk task may use. None: on a ``dask.distributed`` worker, the cores it may
         use divided by its task slots (``nthreads``), so that tasks running side by side never
         oversubscribe the machine; with the threaded scheduler, the library's rule (its tasks share
         one process, whose calls share the cores). Labels never depend on it.
+    tolerance : int
+        0 (default): equal values join. Above 0, neighbours join when every channel differs by at
+        most this much: the labels equal ``cclabel.label(image, tolerance=...)``
+        (:func:`cclabel.graph.label_tolerance`) value for value, for the pictures and dtypes it
+        takes (integers and bool, RGB/RGBA), NumPy chunks. Each chunk is labelled with the
+        tolerance, and the seams compare the border pixels' values pair by pair.
 
     Returns
     -------
@@ -307,8 +431,9 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None,
     Raises
     ------
     TypeError, ValueError
-        As :func:`cclabel.label` for dtype, connectivity, background and backend; a colour axis
-        split across chunks; chunks of unknown size. Chunk-level errors (a chunk of more than
+        As :func:`cclabel.label` for dtype, connectivity, background, backend and tolerance (the
+        in-memory call's own checks, when ``label()`` is called); a colour axis split across
+        chunks; chunks of unknown size; CuPy chunks with a tolerance or for a volume. Chunk-level errors (a chunk of more than
         2**32 - 1 pixels, N beyond a forced uint32) are raised by ``compute()``, except that an
         ``int64``/``uint64``/``float64`` array is read by ``label()`` itself (its key map), so
         errors reading it come from there.
@@ -327,6 +452,12 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None,
     from dask.base import tokenize
     from dask.highlevelgraph import HighLevelGraph
 
+    if not isinstance(array, da.Array):
+        raise TypeError("array: expected a dask.array.Array, got " + type(array).__name__ +
+                        " (use cclabel.label for NumPy / CuPy arrays, or dask.array.from_array)")
+    volume = _is_volume(array, connectivity)
+    if volume or not (type(tolerance) is int and tolerance == 0):  # anything else is checked there
+        return _label_faces(array, volume, connectivity, background, backend, dtype, threads, tolerance)
     _check(array, connectivity, background, backend)
     _cclabel._check_threads(threads)
     wide = np.dtype(array.dtype).name in _arrays.WIDE
@@ -427,6 +558,47 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None,
     if labels.chunks != original_chunks:
         labels = labels.rechunk(original_chunks)
     return labels, n
+
+
+def adjacency(labels, connectivity=8, background=False, *, backend="auto", threads=None):
+    """The region adjacency graph of a dask label array; lazily equal to
+    ``cclabel.adjacency(labels.compute(), connectivity, background)``.
+
+    Parameters
+    ----------
+    labels : dask.array.Array
+        ``(H, W)`` labels (any integer dtype or bool, values below 2**32; 0 is the background),
+        chunks of any shape, NumPy or CuPy; e.g. the labels of :func:`label`.
+    connectivity, background, backend, threads
+        As in :func:`cclabel.adjacency`; ``threads`` per chunk task as in :func:`label`.
+
+    Returns
+    -------
+    edges : dask.array.Array
+        ``(E, 3)`` ``uint64`` rows ``(a, b, contacts)``, ``a < b``, sorted, as one chunk of unknown
+        length (``edges.compute()`` is a NumPy array): each chunk's own pairs
+        (:func:`cclabel.adjacency` on the chunk) plus the neighbour pairs across the seams between
+        chunks (each counted once, corner pairs too with ``connectivity=8``), summed by a tree
+        (:mod:`cclabel._dask_adjacency`).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`cclabel.adjacency` (dtype, shape, connectivity, background, backend, threads);
+        chunks of unknown size. Negative labels or labels of 2**32 and above are found by
+        ``compute()``.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da, cclabel, cclabel.dask
+    >>> lab = np.array([[1, 1, 2], [3, 3, 2]], dtype=np.uint32)
+    >>> cclabel.dask.adjacency(da.from_array(lab, chunks=1), connectivity=4).compute()
+    array([[1, 2, 1],
+           [1, 3, 2],
+           [2, 3, 1]], dtype=uint64)
+    """
+    from ._dask_adjacency import adjacency as graph
+    return graph(labels, connectivity, background, backend=backend, threads=threads)
 
 
 def label_files(*args, **kwargs):
