@@ -208,9 +208,12 @@ CCL_HD void volume_local_program(Ops& ops, const VolParams& g, std::uint32_t tid
     ops.sync();
     const bool left_same = fg && t.lx > 0 && ops.key_ld(tid - 1) == key;
     std::uint32_t self = tid;  // tid or an ancestor of it: where the next join starts
-    for (int k = 0; fg && k < 13; ++k) {
+    // Unrolled: each offset and its connectivity tests are constants, which leaves a few compares
+    // a neighbour (a warp with one foreground lane pays for the whole loop).
+    CCL_UNROLL
+    for (int k = 0; k < 13; ++k) {
         int dx, dy, dz;
-        if (!earlier<Conn>(k, dx, dy, dz) || (left_same && covered_by_left<Conn>(k)) ||
+        if (!fg || !earlier<Conn>(k, dx, dy, dz) || (left_same && covered_by_left<Conn>(k)) ||
             !neighbour_in_tile(g, t, dx, dy, dz) || !neighbour_inside(g, t, dx, dy, dz))
             continue;
         const std::uint32_t n = std::uint32_t(std::int64_t(tid) + dx + std::int64_t(dy) * g.tile_x +
@@ -244,6 +247,7 @@ CCL_HD void volume_border_program(Ops& ops, const VolParams& g, std::uint32_t ti
     std::uint32_t last = kVolumeBackground;  // the parent of the last neighbour joined
     // An ancestor of i where its next join starts: first its tile root (no atomic on i's own word).
     std::uint32_t self = ops.ld_weak(&g.labels[i]);
+    CCL_UNROLL
     for (int k = 0; k < 13; ++k) {
         int dx, dy, dz;
         if (!earlier<Conn>(k, dx, dy, dz) || (left_same && covered_by_left<Conn>(k)) ||
