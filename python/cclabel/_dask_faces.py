@@ -54,17 +54,21 @@ _DIAGONALS = {4: 0, 8: 1, 6: 0, 18: 1, 26: 2}
 # --- a chunk ---------------------------------------------------------------------------------------
 
 def first_pixels(labels) -> np.ndarray:
-    """Flat positions (int64) of the first pixel of each label 1..n of raster-ordered labels: each
-    label first appears right after the previous one did, so the running maximum steps up by one
-    exactly there (one pass, no sort)."""
-    flat = labels.reshape(-1)
-    if flat.size == 0:
+    """Flat positions (int64) of the first pixel of each label 1..n of raster-ordered labels. Each
+    label first appears right after the previous one did, so a running maximum steps up by one
+    exactly there; it is run only along the rows that hold a first appearance (a row whose maximum
+    exceeds every earlier row's), the other rows cost one vectorised maximum each."""
+    if labels.size == 0:
         return np.zeros(0, np.int64)
-    top = np.maximum.accumulate(flat)
-    pos = np.flatnonzero(top[1:] != top[:-1]) + 1
-    if flat[0]:
-        pos = np.concatenate([np.zeros(1, np.int64), pos])
-    return pos.astype(np.int64)
+    rows = labels.reshape(-1, labels.shape[-1])
+    top = rows.max(axis=1)
+    before = np.zeros(top.size, top.dtype)  # the largest label of the rows above
+    np.maximum.accumulate(top[:-1], out=before[1:])
+    new = np.flatnonzero(top > before)
+    run = np.concatenate([before[new, None], rows[new]], axis=1)
+    np.maximum.accumulate(run, axis=1, out=run)
+    r, x = np.nonzero(run[:, 1:] != run[:, :-1])
+    return new[r].astype(np.int64) * rows.shape[1] + x
 
 
 def global_index(pos, chunk_shape, origin, shape) -> np.ndarray:
