@@ -29,6 +29,7 @@
 #include "cclabel/detail/pixel_traits.hpp"
 #include "cpu/band_phases.hpp"
 #include "cpu/row_keys.hpp"
+#include "cpu/volume_bits.hpp"
 #include "cpu/volume_runs.hpp"
 #include "cpu/volume_seams.hpp"
 #include "cpu/volume_voxels.hpp"
@@ -54,6 +55,18 @@ struct VolumeSwitches {
     /// The voxel scan visits only the foreground of rows of sparse noise (60% background or more),
     /// found 64 voxels at a time (volume_voxels.hpp). Off: a branch or a select on each voxel.
     bool fg_bits = true;
+    /// Volumes of one foreground key (Binary8; Gray8 with a background and one other value) are
+    /// scanned as bit masks of rows, runs found with count-trailing-zeros and the runs of earlier
+    /// rows that touch a run found with popcounts (volume_bits.hpp). Off: the voxel or run scan.
+    bool bits = true;
+    /// Under 18 and 26, the voxel scan's rows whose voxels mostly take the left label with no
+    /// union (left and behind equal) label only the others through the table, the rest 8 at a
+    /// time (volume_voxels.hpp). Off: such rows as the others.
+    bool easy = true;
+    /// The voxel scan's last pass renumbers 8 voxels a gather (AVX2). Off: a voxel at a time.
+    bool gather = true;
+    /// The run scans write each run and gap 8 labels a store (fill8). Off: a label at a time.
+    bool wide_fill = true;
 };
 
 VolumeSwitches volume_switches() {
@@ -71,6 +84,10 @@ VolumeSwitches volume_switches() {
     sw.stretches = !has("stretches");
     sw.byte_runs = !has("byte_runs");
     sw.fg_bits = !has("fg_bits");
+    sw.bits = !has("bits");
+    sw.easy = !has("easy");
+    sw.gather = !has("gather");
+    sw.wide_fill = !has("wide_fill");
     return sw;
 }
 
@@ -147,29 +164,13 @@ void scan_slab(const detail::VolumeRequest& r, Slab& s, const VolumeSwitches& sw
                     root = id0 + c;
                     parent[used + c] = root;
                 },
-                [&](std::uint32_t, std::uint32_t other) {
-                    if (parent[other - s.base] == root) return;  // joined already: most touches
-                    const std::uint32_t o = f.find(other);
-                    if (o == root) return;
-                    if (o < root) {
-                        parent[root - s.base] = o;
-                        root = o;
-                    } else {
-                        parent[o - s.base] = root;
-                    }
-                },
+                [&](std::uint32_t, std::uint32_t other) { root = f.join(root, other); },
                 [&](std::uint32_t c) { parent[used + c] = root; });
             used += n;
         }
     }
     s.runs = used;
-    s.row_roots.assign(std::size_t(rows), 0);
-    for (std::int64_t lr = 0; lr < rows; ++lr) {
-        std::uint32_t count = 0;
-        for (std::uint32_t i = s.row_begin[std::size_t(lr)]; i < s.row_begin[std::size_t(lr) + 1]; ++i)
-            count += s.parent[i] == s.base + i;
-        s.row_roots[std::size_t(lr)] = count;
-    }
+    vol::count_row_roots(s, rows);
 }
 
 using vol::ExternalRoots;
@@ -212,8 +213,25 @@ std::uint32_t join_seams(const detail::VolumeRequest& r, std::vector<Slab>& slab
     return vol::settle_seams(forests, hung, ext);
 }
 
-/// Step 3: numbers the slab's runs in raster order and writes its voxels' labels.
-void number_and_write(const detail::VolumeRequest& r, Slab& s, const ExternalRoots& ext, std::uint32_t* out) {
+/// Writes @p v at o[from, to) 8 at a time, stores running past @p to up to @p w (the row's end):
+/// the row is written left to right, so what follows is overwritten. Returns @p to. Short runs
+/// (noise, the edges of blobs) then cost one store, not a loop whose end mispredicts.
+inline std::uint32_t fill8(std::uint32_t* o, std::uint32_t from, std::uint32_t to, std::uint32_t v, std::uint32_t w) {
+    const std::uint32_t v8[8] = {v, v, v, v, v, v, v, v};
+    for (; from < to; from += 8) {
+        if (from + 8 > w) {
+            std::fill(o + from, o + to, v);
+            break;
+        }
+        std::memcpy(o + from, v8, sizeof v8);
+    }
+    return to;
+}
+
+/// Step 3: numbers the slab's runs in raster order and writes its voxels' labels; @p wide: with
+/// fill8 (Switches::wide_fill).
+void number_and_write(const detail::VolumeRequest& r, Slab& s, const ExternalRoots& ext, std::uint32_t* out, bool wide) {
+    const auto wr = std::uint32_t(r.width);
     const auto w = std::uint64_t(r.width);
     const std::int64_t h = r.height;
     std::uint32_t n = s.first_label;
@@ -231,9 +249,14 @@ void number_and_write(const detail::VolumeRequest& r, Slab& s, const ExternalRoo
             else
                 l = ext.number_of(p);
             lab[i] = l;
-            const std::uint32_t a = s.x0[i], b = s.x1[i];
-            for (; x < a; ++x) o[x] = 0;
-            for (; x < b; ++x) o[x] = l;
+            const std::uint32_t a = s.x0[i], b = std::uint32_t(s.x1[i]);
+            if (wide) {
+                x = fill8(o, x, a, 0, wr);
+                x = fill8(o, a, b, l, wr);
+            } else {
+                for (; x < a; ++x) o[x] = 0;
+                for (; x < b; ++x) o[x] = l;
+            }
         }
         for (; x < w; ++x) o[x] = 0;
     }
@@ -282,20 +305,17 @@ std::uint32_t label_voxels(const detail::VolumeRequest& r, std::uint32_t* out, c
             if constexpr (F == PixelFormat::U32) {
                 // U32 rows are compared in place where every row is 4-byte aligned.
                 if (reinterpret_cast<std::uintptr_t>(r.data) % 4 == 0 && r.row_stride % 4 == 0 && r.slice_stride % 4 == 0)
-                    return vox::scan_slab<F, Conn, true>(r, s, out, sw.stretches, sw.fg_bits);
+                    return vox::scan_slab<F, Conn, true>(r, s, out, sw.stretches, sw.fg_bits, sw.easy);
             }
-            vox::scan_slab<F, Conn, F == PixelFormat::Gray8>(r, s, out, sw.stretches, sw.fg_bits);
+            vox::scan_slab<F, Conn, F == PixelFormat::Gray8>(r, s, out, sw.stretches, sw.fg_bits, sw.easy);
         },
         [&]() noexcept { total = vox::join_seams<F, Conn>(r, slabs, out, ext); },
-        [&](int i) { vox::number_slab(r, slabs[std::size_t(i)], ext, out); });
+        [&](int i) { vox::number_slab(r, slabs[std::size_t(i)], ext, out, sw.gather); });
     return total;
 }
 
-template <PixelFormat F, int Conn>
-std::uint32_t label_impl(const detail::VolumeRequest& r, std::uint32_t* out) {
-    const VolumeSwitches sw = volume_switches();
-    const double voxel_runs = r.has_background ? kVoxelRunLength : kVoxelRunLengthNoBackground;
-    if (sw.voxels && (!sw.runs || sampled_run_length<F>(r) < voxel_runs)) return label_voxels<F, Conn>(r, out, sw);
+/// The slabs of the run scans: a thread's share of the slices each.
+std::vector<Slab> run_slabs(const detail::VolumeRequest& r) {
     const int ns = int(std::min<std::int64_t>(r.threads, r.depth));
     std::vector<Slab> slabs(static_cast<std::size_t>(ns));
     const std::uint64_t plane = std::uint64_t(r.width) * std::uint64_t(r.height);
@@ -305,12 +325,47 @@ std::uint32_t label_impl(const detail::VolumeRequest& r, std::uint32_t* out) {
         s.z1 = r.depth * (i + 1) / ns;
         s.base = std::uint32_t(std::uint64_t(s.z0) * plane);
     }
+    return slabs;
+}
+
+/// The runs of a one-foreground volume from bit masks (volume_bits.hpp), then the run scan's seams
+/// and numbering. Throws bits::NotBinary when a Gray8 volume has a second foreground value.
+template <PixelFormat F, int Conn>
+std::uint32_t label_bits(const detail::VolumeRequest& r, std::uint32_t* out, const VolumeSwitches& sw) {
+    const bool binary8 = F == PixelFormat::Binary8;
+    const std::uint8_t fg = binary8 ? 1 : bits::first_foreground(r);
+    std::vector<Slab> slabs = run_slabs(r);
+    const int ns = int(slabs.size());
+    ExternalRoots ext;
+    std::uint32_t total = 0;
+    band_phases(
+        r.threads, ns, [&](int i) { bits::scan_slab<Conn>(r, slabs[std::size_t(i)], binary8, fg); },
+        [&]() noexcept { total = join_seams<Conn>(r, slabs, ext); },
+        [&](int i) { number_and_write(r, slabs[std::size_t(i)], ext, out, sw.wide_fill); });
+    return total;
+}
+
+template <PixelFormat F, int Conn>
+std::uint32_t label_impl(const detail::VolumeRequest& r, std::uint32_t* out) {
+    const VolumeSwitches sw = volume_switches();
+    const double voxel_runs = r.has_background ? kVoxelRunLength : kVoxelRunLengthNoBackground;
+    if (sw.voxels && (!sw.runs || sampled_run_length<F>(r) < voxel_runs)) return label_voxels<F, Conn>(r, out, sw);
+    if constexpr (F == PixelFormat::Binary8 || F == PixelFormat::Gray8) {
+        if (sw.bits && r.has_background && r.width > 0) {
+            try {
+                return label_bits<F, Conn>(r, out, sw);
+            } catch (const bits::NotBinary&) {
+            }
+        }
+    }
+    std::vector<Slab> slabs = run_slabs(r);
+    const int ns = int(slabs.size());
     ExternalRoots ext;
     std::uint32_t total = 0;
     band_phases(
         r.threads, ns, [&](int i) { scan_slab<F, Conn>(r, slabs[std::size_t(i)], sw); },
         [&]() noexcept { total = join_seams<Conn>(r, slabs, ext); },
-        [&](int i) { number_and_write(r, slabs[std::size_t(i)], ext, out); });
+        [&](int i) { number_and_write(r, slabs[std::size_t(i)], ext, out, sw.wide_fill); });
     return total;
 }
 

@@ -24,7 +24,32 @@ struct SlabForest {
         }
         return id;
     }
+    /// Unites the set of @p other with the set rooted at @p root, the larger root hung under the
+    /// smaller (min-linking); returns the root of the union.
+    std::uint32_t join(std::uint32_t root, std::uint32_t other) const {
+        if (parent[other - base] == root) return root;  // joined already: most touches
+        const std::uint32_t o = find(other);
+        if (o == root) return root;
+        if (o < root) {
+            parent[root - base] = o;
+            return o;
+        }
+        parent[o - base] = root;
+        return root;
+    }
 };
+
+/// After a slab's scan: the roots among the ids of each of its @p rows rows (row_roots).
+template <typename Slab>
+void count_row_roots(Slab& s, std::int64_t rows) {
+    s.row_roots.assign(std::size_t(rows), 0);
+    for (std::int64_t lr = 0; lr < rows; ++lr) {
+        std::uint32_t roots = 0;
+        for (std::uint32_t i = s.row_begin[std::size_t(lr)] + Slab::kFirst; i < s.row_begin[std::size_t(lr) + 1] + Slab::kFirst; ++i)
+            roots += s.parent[i] == s.base + i;
+        s.row_roots[std::size_t(lr)] = roots;
+    }
+}
 
 /// The forests of every slab at once, for the seams: read-only finds across slabs.
 template <typename Slab>

@@ -151,6 +151,82 @@ TEST(VolumeScans, RunsAndVoxelsEachMatchFloodFill) {
     }
 }
 
+/// Rows of runs of random lengths (1 to @p longest voxels), alternately background (0) and one of
+/// @p values foreground values, so that the run scans (and the binary scan, for one value) take
+/// them and runs start and end on both sides of 64-voxel words.
+Volume random_runs(std::int64_t w, std::int64_t h, std::int64_t d, int values, int longest, std::uint32_t seed) {
+    Volume v(w, h, d);
+    std::mt19937 rng(seed);
+    for (std::int64_t z = 0; z < d; ++z)
+        for (std::int64_t y = 0; y < h; ++y) {
+            bool fg = rng() % 2;
+            for (std::int64_t x = 0; x < w;) {
+                const std::int64_t n = 1 + std::int64_t(rng() % std::uint32_t(longest));
+                const std::uint32_t value = fg ? 1 + rng() % std::uint32_t(values) : 0;
+                for (std::int64_t k = x; k < std::min(w, x + n); ++k) v.at(k, y, z) = value;
+                x += n;
+                fg = !fg;
+            }
+        }
+    return v;
+}
+
+/// Voxels stepping (1, ±1, 0), (1, 0, ±1) or (1, ±1, ±1) along x: joined through edges or corners
+/// only, across the words of the binary scan's rows.
+Volume diagonal(std::int64_t w, int sy, int sz) {
+    Volume v(w, 3, 3);
+    for (std::int64_t x = 0; x < w; ++x) v.at(x, sy ? x % 2 : 1, sz ? x % 2 : 1) = 1;
+    return v;
+}
+
+TEST(VolumeScans, EverySwitchGivesTheSameLabels) {
+    // Every idea of the labeller that CCLABEL_VOLUME_OFF turns off (bench/volume_cpu.py --off)
+    // must leave the labels as they are: the binary scan (bits) and the run scan for long runs,
+    // the voxel scan and its row kinds (easy, stretches, fg_bits) and the last passes (gather,
+    // wide_fill); binary and two-valued Gray8 volumes (the binary scan), three-valued ones (the
+    // binary scan gives up on them, at any slice), widths on both sides of 64-voxel words, one
+    // slice, one column, and every thread count from 1 to 5.
+    const char* offs[] = {"",           "voxels",        "voxels,bits",      "voxels,wide_fill", "runs",
+                          "runs,easy", "runs,gather",    "runs,fg_bits,stretches"};
+    std::vector<std::pair<std::string, Volume>> vols;
+    std::uint32_t seed = 500;
+    for (std::int64_t w : {1, 2, 63, 64, 65, 130}) {
+        vols.emplace_back("runs w" + std::to_string(w), random_runs(w, 5, 4, 1, 70, ++seed));
+        vols.emplace_back("noise 0.2 w" + std::to_string(w), random_volume(w, 4, 5, 2, 0.2, ++seed));
+        vols.emplace_back("noise 0.8 w" + std::to_string(w), random_volume(w, 4, 5, 2, 0.8, ++seed));
+    }
+    vols.emplace_back("edges xy", diagonal(131, 1, 0));
+    vols.emplace_back("edges xz", diagonal(131, 0, 1));
+    vols.emplace_back("corners", diagonal(131, 1, 1));
+    vols.emplace_back("helix corners", helix(67, 5, 30, 1, 1));
+    vols.emplace_back("helix edges", helix(65, 1, 30, 1, 0));
+    vols.emplace_back("one slice", random_runs(129, 9, 1, 1, 40, ++seed));
+    vols.emplace_back("one column", random_runs(1, 1, 17, 1, 3, ++seed));
+    Volume late = random_runs(100, 6, 7, 1, 50, ++seed);  // a second value in the last slice only
+    late.at(37, 4, 6) = 2;
+    vols.emplace_back("second value late", late);
+    vols.emplace_back("three values", random_runs(70, 6, 6, 2, 50, ++seed));
+    for (const char* off : offs) {
+        ASSERT_EQ(setenv("CCLABEL_VOLUME_OFF", off, 1), 0);
+        for (auto& [name, v] : vols)
+            for (int conn : kConnectivities)
+                for (int t = 1; t <= 5; ++t) {
+                    const std::string what = name + " off " + off;
+                    expect_flood_fill(v, PixelFormat::Gray8, conn, true, t, 0, 0, what);
+                    if (t == 1 || t == 4) {
+                        expect_flood_fill(v, PixelFormat::Binary8, conn, true, t, 0, 0, what);
+                        expect_flood_fill(v, PixelFormat::Gray8, conn, false, t, 3, 0, what);
+                        expect_flood_fill(v, PixelFormat::U32, conn, false, t, 0, 0, what);
+                    }
+                    if (::testing::Test::HasFailure()) {
+                        unsetenv("CCLABEL_VOLUME_OFF");
+                        return;
+                    }
+                }
+    }
+    ASSERT_EQ(unsetenv("CCLABEL_VOLUME_OFF"), 0);
+}
+
 // --- adversarial volumes ----------------------------------------------------------------------
 
 TEST(VolumeAdversarial, EachNeighbourOffsetAlone) {
