@@ -59,14 +59,11 @@ def blobs(seed, z0, z1, y0, y1, x0, x1) -> np.ndarray:
         axes.append((i - i[0], (t - i).astype(np.float32), np.arange(i[0], i[-1] + 2)))
     (iz, fz, gz), (iy, fy, gy), (ix, fx, gx) = axes
     lat = lattice(gz, gy, gx, seed)
-    field = np.zeros((z1 - z0, y1 - y0, x1 - x0), np.float32)
-    for dz in (0, 1):
-        wz = (fz if dz else 1 - fz)[:, None, None]
-        for dy in (0, 1):
-            wy = (fy if dy else 1 - fy)[None, :, None]
-            for dx in (0, 1):
-                wx = (fx if dx else 1 - fx)[None, None, :]
-                field += wz * wy * wx * lat[np.ix_(iz + dz, iy + dy, ix + dx)]
+    # Trilinear interpolation one axis at a time (x, then y, then z): the same sums for every voxel
+    # whatever the chunk, at a fraction of the cost of eight gathers of the whole chunk.
+    f = lat[:, :, ix] * (1 - fx) + lat[:, :, ix + 1] * fx
+    f = f[:, iy, :] * (1 - fy)[None, :, None] + f[:, iy + 1, :] * fy[None, :, None]
+    field = f[iz] * (1 - fz)[:, None, None] + f[iz + 1] * fz[:, None, None]
     return np.searchsorted(np.array(CUTS, np.float32), field).astype(np.uint8)
 
 
