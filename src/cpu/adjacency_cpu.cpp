@@ -170,9 +170,12 @@ std::vector<AdjacencyEdge> adjacency_cpu(const std::uint32_t* labels, std::int64
         });
         parts.swap(merged);
     }
-    std::vector<AdjacencyEdge> items(parts.empty() ? 0 : parts[0].size());
-    for (std::size_t i = 0; i < items.size(); ++i)
-        items[i] = {std::uint32_t(parts[0][i].first >> 32), std::uint32_t(parts[0][i].first), parts[0][i].second};
+    // Built in one pass (a vector made at its size first is zeroed, then written again).
+    std::vector<AdjacencyEdge> items;
+    if (!parts.empty()) {
+        items.reserve(parts[0].size());
+        for (const Item& it : parts[0]) items.push_back({std::uint32_t(it.first >> 32), std::uint32_t(it.first), it.second});
+    }
     return items;
 }
 
