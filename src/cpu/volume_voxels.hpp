@@ -588,14 +588,14 @@ void scan_slab(const detail::VolumeRequest& r, VoxelSlab& s, std::uint32_t* out,
                     cnt = scan_row<Conn, false, false, Stretches>(tab.data(), code.data(), w, off, o, parent, base, cnt);
             };
             // Under 18 (Voronoi cells: 62 -> 72 ms) the stretches below do better; under 26 they
-            // stop at every change of the code that easy voxels ignore (Voronoi: 68 -> 62 ms), and
-            // rows of dense noise (0.9: 73% easy) stay below the threshold, where the hard voxels'
-            // loop would lose (at half easy, 0.9 at 26: 62 -> 70 ms).
+            // stop at every change of the code that easy voxels ignore (Voronoi: 68 -> 62 ms).
+            // Rows at least half easy: dense noise (0.9, 73% easy) gains too, 59 -> 54 ms (it lost,
+            // 62 -> 70, while the mask was a scalar loop); 0.7 (34%) stays below.
             if constexpr (Conn == 26) {
                 if (easy && z > s.z0) {
                     std::uint32_t n_easy = 0;
                     for (std::uint32_t x = 0; x < w; ++x) n_easy += easy_code<Conn>(code[x]);
-                    if (n_easy * 5 >= w * 4) {
+                    if (n_easy * 2 >= w) {
                         cnt = scan_row_easy<Conn>(tab.data(), code.data(), w, off, o, parent, base, cnt, hard.data(), avx2);
                         continue;
                     }
