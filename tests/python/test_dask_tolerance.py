@@ -195,6 +195,14 @@ def test_zero_size_and_dtype():
     np.testing.assert_array_equal(labels.compute(), cclabel.label(img))
 
 
+def test_big_endian_and_threads():
+    img = near(np.random.default_rng(9), (20, 22), np.uint16, 3).astype(">u2")
+    want = cclabel.label(img.astype(np.uint16), tolerance=2)
+    for threads in (None, 1, 2):
+        labels, _ = cdask.label(da.from_array(img, chunks=(6, 7)), tolerance=2, threads=threads)
+        np.testing.assert_array_equal(labels.compute(scheduler="threads"), want)
+
+
 def in_memory_error(img, **kw):
     with pytest.raises(Exception) as info:
         cclabel.label(img, **kw)

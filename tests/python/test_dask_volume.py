@@ -145,6 +145,15 @@ def test_dtypes(dtype):
                peer=dtype != "bool")
 
 
+def test_big_endian_and_threads():
+    """Chunks of a big-endian array are read in native order; threads= never changes the labels."""
+    vol = np.random.default_rng(8).integers(0, 3, size=(10, 9, 12)).astype(">u2")
+    want = cclabel.label(vol.astype(np.uint16), connectivity=18)
+    for threads in (None, 1, 2):
+        labels, _ = cdask.label(da.from_array(vol, chunks=(4, 5, 6)), connectivity=18, threads=threads)
+        np.testing.assert_array_equal(labels.compute(scheduler="threads"), want)
+
+
 def test_64_bit_labels_and_zero_size():
     vol = (np.indices((4, 5, 6)).sum(axis=0) % 2).astype(np.uint8)   # a 3-D checkerboard: 120 regions at 6
     arr = da.from_array(vol, chunks=((2, 0, 2), (5,), (3, 3)))
