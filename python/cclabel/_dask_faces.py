@@ -33,6 +33,7 @@ Every step is NumPy; a merge is linear in its faces' pixels apart from sorts of 
 """
 from __future__ import annotations
 
+import itertools
 import math
 from functools import partial
 from operator import getitem
@@ -130,7 +131,6 @@ def _face(children, grid, axis, index, side):
 def _steps(m, diagonals):
     """In-plane offsets of the pairs across a cut: vectors in {-1, 0, 1}^m with at most ``diagonals``
     nonzero entries."""
-    import itertools
     return [o for o in itertools.product((-1, 0, 1), repeat=m) if sum(map(bool, o)) <= diagonals]
 
 
