@@ -207,6 +207,19 @@ TEST(EmuVolume, EachNeighbourOffsetAloneInsideAndAcrossTiles) {
             }
 }
 
+TEST(EmuVolume, OnlyTheLeftVoxelStandsInForAGlobalJoin) {
+    // Under 4 x 2 x 2 tiles, the voxel before (4, 1, 2) in its warp is (7, 0, 2), not its left
+    // neighbour. Both reach one set of the tile below through offset (0, 0, -1): (4, 1, 1) and
+    // (7, 0, 1), joined in that tile by the run (4..7, 1, 1). (4, 1, 2) must still make its own
+    // join, or it becomes a region of its own.
+    Volume v(8, 2, 3);
+    v.at(4, 1, 2) = v.at(7, 0, 2) = v.at(7, 0, 1) = 1;
+    for (std::int64_t x = 4; x < 8; ++x) v.at(x, 1, 1) = 1;
+    for (int conn : kConnectivities)
+        for (std::uint64_t seed = 1; seed <= 4; ++seed)
+            expect_cpu(v, PixelFormat::Binary8, conn, true, "warp neighbours", {kShapes[0]}, seed);
+}
+
 /// Whether the programs without earlier offset K give some labels other than the CPU's under 26
 /// on the cases above.
 template <int K>

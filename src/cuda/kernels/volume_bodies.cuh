@@ -232,33 +232,46 @@ CCL_HD void volume_local_program(Ops& ops, const VolParams& g, std::uint32_t tid
     ops.st(&g.labels[index_of(g, t.x, t.y, t.z)], label);
 }
 
-/// Border: a voxel with earlier neighbours in other tiles joins those of its value.
+/// Border: a voxel with earlier neighbours in other tiles joins those of its value. Every thread
+/// of the block calls it (the warp's votes and shuffles): a voxel whose left neighbour is the lane
+/// before it, joined to it and wanting to join the same parent, leaves that join to it, so a run
+/// along x makes one global join a neighbouring tile set instead of one a voxel.
 template <PixelFormat F, int Conn, class Ops>
 CCL_HD void volume_border_program(Ops& ops, const VolParams& g, std::uint32_t tid, std::uint64_t tile) {
     const TileVoxel t = tile_voxel(g, tile, tid);
+    const std::uint32_t lane = tid % 32u, threads = g.tile_x * g.tile_y * g.tile_z;
+    const std::uint32_t mask = mask_below(threads - (tid - lane) < 32u ? threads - (tid - lane) : 32u);
     // Earlier neighbours leave the tile only through its first slice, its first and last rows and
     // its first and last columns (dz is never +1; dy = +1 only with dz = -1, so not under 6).
     const bool shell = t.lz == 0 || t.ly == 0 || t.lx == 0 || (Conn != 6 && (t.ly + 1 == g.tile_y || t.lx + 1 == g.tile_x));
-    if (!t.inside || !shell) return;
-    const std::uint32_t key = key_at<F>(g, t.x, t.y, t.z);
-    if (g.has_background && key == g.background_key) return;
-    const std::uint32_t i = index_of(g, t.x, t.y, t.z);
-    const bool left_same = t.x > 0 && key_at<F>(g, t.x - 1, t.y, t.z) == key;
+    bool active = t.inside && shell;
+    std::uint32_t key = 0;
+    if (active) {
+        key = key_at<F>(g, t.x, t.y, t.z);
+        active = !(g.has_background && key == g.background_key);
+    }
+    if ((ops.ballot(mask, active) & mask) == 0) return;  // the whole warp: nothing to join
+    const std::uint32_t i = active ? index_of(g, t.x, t.y, t.z) : 0u;
+    const bool left_same = active && t.x > 0 && key_at<F>(g, t.x - 1, t.y, t.z) == key;
+    const bool left_lane = left_same && lane > 0 && t.lx > 0;  // lane - 1 holds the left voxel
     std::uint32_t last = kVolumeBackground;  // the parent of the last neighbour joined
     // An ancestor of i where its next join starts: first its tile root (no atomic on i's own word).
-    std::uint32_t self = ops.ld_weak(&g.labels[i]);
+    std::uint32_t self = active ? ops.ld_weak(&g.labels[i]) : 0u;
     CCL_UNROLL
     for (int k = 0; k < 13; ++k) {
         int dx, dy, dz;
-        if (!earlier<Conn>(k, dx, dy, dz) || (left_same && covered_by_left<Conn>(k)) ||
-            neighbour_in_tile(g, t, dx, dy, dz) || !neighbour_inside(g, t, dx, dy, dz))
-            continue;
-        const std::uint32_t nx = std::uint32_t(std::int64_t(t.x) + dx), ny = std::uint32_t(std::int64_t(t.y) + dy),
-                            nz = std::uint32_t(std::int64_t(t.z) + dz);
-        if (key_at<F>(g, nx, ny, nz) != key) continue;
-        // Neighbours of one tile set mostly share a parent: one join for them all.
-        const std::uint32_t n = index_of(g, nx, ny, nz), parent = ops.ld_weak(&g.labels[n]);
-        if (parent == last) continue;
+        if (!earlier<Conn>(k, dx, dy, dz)) continue;  // the same for the whole warp
+        std::uint32_t parent = kVolumeBackground;
+        if (active && !(left_same && covered_by_left<Conn>(k)) && !neighbour_in_tile(g, t, dx, dy, dz) &&
+            neighbour_inside(g, t, dx, dy, dz)) {
+            const std::uint32_t nx = std::uint32_t(std::int64_t(t.x) + dx),
+                                ny = std::uint32_t(std::int64_t(t.y) + dy),
+                                nz = std::uint32_t(std::int64_t(t.z) + dz);
+            if (key_at<F>(g, nx, ny, nz) == key) parent = ops.ld_weak(&g.labels[index_of(g, nx, ny, nz)]);
+        }
+        const std::uint32_t left_parent = ops.shfl(mask, parent, lane > 0 ? lane - 1 : 0u);
+        // Neighbours of one tile set mostly share a parent: one join for them all, here and left.
+        if (parent == kVolumeBackground || parent == last || (left_lane && left_parent == parent)) continue;
         self = unite_voxels<false>(ops, g, self, parent);
         last = parent;
     }
