@@ -71,6 +71,12 @@ void on_poppler_message(const std::string& msg, void*) {
     g_poppler_message = msg;
 }
 
+/// Poppler keeps process-wide state behind its own locks (GlobalParams, fonts): a fork while
+/// another thread was inside Poppler handed the child a lock that nobody would release (a renderer
+/// that used no processor time until the clock stopped it, four threads reading pages at once
+/// under ASan). Every Poppler call of this process and every fork hold this.
+std::mutex g_poppler_calls;
+
 std::string take_poppler_message() {
     const std::lock_guard<std::mutex> lock(g_poppler_mutex);
     std::string m;
@@ -287,6 +293,7 @@ std::string child_death(int status, const ChildLimits& limits) {
 class PdfPages : public PageReader::Source {
 public:
     PdfPages(const std::string& path, double dpi) : path_(path), dpi_(dpi) {
+        const std::lock_guard<std::mutex> calls(g_poppler_calls);
         static std::once_flag once;
         std::call_once(once, [] { poppler::set_debug_error_function(&on_poppler_message, nullptr); });
         take_poppler_message();
@@ -304,10 +311,26 @@ public:
         renderer_.set_image_format(poppler::image::format_rgb24);
     }
 
+    ~PdfPages() override {
+        const std::lock_guard<std::mutex> calls(g_poppler_calls);
+        doc_.reset();
+    }
+
     int pages() const override { return count_; }
 
     Page read(int index) override {
-        const std::unique_ptr<poppler::page> page(doc_->create_page(index));
+        std::unique_lock<std::mutex> calls(g_poppler_calls);
+        std::unique_ptr<poppler::page> page(doc_->create_page(index));
+        // The page is Poppler's too: freed under the lock however this returns (render lets go
+        // of the lock while its child draws).
+        struct PageUnderLock {
+            std::unique_lock<std::mutex>& calls;
+            std::unique_ptr<poppler::page>& page;
+            ~PageUnderLock() {
+                if (!calls.owns_lock()) calls.lock();
+                page.reset();
+            }
+        } const page_under_lock{calls, page};
         if (!page) fail(path_, "cannot read the page" + take_poppler_message());
         // The page box in points (1/72 inch) at the resolution, rounded up as pdftoppm does; refuse
         // before rendering what could not be labelled (or allocated).
@@ -342,14 +365,14 @@ public:
         p.image.height = std::int64_t(h);
         p.image.format = PixelFormat::RGB8;
         p.image.description = "pdf page rendered at " + std::to_string(std::lround(dpi_)) + " dpi";
-        render(page.get(), int(w), int(h), p);
+        render(page.get(), int(w), int(h), p, calls);
         return p;
     }
 
 private:
 #if CCLABEL_PDF_RENDER_CHILD
     /// Renders in a forked child under a deadline and rlimits; the rows land in a shared mapping.
-    void render(poppler::page* page, int w, int h, Page& p) {
+    void render(poppler::page* page, int w, int h, Page& p, std::unique_lock<std::mutex>& calls) {
         const std::size_t stride = (std::size_t(w) * 3 + 3) & ~std::size_t(3);  // rgb24 rows, as Poppler pads them
         const std::size_t bytes = stride * std::size_t(h);
         if (bytes == 0) fail(path_, "the page could not be rendered (it is " + px_text(w, h) + " pixels)");
@@ -367,6 +390,7 @@ private:
             ::close(fds.fd[0]);
             render_in_child(fds.fd[1], limits, renderer_, page, dpi_, w, h, rows.get(), stride);
         }
+        calls.unlock();  // the child has its copy of Poppler; other threads may use this one
         fds.close(1);
         // The limit is on the child's processor time where this system can read it.
         clockid_t cpu_clock{};
@@ -380,6 +404,8 @@ private:
         // A child that died before the deadline was seen (its CPU limit while this process was
         // stopped, a crash) is reported as what it was, not as late.
         if (late != Late::no && child.ended() && WIFSIGNALED(child.status)) late = Late::no;
+        timespec used{};
+        if (late == Late::wall && has_cpu_clock) ::clock_gettime(cpu_clock, &used);
         child.kill();  // done, dead or late: either way it has nothing more to say
         child.reap();
         if (late != Late::no) {
@@ -389,9 +415,10 @@ private:
                 fail(path_, "refused: rendering took more than " + one_decimal(seconds) + " s of processor time (" + limit + ")");
             }
             if (!has_cpu_clock) fail(path_, "refused: rendering took longer than " + one_decimal(seconds) + " s (" + limit + ")");
-            fail(path_, "refused: rendering did not finish in " + one_decimal(seconds * kRenderWallFactor) + " s, " +
-                            one_decimal(kRenderWallFactor) + " times its limit of " + one_decimal(seconds) + " s of processor time (" +
-                            limit + ")");
+            // How much it ran tells a starved renderer (a busy machine) from a stuck one.
+            fail(path_, "refused: rendering did not finish in " + one_decimal(seconds * kRenderWallFactor) + " s, having used " +
+                            one_decimal(double(used.tv_sec) + double(used.tv_nsec) * 1e-9) + " s of its " + one_decimal(seconds) +
+                            " s of processor time (" + limit + ")");
         }
         if (report.empty()) fail(path_, child_death(child.status, limits));
         if (report[0] != 0) fail(path_, report.substr(kReportHeader));
@@ -450,7 +477,7 @@ private:
     }
 #else
     /// Renders in this process: no fork where the platform has none.
-    void render(poppler::page* page, int w, int h, Page& p) {
+    void render(poppler::page* page, int w, int h, Page& p, std::unique_lock<std::mutex>& /*calls, held throughout*/) {
         auto img = std::make_shared<poppler::image>(renderer_.render_page(page, dpi_, dpi_, 0, 0, w, h));
         if (!rendered_as_asked(*img, w, h)) fail(path_, "the page could not be rendered" + take_poppler_message());
         p.rendered_view = make_view(img->const_data(), w, h, PixelFormat::RGB8, img->bytes_per_row());
