@@ -34,6 +34,17 @@ def _library(image):
     return mod if mod in ("cupy", "torch") else "numpy"
 
 
+# dtypes whose values the device API compares within a tolerance as they are stored (signed, float
+# and 64-bit arrays become keys on their way in, whose differences mean nothing)
+_GPU_TOLERANCE_DTYPES = ("bool", "uint8", "uint16", "uint32")
+
+
+def _on_gpu(image):
+    """A CuPy array or a CUDA tensor."""
+    lib = _library(image)
+    return lib == "cupy" or (lib == "torch" and getattr(getattr(image, "device", None), "type", "cpu") != "cpu")
+
+
 def _torch_uint32(torch):
     dtype = getattr(torch, "uint32", None)
     if dtype is None:
@@ -224,8 +235,9 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
         0 (default): exact values. Above 0, neighbours join when every channel differs by at most
         this much (cc3d's ``delta``), so an anti-aliased stroke and its fringe are one region:
         :func:`cclabel.graph.label_tolerance`, on the CPU or the GPU (``backend``), for one host
-        image of integers or bool (not yet with ``out=``, ``out_dtype=``, ``stats=``, batches or
-        GPU arrays).
+        image of integers or bool (not yet with ``out=``, ``out_dtype=``, ``stats=`` or batches).
+        CuPy arrays and CUDA tensors of bool, uint8, uint16 and uint32 (images, batches, RGB)
+        are labelled on their GPU with ``out=`` and ``out_dtype=`` as without a tolerance.
 
     Returns
     -------
@@ -280,13 +292,23 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
         return _volume.label(image, _library(image), connectivity=connectivity, background=background,
                              backend=backend, return_num=return_num, out=out, target=_out_dtype(out_dtype, out),
                              stats=stats, threads=threads, tolerance=tolerance, num_as_int=num_as_int)
+    gpu_tolerance = None  # a tolerance for a GPU array: the device API joins within it
     if not (type(tolerance) is int and tolerance == 0):  # anything else is checked by label_tolerance
-        for name, given in (("out", out is not None), ("out_dtype", out_dtype is not None), ("stats", stats)):
-            if given:
-                raise ValueError(f"{name}: not yet supported with a tolerance; call label() without it")
-        from .graph import label_tolerance
-        return label_tolerance(image, tolerance, connectivity=connectivity, background=background, backend=backend,
-                               threads=threads or 0, return_num=return_num)
+        if _on_gpu(image):
+            name = _arrays.dtype_name(image)
+            if name not in _GPU_TOLERANCE_DTYPES:
+                raise TypeError(f"image: a tolerance on the GPU takes bool, uint8, uint16 and uint32 arrays, got {name} "
+                                "(copy it to the host for signed integers)")
+            if stats:
+                raise ValueError("stats: not yet supported with a tolerance; call label() without it")
+            gpu_tolerance = tolerance
+        else:
+            for name, given in (("out", out is not None), ("out_dtype", out_dtype is not None), ("stats", stats)):
+                if given:
+                    raise ValueError(f"{name}: not yet supported with a tolerance; call label() without it")
+            from .graph import label_tolerance
+            return label_tolerance(image, tolerance, connectivity=connectivity, background=background,
+                                   backend=backend, threads=threads or 0, return_num=return_num)
     target = _out_dtype(out_dtype, out)
     if stats:
         result = label(image, connectivity=connectivity, background=background, backend=backend,
@@ -322,7 +344,7 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
     image, background, unsigned = keys.image, keys.background, keys.unsigned
     direct = out if target == "uint32" else None  # the array the core writes into
 
-    info = _cclabel._inspect(image, connectivity, background, backend, unsigned, threads)
+    info = _cclabel._inspect(image, connectivity, background, backend, unsigned, threads, gpu_tolerance)
     if info["gpu"] and lib == "numpy":
         raise TypeError("image: GPU arrays of " + type(image).__module__.split(".", 1)[0] +
                         " are not supported; pass a CuPy array or a PyTorch tensor")
@@ -337,7 +359,7 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
             import numpy as np
             image = np.ascontiguousarray(image if hasattr(image, "__array_interface__") or
                                          not hasattr(image, "__dlpack__") else np.from_dlpack(image))
-        info = _cclabel._inspect(image, connectivity, background, backend, unsigned, threads)
+        info = _cclabel._inspect(image, connectivity, background, backend, unsigned, threads, gpu_tolerance)
 
     shape = info["shape"]
     if out is not None and target != "uint32":
@@ -372,7 +394,7 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
             ws_bytes = info["workspace_bytes"]
             workspace = cupy.empty(ws_bytes, dtype=cupy.uint8) if ws_bytes else None
             _cclabel._label(image, labels, counts, connectivity, background, backend, stream, workspace, False,
-                            False, threads)
+                            False, threads, gpu_tolerance)
             if target != "uint32":  # waits for the GPU: N decides whether uint16 holds the labels
                 top = int(counts.max()) if counts.size else 0
                 labels = _narrow(labels, top, target, out, lib)
@@ -384,7 +406,7 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
         ws_bytes = info["workspace_bytes"]
         workspace = torch.empty(ws_bytes, dtype=torch.uint8, device=device) if ws_bytes else None
         _cclabel._label(image, labels.view(torch.int32), counts.view(torch.int32), connectivity, background,
-                        backend, stream, workspace, unsigned, True, threads)
+                        backend, stream, workspace, unsigned, True, threads, gpu_tolerance)
         if target != "uint32":  # waits for the GPU, as above
             c = counts.view(torch.int32).to(torch.int64) & 0xFFFFFFFF
             labels = _narrow(labels, int(c.max()) if c.numel() else 0, target, out, lib)

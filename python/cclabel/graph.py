@@ -73,9 +73,10 @@ def label_tolerance(image, tolerance, *, connectivity=8, background=None, backen
     Parameters
     ----------
     image : array_like
-        A host array: ``(H, W)`` of ``bool``, ``uint8``, ``uint16``, ``uint32``, ``int8``,
-        ``int16`` or ``int32``, or ``(H, W, 3|4)`` of ``uint8`` (RGB / RGBA, every channel
-        compared on its own). Other layouts are copied once to C order.
+        ``(H, W)`` of ``bool``, ``uint8``, ``uint16``, ``uint32``, ``int8``, ``int16`` or
+        ``int32``, or ``(H, W, 3|4)`` of ``uint8`` (RGB / RGBA, every channel compared on its
+        own): a host array (other layouts are copied once to C order), or a CuPy array or CUDA
+        tensor of the unsigned dtypes and bool, labelled on its GPU (labels of the same library).
     tolerance : int
         Two neighbours join when every channel differs by at most this: 0 is exact-value
         labelling (as :func:`cclabel.label`), at most 255 for 8-bit channels, 65535 for 16-bit
@@ -100,7 +101,11 @@ def label_tolerance(image, tolerance, *, connectivity=8, background=None, backen
     """
     if not isinstance(image, np.ndarray) and type(image).__module__.split(".", 1)[0] in ("cupy", "torch"):
         if getattr(image, "device", None) is not None and "cpu" not in str(image.device):
-            raise TypeError("image: tolerance labelling takes host arrays for now; copy it to the host first")
+            from . import label  # a GPU array is labelled where it is, through the device API
+            if isinstance(threads, (bool, np.bool_)) or not isinstance(threads, numbers.Integral) or threads < 0:
+                raise TypeError(f"threads: expected an int of at least 0, got {threads!r}")
+            return label(image, connectivity=connectivity, background=background, backend=backend,
+                         return_num=return_num, tolerance=tolerance)
     img = np.asarray(image)
     if img.dtype.kind == "f":
         raise TypeError(f"image: dtype {img.dtype} is not supported with a tolerance yet (integers and bool only)")

@@ -20,6 +20,7 @@
 #include "cclabel/adjacency.hpp"
 #include "cclabel/error.hpp"
 #include "cclabel/label.hpp"
+#include "tolerance_arg.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -30,21 +31,8 @@ using HostIn = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
 using LabelsOut = nb::ndarray<std::uint32_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
 using LabelsIn = nb::ndarray<const std::uint32_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
 
-std::string py_repr(nb::handle h) { return nb::cast<std::string>(nb::repr(h)); }
 
-/// An int (Python or NumPy, not bool) in 0..2^32 - 1; the format's own range is the library's check.
-std::uint32_t tolerance_arg(nb::handle h) {
-    if (PyBool_Check(h.ptr()) || !PyIndex_Check(h.ptr()))
-        throw nb::type_error(("tolerance: must be an int, got " + py_repr(h) + " (" +
-                              nb::cast<std::string>(nb::type_name(h.type())) + ")").c_str());
-    nb::object v = nb::steal(PyNumber_Index(h.ptr()));
-    if (!v.is_valid()) throw nb::python_error();
-    if (PyObject_RichCompareBool(v.ptr(), nb::int_(0).ptr(), Py_LT) == 1)
-        throw nb::value_error(("tolerance: must not be negative, got " + py_repr(v)).c_str());
-    if (PyObject_RichCompareBool(v.ptr(), nb::int_(0xFFFFFFFFull).ptr(), Py_GT) == 1)
-        throw nb::value_error(("tolerance: " + py_repr(v) + " is above 4294967295 (and above every format's range)").c_str());
-    return std::uint32_t(nb::cast<std::uint64_t>(v));
-}
+using cclabel_py::tolerance_arg;
 
 int connectivity_arg(int c) {
     if (c == 1) return 4;

@@ -37,6 +37,7 @@
 #include "cclabel/batch.hpp"
 #include "cclabel/tiles.hpp"
 #include "cclabel/version.hpp"
+#include "tolerance_arg.hpp"
 #if CCLABEL_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
@@ -457,7 +458,7 @@ bool stackable(const Layout& L) { return L.batch && L.B > 1 && L.batch_stride ==
 // _inspect(image, connectivity, background, backend) -> dict: checks every argument but out and
 // says what the Python layer needs to allocate the result.
 nb::dict py_inspect(nb::handle image, nb::handle connectivity, nb::handle background, nb::handle backend,
-                    bool as_unsigned, nb::handle threads) {
+                    bool as_unsigned, nb::handle threads, nb::handle tolerance) {
     InArray a = import_image(image);
     bool needs_copy = false;
     Layout L = inspect(a, &needs_copy, as_unsigned);
@@ -466,6 +467,7 @@ nb::dict py_inspect(nb::handle image, nb::handle connectivity, nb::handle backgr
     opt.background = parse_background(background, L);
     opt.backend = parse_backend(backend);
     opt.threads = parse_threads(threads);
+    opt.tolerance = cclabel_py::tolerance_arg(tolerance);
     const bool gpu = on_gpu(L.device_type);
     if (gpu && opt.backend == cclabel::Backend::Cpu)
         throw nb::value_error("backend: 'cpu' cannot label an array on the GPU; copy it to the host first, "
@@ -511,7 +513,7 @@ std::string py_last_backend() { return last_backend; }
 
 void py_label(nb::handle image, nb::handle out, nb::handle counts, nb::handle connectivity, nb::handle background,
               nb::handle backend, std::uintptr_t stream, nb::handle workspace, bool as_unsigned, bool out_int32,
-              nb::handle threads) {
+              nb::handle threads, nb::handle tolerance) {
     InArray a = import_image(image);
     Layout L = inspect(a, nullptr, as_unsigned);
     cclabel::Options opt;
@@ -519,6 +521,7 @@ void py_label(nb::handle image, nb::handle out, nb::handle counts, nb::handle co
     opt.background = parse_background(background, L);
     opt.backend = parse_backend(backend);
     opt.threads = parse_threads(threads);
+    opt.tolerance = cclabel_py::tolerance_arg(tolerance);
     const std::vector<std::int64_t> want =
         L.batch ? std::vector<std::int64_t>{L.B, L.H, L.W} : std::vector<std::int64_t>{L.H, L.W};
     OutArray o = import_out(out, "out", want, L, out_int32);
@@ -939,10 +942,10 @@ NB_MODULE(_cclabel, m) {
         }
     });
     m.def("_inspect", &py_inspect, "image"_a.none(), "connectivity"_a.none(), "background"_a.none(), "backend"_a.none(),
-          "as_unsigned"_a = false, "threads"_a.none() = nb::none());
+          "as_unsigned"_a = false, "threads"_a.none() = nb::none(), "tolerance"_a.none() = nb::none());
     m.def("_label", &py_label, "image"_a.none(), "out"_a.none(), "counts"_a, "connectivity"_a.none(),
           "background"_a.none(), "backend"_a.none(), "stream"_a, "workspace"_a.none(), "as_unsigned"_a = false,
-          "out_int32"_a = false, "threads"_a.none() = nb::none());
+          "out_int32"_a = false, "threads"_a.none() = nb::none(), "tolerance"_a.none() = nb::none());
     m.def("_regions", &py_regions, "labels"_a.none(), "image"_a.none(), "connectivity"_a.none(), "backend"_a.none(),
           "threads"_a.none() = nb::none());
     m.def("_filter", &py_filter, "labels"_a.none(), "largest"_a, "param"_a.none(), "backend"_a.none(),

@@ -167,6 +167,48 @@ def test_cuda_backend_with_a_tolerance():
                 np.testing.assert_array_equal(got, want)
 
 
+def test_gpu_arrays_with_a_tolerance_label_on_their_gpu():
+    """CuPy arrays and CUDA tensors with a tolerance go to the device API (no host copy): labels
+    equal to the host's, of the same library; batches and out= as without a tolerance; dtypes
+    whose values become keys on the way in are refused."""
+    if not cclabel.cuda_available():
+        pytest.skip("no CUDA device")
+    cp = pytest.importorskip("cupy")
+    rng = np.random.default_rng(8)
+    img = (np.cumsum(rng.integers(-3, 4, (120, 97)), axis=1).astype(np.int64) % 256).astype(np.uint8)
+    rgb = np.stack([img, img[::-1], img[:, ::-1]], axis=2).copy()
+    wide = img.astype(np.uint16) * 200
+    for picture, tol, zero in ((img, 3, 0), (rgb, 3, (0, 0, 0)), (wide, 700, 0), (img > 128, 1, 0)):
+        for conn in (4, 8):
+            for bg in (None, zero):
+                want, n = label_tolerance(picture, tol, connectivity=conn, background=bg, backend="cpu",
+                                          return_num=True)
+                got, m = cclabel.label(cp.asarray(picture), connectivity=conn, background=bg, tolerance=tol,
+                                       return_num=True)
+                assert isinstance(got, cp.ndarray) and m == n
+                np.testing.assert_array_equal(cp.asnumpy(got), want)
+                via = label_tolerance(cp.asarray(picture), tol, connectivity=conn, background=bg)
+                np.testing.assert_array_equal(cp.asnumpy(via), want)
+    batch = cp.asarray(np.stack([img, img[::-1]]))
+    labels, counts = cclabel.label(batch, tolerance=3, return_num=True)
+    for b, picture in enumerate((img, img[::-1])):
+        want, n = label_tolerance(picture, 3, return_num=True)
+        np.testing.assert_array_equal(cp.asnumpy(labels[b]), want)
+        assert int(counts[b]) == n
+    out = cp.empty(img.shape, cp.uint32)
+    assert cclabel.label(cp.asarray(img), tolerance=3, out=out) is out
+    with pytest.raises(TypeError, match="tolerance on the GPU"):
+        cclabel.label(cp.asarray(img.astype(np.int16)), tolerance=3)
+    with pytest.raises(ValueError):
+        cclabel.label(cp.asarray(img), tolerance=-1)
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        t = torch.as_tensor(img, device="cuda")
+        got = cclabel.label(t, tolerance=3)
+        assert isinstance(got, torch.Tensor) and got.device.type == "cuda"
+        np.testing.assert_array_equal(got.view(torch.int32).cpu().numpy().view(np.uint32), label_tolerance(img, 3))
+
+
 def test_float_images_are_refused():
     with pytest.raises(TypeError, match="float"):
         label_tolerance(np.zeros((2, 2), np.float32), 1)
