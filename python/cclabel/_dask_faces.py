@@ -153,8 +153,13 @@ def _pairs(lo, hi, steps, tolerance):
         if close.ndim > m:  # channels: every one must be close
             close = close.all(axis=tuple(range(m, close.ndim)))
         keep &= close
-        out_a.append(a[keep])
-        out_b.append(b[keep])
+        a, b = a[keep], b[keep]
+        # Along a face a region's pixels lie side by side: drop a pair equal to the one before it
+        # (a linear pass that leaves far fewer pairs to the sorts and searches of the merge).
+        new = np.ones(a.size, bool)
+        np.logical_or(a[1:] != a[:-1], b[1:] != b[:-1], out=new[1:])
+        out_a.append(a[new])
+        out_b.append(b[new])
     return np.concatenate(out_a), np.concatenate(out_b)
 
 
@@ -179,13 +184,21 @@ def _union(n, a, b):
     return parent
 
 
+def _runs(ids):
+    """A face's ids with each repeat of the one before it dropped (the same set, a fraction of it)."""
+    ids = ids.reshape(-1)
+    new = np.ones(ids.size, bool)
+    np.not_equal(ids[1:], ids[:-1], out=new[1:])
+    return ids[new]
+
+
 def merge(*children, grid, connectivity, tolerance):
     """Joins a block of neighbouring groups (children: their summaries, C order over ``grid``) into
     one group. Returns (summary, (renamed, to)): the new group's summary, and aside, for the
     chunks below it, the ids it renamed (ascending) and their roots."""
     nd = len(grid)
     steps = _steps(nd - 1, _DIAGONALS[connectivity])
-    ids = [faces[a][s][0].reshape(-1) for faces, _ in children for a in range(nd) for s in (0, 1)
+    ids = [_runs(faces[a][s][0]) for faces, _ in children for a in range(nd) for s in (0, 1)
            if faces[a][s] is not None]
     nodes = np.unique(np.concatenate(ids)) if ids else np.zeros(0, np.int64)
     nodes = nodes[nodes >= 0]
