@@ -433,10 +433,10 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None,
     TypeError, ValueError
         As :func:`cclabel.label` for dtype, connectivity, background, backend and tolerance (the
         in-memory call's own checks, when ``label()`` is called); a colour axis split across
-        chunks; chunks of unknown size; CuPy chunks with a tolerance or for a volume. Chunk-level errors (a chunk of more than
-        2**32 - 1 pixels, N beyond a forced uint32) are raised by ``compute()``, except that an
-        ``int64``/``uint64``/``float64`` array is read by ``label()`` itself (its key map), so
-        errors reading it come from there.
+        chunks; chunks of unknown size; CuPy chunks with a tolerance or for a volume. Chunk-level
+        errors (a chunk of more than 2**32 - 1 pixels, N beyond a forced uint32) are raised by
+        ``compute()``, except that an ``int64``/``uint64``/``float64`` picture is read by
+        ``label()`` itself (its key map), so errors reading it come from there.
 
     Examples
     --------

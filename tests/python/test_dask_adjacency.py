@@ -134,6 +134,18 @@ def test_not_a_dask_array():
         cdask.adjacency(np.zeros((4, 4), np.uint32))
 
 
+def test_cupy_chunks():
+    """CuPy chunks: each chunk's graph on its GPU (cclabel.adjacency), the rings copied to the host."""
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
+    if not cclabel.cuda_available():
+        pytest.skip("no CUDA device or a build without CUDA")
+    lab = np.random.default_rng(6).integers(0, 20, size=(70, 90)).astype(np.uint32)
+    arr = da.from_array(cupy.asarray(lab), chunks=(32, 40), asarray=False)
+    for conn in (4, 8):
+        got = cdask.adjacency(arr, conn, True).compute(scheduler="threads")
+        np.testing.assert_array_equal(got, cclabel.adjacency(lab, conn, True))
+
+
 def test_distributed():
     rng = np.random.default_rng(9)
     lab = rng.integers(0, 30, size=(90, 80)).astype(np.uint32)

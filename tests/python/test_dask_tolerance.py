@@ -238,6 +238,15 @@ def test_errors_of_the_chunking():
         cdask.label(da.zeros((2, 8, 8), dtype=np.uint16, chunks=4), tolerance=2)
 
 
+def test_cupy_chunks_are_refused_for_now():
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
+    if not cclabel.cuda_available():
+        pytest.skip("no CUDA device or a build without CUDA")
+    arr = da.from_array(cupy.zeros((6, 8), cupy.uint8), chunks=2, asarray=False)
+    with pytest.raises(TypeError, match="CuPy chunks are not supported"):
+        cdask.label(arr, tolerance=2)
+
+
 def test_distributed():
     rng = np.random.default_rng(11)
     img = near(rng, (70, 64, 3), np.uint8, 3)

@@ -207,6 +207,15 @@ def test_other_errors():
         cdask.label(da.zeros((4, 4, 4), dtype=np.uint8, chunks=2), connectivity=6, dtype=np.uint16)
 
 
+def test_cupy_chunks_are_refused_for_now():
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
+    if not cclabel.cuda_available():
+        pytest.skip("no CUDA device or a build without CUDA")
+    arr = da.from_array(cupy.zeros((4, 6, 8), cupy.uint8), chunks=2, asarray=False)
+    with pytest.raises(TypeError, match="CuPy chunks are not supported"):
+        cdask.label(arr, connectivity=26)
+
+
 def test_distributed():
     vol = blobs((40, 36, 44), 1)
     with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1",
