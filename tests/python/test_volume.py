@@ -174,8 +174,12 @@ def test_errors():
     with pytest.raises(ValueError, match="overlap"):
         buf = np.zeros((3, 4, 5), np.uint32)
         cclabel.label(buf, connectivity=6, out=buf)
-    with pytest.raises(ValueError, match="not there yet"):
-        cclabel.label(a, connectivity=6, stats=True)
+    labels, table = cclabel.label(a, connectivity=6, stats=True)  # statistics of volumes are there now
+    np.testing.assert_array_equal(labels, cclabel.label(a, connectivity=6))
+    want = cclabel.regions(labels, a, connectivity=6)
+    assert set(table) == set(want)
+    for k in want:  # the background row's centroid is NaN on both sides
+        np.testing.assert_array_equal(table[k], want[k])
     with pytest.raises(ValueError, match="tolerance"):
         cclabel.label(a, connectivity=6, tolerance=2)
     with pytest.raises(TypeError, match="not supported"):
