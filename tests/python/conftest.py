@@ -124,3 +124,15 @@ def bfs_labels(h, w, joins, connectivity, is_background=lambda y, x: False):
                         labels[ny, nx] = n
                         queue.append((ny, nx))
     return labels
+
+
+def dask_modules():
+    """cclabel, dask, dask.array and distributed for the Dask tests: imported, or the test module
+    skipped when one is missing (an import error instead when CCLABEL_PYTHON_REQUIRED=1, as CI sets)."""
+    if os.environ.get("CCLABEL_PYTHON_REQUIRED") == "1":
+        import importlib
+        return tuple(importlib.import_module(m) for m in ("cclabel", "dask", "dask.array", "distributed"))
+    return (pytest.importorskip("cclabel", reason="the Python package is not installed (pip install .)"),
+            pytest.importorskip("dask", reason="pip install 'dask[array]' distributed"),
+            pytest.importorskip("dask.array", reason="pip install 'dask[array]' distributed"),
+            pytest.importorskip("distributed", reason="pip install 'dask[array]' distributed"))

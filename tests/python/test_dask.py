@@ -20,18 +20,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import assert_same, cc3d_labels, cv2, pack
+from conftest import assert_same, cc3d_labels, cv2, pack, dask_modules
 
-if os.environ.get("CCLABEL_PYTHON_REQUIRED") == "1":
-    import cclabel
-    import dask
-    import dask.array as da
-    import distributed
-else:
-    cclabel = pytest.importorskip("cclabel", reason="the Python package is not installed (pip install .)")
-    dask = pytest.importorskip("dask", reason="pip install 'dask[array]' distributed")
-    da = pytest.importorskip("dask.array", reason="pip install 'dask[array]' distributed")
-    distributed = pytest.importorskip("distributed", reason="pip install 'dask[array]' distributed")
+cclabel, dask, da, distributed = dask_modules()
 import cclabel.dask as cdask  # noqa: E402
 import cclabel.tiles as tiles  # noqa: E402
 

@@ -8,22 +8,14 @@ raise the in-memory call's errors. One case on a LocalCluster (2 processes).
 """
 from __future__ import annotations
 
-import os
 import re
 
 import numpy as np
 import pytest
 
-if os.environ.get("CCLABEL_PYTHON_REQUIRED") == "1":
-    import cclabel
-    import dask
-    import dask.array as da
-    import distributed
-else:
-    cclabel = pytest.importorskip("cclabel", reason="the Python package is not installed (pip install .)")
-    dask = pytest.importorskip("dask", reason="pip install 'dask[array]' distributed")
-    da = pytest.importorskip("dask.array", reason="pip install 'dask[array]' distributed")
-    distributed = pytest.importorskip("distributed", reason="pip install 'dask[array]' distributed")
+from conftest import dask_modules  # noqa: E402
+
+cclabel, dask, da, distributed = dask_modules()
 import cclabel.dask as cdask  # noqa: E402
 from test_graph import as_dict, brute_contacts  # noqa: E402  (the pairs counted by hand)
 

@@ -8,24 +8,14 @@ in-memory call's own errors when label() is called. One case on a LocalCluster (
 """
 from __future__ import annotations
 
-import os
 import re
 
 import numpy as np
 import pytest
 
-from conftest import bfs_labels
+from conftest import bfs_labels, dask_modules
 
-if os.environ.get("CCLABEL_PYTHON_REQUIRED") == "1":
-    import cclabel
-    import dask
-    import dask.array as da
-    import distributed
-else:
-    cclabel = pytest.importorskip("cclabel", reason="the Python package is not installed (pip install .)")
-    dask = pytest.importorskip("dask", reason="pip install 'dask[array]' distributed")
-    da = pytest.importorskip("dask.array", reason="pip install 'dask[array]' distributed")
-    distributed = pytest.importorskip("distributed", reason="pip install 'dask[array]' distributed")
+cclabel, dask, da, distributed = dask_modules()
 import cclabel.dask as cdask  # noqa: E402
 
 # 1 x 1 chunks cost four tasks a pixel: they are given to the small cases only.

@@ -10,25 +10,15 @@ label() is called. One case on a LocalCluster (2 processes).
 from __future__ import annotations
 
 import itertools
-import os
 import re
 
 import numpy as np
 import pytest
 
-from conftest import cc3d
+from conftest import cc3d, dask_modules
 from test_volume import flood_fill  # the volume tests' 3-D flood fill
 
-if os.environ.get("CCLABEL_PYTHON_REQUIRED") == "1":
-    import cclabel
-    import dask
-    import dask.array as da
-    import distributed
-else:
-    cclabel = pytest.importorskip("cclabel", reason="the Python package is not installed (pip install .)")
-    dask = pytest.importorskip("dask", reason="pip install 'dask[array]' distributed")
-    da = pytest.importorskip("dask.array", reason="pip install 'dask[array]' distributed")
-    distributed = pytest.importorskip("distributed", reason="pip install 'dask[array]' distributed")
+cclabel, dask, da, distributed = dask_modules()
 import cclabel.dask as cdask  # noqa: E402
 
 
