@@ -13,6 +13,7 @@
 #include <string>
 
 #include "cclabel/volume.hpp"
+#include "volume_format.hpp"
 #if CCLABEL_HAVE_CUDA
 #include "cclabel/cuda_volume.hpp"
 #endif
@@ -49,12 +50,8 @@ void set_background(cclabel::Options& o, nb::handle background) {
 
 std::uint32_t py_label_volume(const Volume& image, int format, Labels out, int connectivity, nb::handle background,
                               const std::string& backend, int threads) {
-    const auto f = cclabel::PixelFormat(format);
+    const cclabel::PixelFormat f = cclabel_py::volume_format(format, image.itemsize());
     const std::int64_t item = cclabel::bytes_per_pixel(f);
-    if (item == 0 || std::int64_t(image.itemsize()) != item)
-        throw nb::type_error(("image: element size " + std::to_string(image.itemsize()) + " does not match format " +
-                              std::string(cclabel::format_name(f)))
-                                 .c_str());
     for (std::size_t i = 0; i < 3; ++i)
         if (out.shape(i) != image.shape(i)) throw nb::value_error("out: shape must be the image's (Z, Y, X)");
     cclabel::VolumeView v;

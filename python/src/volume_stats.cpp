@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cclabel/volume_stats.hpp"
+#include "volume_format.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -26,12 +27,7 @@ static_assert(sizeof(cclabel::VolumeRegionStats) == 13 * 8, "VolumeRegionStats i
 
 nb::ndarray<nb::numpy, std::uint64_t> py_regions_volume(const Labels& labels, const Volume& image, int format,
                                                         int connectivity, const std::string& backend, int threads) {
-    const auto f = cclabel::PixelFormat(format);
-    const std::int64_t item = cclabel::bytes_per_pixel(f);
-    if (item == 0 || std::int64_t(image.itemsize()) != item)
-        throw nb::type_error(("image: element size " + std::to_string(image.itemsize()) + " does not match format " +
-                              std::string(cclabel::format_name(f)))
-                                 .c_str());
+    const cclabel::PixelFormat f = cclabel_py::volume_format(format, image.itemsize());
     for (std::size_t i = 0; i < 3; ++i)
         if (labels.shape(i) != image.shape(i))
             throw nb::value_error(("image: shape (" + std::to_string(image.shape(0)) + ", " +
