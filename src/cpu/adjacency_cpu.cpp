@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/huge_pages.hpp"
 #include "core/parallel_for.hpp"
 
 namespace cclabel::detail {
@@ -155,6 +156,7 @@ std::vector<AdjacencyEdge> adjacency_cpu(const std::uint32_t* labels, std::int64
             const std::vector<Item>& b = parts[2 * m + 1];
             std::vector<Item>& out = merged[m];
             out.reserve(a.size() + b.size());
+            advise_huge_pages(out.data(), out.capacity() * sizeof(Item));
             std::size_t i = 0, j = 0;
             while (i < a.size() && j < b.size()) {
                 if (a[i].first < b[j].first) out.push_back(a[i++]);
@@ -170,10 +172,12 @@ std::vector<AdjacencyEdge> adjacency_cpu(const std::uint32_t* labels, std::int64
         });
         parts.swap(merged);
     }
-    // Built in one pass (a vector made at its size first is zeroed, then written again).
+    // Built in one pass (a vector made at its size first is zeroed, then written again), on huge
+    // pages as each merge's output (core/huge_pages.hpp).
     std::vector<AdjacencyEdge> items;
     if (!parts.empty()) {
         items.reserve(parts[0].size());
+        advise_huge_pages(items.data(), items.capacity() * sizeof(AdjacencyEdge));
         for (const Item& it : parts[0]) items.push_back({std::uint32_t(it.first >> 32), std::uint32_t(it.first), it.second});
     }
     return items;

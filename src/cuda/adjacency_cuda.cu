@@ -11,6 +11,7 @@
 #include <cub/device/device_reduce.cuh>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <cstdio>
@@ -24,6 +25,7 @@
 #include "cclabel/error.hpp"
 #include "core/adjacency_backends.hpp"
 #include "core/backends.hpp"
+#include "core/huge_pages.hpp"
 #include "cuda/handles.hpp"
 #include "cuda/host_stager.hpp"
 #include "cuda/kernels/adjacency_bodies.cuh"
@@ -71,27 +73,61 @@ __device__ __forceinline__ void put_item(const AdjOut& o, std::uint64_t at, std:
     }
 }
 
+// Warp shuffles of a lane's neighbour labels: lanes 0 and 31 load what lies beyond the warp.
+__device__ __forceinline__ LaneNeighbours warp_neighbours(const AdjParams& p, std::uint32_t x, std::uint32_t y,
+                                                          std::uint32_t lane) {
+    LaneNeighbours n;
+    n.in = x < p.width && y < p.height;
+    n.has_right = x + 1 < p.width;
+    n.has_below = y + 1 < p.height;
+    n.has_left = x > 0;
+    const std::uint32_t* row = p.labels + std::int64_t(y) * p.stride;
+    const std::uint32_t* below = row + p.stride;
+    n.self = n.in ? __ldg(row + x) : 0u;
+    n.below = n.in && n.has_below ? __ldg(below + x) : 0u;
+    n.right = __shfl_down_sync(0xFFFFFFFFu, n.self, 1);
+    n.below_right = __shfl_down_sync(0xFFFFFFFFu, n.below, 1);
+    n.below_left = __shfl_up_sync(0xFFFFFFFFu, n.below, 1);
+    if (lane == 31 && n.in && n.has_right) {
+        n.right = __ldg(row + x + 1);
+        if (n.has_below) n.below_right = __ldg(below + x + 1);
+    }
+    if (lane == 0 && n.in && n.has_below && n.has_left) n.below_left = __ldg(below + x - 1);
+    return n;
+}
+
 __global__ void __launch_bounds__(kAdjThreads) adjacency_tile_kernel(AdjParams p, AdjOut o) {
     __shared__ unsigned long long s_keys[kAdjTable];
     __shared__ unsigned int s_counts[kAdjTable];
-    __shared__ unsigned int s_items, s_written, s_largest;
+    // The slots this tile took, so that putting them out and clearing them touches only those: a
+    // drawing's tile holds a few pairs, and reading and clearing the whole table a tile was most of
+    // the kernel's 12 ms on the 800 dpi sheet (H100, 2026-12-07).
+    __shared__ unsigned short s_used[kAdjTable];
+    __shared__ unsigned int s_nused, s_n;
     __shared__ unsigned long long s_base;
     const std::uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
     const int dirs = adjacency_directions(p);
+    std::uint32_t largest = 0;
     auto cas = [&](std::uint32_t slot, std::uint64_t expected, std::uint64_t desired) {
-        return std::uint64_t(atomicCAS(&s_keys[slot], (unsigned long long)expected, (unsigned long long)desired));
+        const auto old = std::uint64_t(atomicCAS(&s_keys[slot], (unsigned long long)expected, (unsigned long long)desired));
+        if (old == kNoPair) s_used[atomicAdd(&s_nused, 1u)] = static_cast<unsigned short>(slot);
+        return old;
     };
     auto add = [&](std::uint32_t slot, std::uint32_t n) { atomicAdd(&s_counts[slot], n); };
+    for (std::uint32_t i = threadIdx.x; i < kAdjTable; i += blockDim.x) {
+        s_keys[i] = kNoPair;
+        s_counts[i] = 0;
+    }
+    if (threadIdx.x == 0) s_nused = 0;
+    __syncthreads();
     for (std::uint64_t tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
-        for (std::uint32_t i = threadIdx.x; i < kAdjTable; i += blockDim.x) {
-            s_keys[i] = kNoPair;
-            s_counts[i] = 0;
-        }
-        if (threadIdx.x == 0) s_items = s_written = s_largest = 0;
-        __syncthreads();
-        for (std::uint32_t r = warp; r < kAdjTileH; r += warps) {
+        std::uint32_t x0, y0;
+        lane_place(p, tile, 0, lane, x0, y0);
+        for (std::uint32_t r = warp; r < kAdjTileH && y0 + r < p.height; r += warps) {
+            const LaneNeighbours nb = warp_neighbours(p, x0, y0 + r, lane);
+            if (__ballot_sync(0xFFFFFFFFu, lane_has_pair(nb, dirs, p.include_background)) == 0) continue;
             for (int d = 0; d < dirs; ++d) {
-                const std::uint64_t key = lane_pair(p, tile, r, lane, d);
+                const std::uint64_t key = neighbour_pair(nb, d, p.include_background);
                 const std::uint64_t left = __shfl_up_sync(0xFFFFFFFFu, key, 1);
                 const bool head = run_head(lane, key, left);
                 const std::uint32_t heads = __ballot_sync(0xFFFFFFFFu, head);
@@ -99,7 +135,7 @@ __global__ void __launch_bounds__(kAdjThreads) adjacency_tile_kernel(AdjParams p
                 std::uint32_t n = 0;
                 if (head && key != kNoPair) {
                     n = run_length(heads, lane);
-                    spill = !table_add(key, n, cas, add);
+                    spill = table_full(*static_cast<volatile unsigned int*>(&s_nused)) || !table_add(key, n, cas, add);
                 }
                 // Pairs that found no slot (a tile of noise) go out on their own, a warp's at once.
                 const std::uint32_t spills = __ballot_sync(0xFFFFFFFFu, spill);
@@ -109,34 +145,39 @@ __global__ void __launch_bounds__(kAdjThreads) adjacency_tile_kernel(AdjParams p
                     base = __shfl_sync(0xFFFFFFFFu, base, ffs32(spills) - 1u);
                     if (spill) {
                         put_item(o, base + popc32(spills & mask_below(lane)), key, n);
-                        atomicMax(&s_largest, std::uint32_t(key >> 32));
+                        largest = max(largest, std::uint32_t(key >> 32));
                     }
                 }
             }
         }
         __syncthreads();
-        // The table's pairs out: counted, one global reservation a block, then written.
-        for (std::uint32_t i = threadIdx.x; i < kAdjTable; i += blockDim.x)
-            if (s_keys[i] != kNoPair) {
-                atomicAdd(&s_items, 1u);
-                atomicMax(&s_largest, std::uint32_t(s_keys[i] >> 32));
-            }
-        __syncthreads();
+        // The table's pairs out: one global reservation a block, then each taken slot written and
+        // cleared for the next tile.
         if (threadIdx.x == 0) {
-            s_base = s_items ? atomicAdd(&o.tally->items, (unsigned long long)s_items) : 0ull;
-            if (s_largest) atomicMax(&o.tally->largest_a, s_largest);
+            s_n = s_nused;
+            s_nused = 0;
+            s_base = s_n ? atomicAdd(&o.tally->items, (unsigned long long)s_n) : 0ull;
         }
         __syncthreads();
-        for (std::uint32_t i = threadIdx.x; i < kAdjTable; i += blockDim.x)
-            if (s_keys[i] != kNoPair) put_item(o, s_base + atomicAdd(&s_written, 1u), s_keys[i], s_counts[i]);
-        __syncthreads();  // the table is cleared for the next tile only after everyone read it
+        const std::uint32_t used = s_n;
+        for (std::uint32_t i = threadIdx.x; i < used; i += blockDim.x) {
+            const std::uint32_t slot = s_used[i];
+            const std::uint64_t key = s_keys[slot];
+            put_item(o, s_base + i, key, s_counts[slot]);
+            largest = max(largest, std::uint32_t(key >> 32));
+            s_keys[slot] = kNoPair;
+            s_counts[slot] = 0;
+        }
+        __syncthreads();  // the table is clear, and s_n read, before the next tile takes slots
     }
+    largest = __reduce_max_sync(0xFFFFFFFFu, largest);
+    if (lane == 0 && largest != 0) atomicMax(&o.tally->largest_a, largest);
 }
 
 unsigned grid_for(std::uint64_t tiles) {
     int device = 0, sms = 132;
     if (cudaGetDevice(&device) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    const std::uint64_t resident = std::uint64_t(sms) * 8;  // 8 blocks of 256 threads an SM (24 KiB of table each)
+    const std::uint64_t resident = std::uint64_t(sms) * 8;  // 8 blocks of 256 threads an SM (14 KiB of table each)
     return unsigned(std::max<std::uint64_t>(1, std::min(tiles, resident)));
 }
 
@@ -180,8 +221,13 @@ std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std:
     // A drawing's tiles hold a few pairs each: a 64th of the pixels is room to spare. A picture that
     // needs more (noise) runs again into a larger buffer; which pairs find a table slot depends on
     // the order the warps come, so a second run may count a few more than the first: a quarter more
-    // room, and again if even that is short.
+    // room, and again if even that is short. The items a pixel of the last call is the next call's
+    // guess too (the 100 dpi sheet needed its second run on every call: 415,000 items, room for
+    // 197,000), as the pictures of one job are alike; at most a 16th of the pixels (2.5 bytes
+    // of buffer a pixel), so that a picture of noise does not make the next large drawing ask for gigabytes.
+    static std::atomic<double> items_a_pixel{0.0};
     std::uint64_t capacity = std::max<std::uint64_t>(pixels / 64, std::uint64_t(1) << 16);
+    capacity = std::max(capacity, std::uint64_t(double(pixels) * items_a_pixel.load(std::memory_order_relaxed) * 1.25));
     DeviceBuffer items_buf;  // keys then contacts, twice each (the sort's double buffers)
     for (int attempt = 0;; ++attempt) {
         items_buf.alloc(4 * capacity * sizeof(std::uint64_t), "the adjacency pairs");
@@ -201,6 +247,7 @@ std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std:
         capacity = tally->items + tally->items / 4;
     }
     const std::uint64_t items = tally->items;
+    if (pixels > 0) items_a_pixel.store(std::min(1.0 / 16, double(items) / double(pixels)), std::memory_order_relaxed);
     if (items == 0) return {};
 
     auto* k = items_buf.as<std::uint64_t>();
@@ -235,8 +282,8 @@ std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std:
     CCL_LAUNCHED("pack_edges_kernel");
     step("pack");
     // Down into pinned memory (0.7 ms for the 800 dpi sheet's 2.2 million edges, where a pageable
-    // copy took 4), then one pass that builds the result: a std::vector of n edges made first and
-    // filled after zeroed and faulted its 35 MB in 18.7 ms on the H100 host (2026-12-07).
+    // copy took 4), then one pass that builds the result into a vector on huge pages: its 35 MB
+    // faulted in 4 KiB at a time took 17-19 ms (H100 host, 2026-12-07).
     cuda::host::PooledPinned staged;
     staged.reserve(n * sizeof(PackedEdge), "the adjacency edges");
     CCL_CUDA(cudaMemcpyAsync(staged.p, packed.p, n * sizeof(PackedEdge), cudaMemcpyDeviceToHost, stream));
@@ -245,6 +292,7 @@ std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std:
     const PackedEdge* from = staged.as<const PackedEdge>();
     std::vector<AdjacencyEdge> edges;
     edges.reserve(n);
+    cclabel::detail::advise_huge_pages(edges.data(), n * sizeof(AdjacencyEdge));
     for (std::uint64_t i = 0; i < n; ++i) edges.push_back(AdjacencyEdge{from[i].a, from[i].b, from[i].contacts});
     step("vector");
     return edges;

@@ -55,36 +55,55 @@ TileItems tile_program(const std::uint32_t* labels, std::int64_t w, std::int64_t
     TileItems out;
     std::vector<std::uint64_t> keys(cd::kAdjTable);
     std::vector<std::uint32_t> counts(cd::kAdjTable);
+    std::vector<std::uint32_t> used;  // the slots a tile took, in the order taken
     auto cas = [&](std::uint32_t slot, std::uint64_t expected, std::uint64_t desired) {
         const std::uint64_t old = keys[slot];
-        if (old == expected) keys[slot] = desired;
+        if (old == expected) {
+            keys[slot] = desired;
+            if (old == cd::kNoPair) used.push_back(slot);
+        }
         return old;
     };
     auto add = [&](std::uint32_t slot, std::uint32_t n) { counts[slot] += n; };
+    std::fill(keys.begin(), keys.end(), cd::kNoPair);
     for (std::uint64_t tile = 0; tile < p.tiles; ++tile) {
-        std::fill(keys.begin(), keys.end(), cd::kNoPair);
-        std::fill(counts.begin(), counts.end(), 0u);
-        for (std::uint32_t r = 0; r < cd::kAdjTileH; ++r)
+        for (std::uint32_t r = 0; r < cd::kAdjTileH; ++r) {
+            cd::LaneNeighbours nb[32];
+            bool any = false;
+            for (std::uint32_t lane = 0; lane < 32; ++lane) {
+                nb[lane] = cd::lane_neighbours(p, tile, r, lane);
+                any |= cd::lane_has_pair(nb[lane], cd::adjacency_directions(p), bg);
+            }
             for (int d = 0; d < cd::adjacency_directions(p); ++d) {
                 std::uint64_t lane_key[32];
                 std::uint32_t heads = 0;
                 for (std::uint32_t lane = 0; lane < 32; ++lane) {
-                    lane_key[lane] = cd::lane_pair(p, tile, r, lane, d);
+                    lane_key[lane] = cd::neighbour_pair(nb[lane], d, bg);
+                    // A row the warp skips (no lane has a pair) must hold none.
+                    if (!any) EXPECT_EQ(lane_key[lane], cd::kNoPair) << "tile " << tile << " row " << r << " lane " << lane;
                     // __shfl_up_sync gives lane 0 its own value
                     if (cd::run_head(lane, lane_key[lane], lane_key[lane ? lane - 1 : 0])) heads |= 1u << lane;
                 }
+                if (!any) continue;
                 for (std::uint32_t lane = 0; lane < 32; ++lane) {
                     if (!(heads >> lane & 1u) || lane_key[lane] == cd::kNoPair) continue;
                     const std::uint32_t n = cd::run_length(heads, lane);
                     ++out.heads;
-                    if (!cd::table_add(lane_key[lane], n, cas, add)) {
+                    if (cd::table_full(std::uint32_t(used.size())) || !cd::table_add(lane_key[lane], n, cas, add)) {
                         out.items.emplace_back(lane_key[lane], n);
                         ++out.spilled;
                     }
                 }
             }
-        for (std::uint32_t i = 0; i < cd::kAdjTable; ++i)
-            if (keys[i] != cd::kNoPair) out.items.emplace_back(keys[i], counts[i]);
+        }
+        // Only the slots taken go out, and are cleared: the next tile must find an empty table.
+        for (const std::uint32_t slot : used) {
+            out.items.emplace_back(keys[slot], counts[slot]);
+            keys[slot] = cd::kNoPair;
+            counts[slot] = 0;
+        }
+        used.clear();
+        for (std::uint32_t i = 0; i < cd::kAdjTable; ++i) EXPECT_EQ(keys[i], cd::kNoPair) << "slot " << i << " after tile " << tile;
     }
     return out;
 }

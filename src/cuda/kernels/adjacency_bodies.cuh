@@ -9,7 +9,10 @@
 // tile on a drawing, are the items a CUB sort and reduce-by-key sum by pair
 // (src/cuda/adjacency_cuda.cu). The first kernel emitted every run of a 32-pixel segment from one
 // thread: uncoalesced loads, twice (a counting pass and an emitting pass) and several times more
-// items to sort; 110 ms on the 800 dpi sheet where labelling it took 5 (H100, 2026-12-07).
+// items to sort; 110 ms on the 800 dpi sheet where labelling it took 5 (H100, 2026-12-07). The
+// second took 12: it cleared and read its whole 2048-slot table for every tile and loaded a label a
+// direction; now a warp loads its row and the row below once (the rest by shuffles), skips a row
+// where no lane has a pair after one ballot, and only the slots a tile took are put out and cleared.
 // Written once for the kernels and the CPU tests (tests/cpp/test_adjacency.cpp).
 #include <cstdint>
 
@@ -20,7 +23,7 @@ namespace cclabel::cuda::detail {
 
 inline constexpr std::uint32_t kAdjTileW = 32;   ///< pixels of a tile's row: one warp
 inline constexpr std::uint32_t kAdjTileH = 32;   ///< rows of a tile
-inline constexpr std::uint32_t kAdjTable = 2048; ///< slots of a block's table (a power of two)
+inline constexpr std::uint32_t kAdjTable = 1024; ///< slots of a block's table (a power of two)
 inline constexpr std::uint32_t kAdjProbes = 32;  ///< slots a pair tries before it goes out on its own
 inline constexpr std::uint64_t kNoPair = ~std::uint64_t(0);  ///< no pair; an empty slot (a < b, so no key is all ones)
 
@@ -44,32 +47,71 @@ CCL_HD std::uint64_t pair_key(std::uint32_t a, std::uint32_t b, bool include_bac
     return a < b ? (std::uint64_t(a) << 32 | b) : (std::uint64_t(b) << 32 | a);
 }
 
-/// The pair of lane @p lane of row @p r of tile @p tile in direction @p d (0 right, 1 below, 2
-/// below-right, 3 below-left), or kNoPair (outside the picture, no neighbour there, or no pair).
-CCL_HD std::uint64_t lane_pair(const AdjParams& p, std::uint64_t tile, std::uint32_t r, std::uint32_t lane, int d) {
-    const std::uint32_t ty = std::uint32_t(tile / p.tiles_x);
-    const std::uint32_t x = std::uint32_t(tile - std::uint64_t(ty) * p.tiles_x) * kAdjTileW + lane;
-    const std::uint32_t y = ty * kAdjTileH + r;
-    if (x >= p.width || y >= p.height) return kNoPair;
-    const std::uint32_t* row = p.labels + std::int64_t(y) * p.stride;
-    std::uint32_t b;
-    if (d == 0) {
-        if (x + 1 >= p.width) return kNoPair;
-        b = row[x + 1];
-    } else {
-        if (y + 1 >= p.height) return kNoPair;
-        const std::uint32_t* below = row + p.stride;
-        if (d == 1) {
-            b = below[x];
-        } else if (d == 2) {
-            if (x + 1 >= p.width) return kNoPair;
-            b = below[x + 1];
-        } else {
-            if (x == 0) return kNoPair;
-            b = below[x - 1];
-        }
+/// What lane @p lane of a row looks at: its label and those of its neighbours right, below,
+/// below-right and below-left, and which of them lie in the picture. On the GPU a lane loads its
+/// own label and the one below and takes its neighbours' from the lanes beside it (shuffles), so
+/// a row costs two coalesced loads, not a load a direction.
+struct LaneNeighbours {
+    std::uint32_t self = 0, right = 0, below = 0, below_right = 0, below_left = 0;
+    bool in = false, has_right = false, has_below = false, has_left = false;
+};
+
+/// The pair in direction @p d (0 right, 1 below, 2 below-right, 3 below-left), or kNoPair (no
+/// neighbour there, or no pair).
+CCL_HD std::uint64_t neighbour_pair(const LaneNeighbours& n, int d, bool include_background) {
+    if (!n.in) return kNoPair;
+    switch (d) {
+        case 0: return n.has_right ? pair_key(n.self, n.right, include_background) : kNoPair;
+        case 1: return n.has_below ? pair_key(n.self, n.below, include_background) : kNoPair;
+        case 2: return n.has_right && n.has_below ? pair_key(n.self, n.below_right, include_background) : kNoPair;
+        default: return n.has_left && n.has_below ? pair_key(n.self, n.below_left, include_background) : kNoPair;
     }
-    return pair_key(row[x], b, p.include_background);
+}
+
+/// Whether any of the lane's @p dirs directions gives a pair. Most rows of a drawing hold no
+/// boundary at all: a warp whose lanes all say no skips the directions' ballots and shuffles.
+CCL_HD bool lane_has_pair(const LaneNeighbours& n, int dirs, bool include_background) {
+    if (!n.in || (!include_background && n.self == 0)) return false;
+    for (int d = 0; d < dirs; ++d)
+        if (neighbour_pair(n, d, include_background) != kNoPair) return true;
+    return false;
+}
+
+/// The tile row and column of @p tile, and lane @p lane's pixel in row @p r of it.
+CCL_HD void lane_place(const AdjParams& p, std::uint64_t tile, std::uint32_t r, std::uint32_t lane, std::uint32_t& x,
+                       std::uint32_t& y) {
+    const std::uint32_t ty = std::uint32_t(tile / p.tiles_x);
+    x = std::uint32_t(tile - std::uint64_t(ty) * p.tiles_x) * kAdjTileW + lane;
+    y = ty * kAdjTileH + r;
+}
+
+/// Lane @p lane's neighbours in row @p r of tile @p tile, read from the labels one by one (the
+/// CPU's tests; the kernel assembles the same values with shuffles).
+CCL_HD LaneNeighbours lane_neighbours(const AdjParams& p, std::uint64_t tile, std::uint32_t r, std::uint32_t lane) {
+    LaneNeighbours n;
+    std::uint32_t x, y;
+    lane_place(p, tile, r, lane, x, y);
+    n.in = x < p.width && y < p.height;
+    if (!n.in) return n;
+    n.has_right = x + 1 < p.width;
+    n.has_below = y + 1 < p.height;
+    n.has_left = x > 0;
+    const std::uint32_t* row = p.labels + std::int64_t(y) * p.stride;
+    n.self = row[x];
+    if (n.has_right) n.right = row[x + 1];
+    if (n.has_below) {
+        const std::uint32_t* below = row + p.stride;
+        n.below = below[x];
+        if (n.has_right) n.below_right = below[x + 1];
+        if (n.has_left) n.below_left = below[x - 1];
+    }
+    return n;
+}
+
+/// The pair of lane @p lane of row @p r of tile @p tile in direction @p d, or kNoPair (outside the
+/// picture, no neighbour there, or no pair).
+CCL_HD std::uint64_t lane_pair(const AdjParams& p, std::uint64_t tile, std::uint32_t r, std::uint32_t lane, int d) {
+    return neighbour_pair(lane_neighbours(p, tile, r, lane), d, p.include_background);
 }
 
 /// True when lane @p lane starts a run: the first lane, or a pair other than its left neighbour's.
@@ -83,6 +125,10 @@ CCL_HD std::uint32_t run_length(std::uint32_t heads, std::uint32_t lane) {
     const std::uint32_t after = lane >= 31 ? 0u : heads & ~mask_upto(lane);
     return after != 0 ? ffs32(after) - 1u - lane : 32u - lane;
 }
+
+/// A table this full takes no new pair: the rest go out on their own at once. On noise every pair
+/// is new, and each would otherwise probe kAdjProbes taken slots before it spilled.
+CCL_HD bool table_full(std::uint32_t used) { return used >= kAdjTable / 4 * 3; }
 
 /// The table slot a pair tries first.
 CCL_HD std::uint32_t table_home(std::uint64_t key) {
