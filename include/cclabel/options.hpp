@@ -83,9 +83,9 @@ struct Options {
     /// steps: its ends may differ by far more. 0 (the default) is exact-value labelling, on its
     /// usual fast paths. At most the format's channel maximum (255; Gray16 65535; U32 2^32 - 1),
     /// otherwise an Error. Background pixels still join nothing, and regions are still numbered
-    /// 1..N in raster order of their first pixels. Both backends and the device API; not in tiles
-    /// (label_tiled refuses it) or with the typed formats. Binary8 ignores it (all its foreground
-    /// is one value).
+    /// 1..N in raster order of their first pixels. Both backends, the device API and tiles
+    /// (label_tiled, label_tile and seam_equivalences; not label_tiled_streamed); not with the
+    /// typed formats. Binary8 ignores it (all its foreground is one value).
     std::uint32_t tolerance = 0;
 };
 

@@ -49,6 +49,10 @@ struct TileInfo {
     std::vector<std::uint64_t> first_index;
     std::vector<std::uint32_t> edge_keys;
     std::vector<std::uint32_t> edge_labels;
+    /// The tile's format and Options::tolerance: with a tolerance, seam_equivalences() joins border
+    /// pixels whose keys are close in every channel, as the labeller joined them inside the tile.
+    PixelFormat format = PixelFormat::Binary8;
+    std::uint32_t tolerance = 0;
 
     std::uint32_t count() const noexcept { return std::uint32_t(first_index.size()); }
 };
@@ -84,9 +88,10 @@ TileInfo label_tile(const ImageView& tile, std::int64_t x0, std::int64_t y0, std
 /// The pairs (local label in @p a, local label in @p b) of regions that continue from tile @p a
 /// into tile @p b: pixels on the two tiles' borders that are neighbours under @p connectivity
 /// (4: faces; 8: faces, their diagonals and a corner where the tiles meet only at a corner), have
-/// equal keys and are not background. Sorted, without duplicates; empty when the tiles do not
-/// touch. Reads only the TileInfos' borders. Throws Error for tiles that overlap, belong to
-/// images of different widths, carry malformed borders, or a connectivity other than 4 or 8.
+/// equal keys (with the tiles' tolerance: keys within it in every channel) and are not
+/// background. Sorted, without duplicates; empty when the tiles do not touch. Reads only the
+/// TileInfos' borders. Throws Error for tiles that overlap, belong to images of different widths,
+/// carry malformed borders or different formats or tolerances, or a connectivity other than 4 or 8.
 std::vector<std::uint32_t> seam_equivalences(const TileInfo& a, const TileInfo& b, int connectivity);
 
 /// Resolves the seams of many tiles. @p first_index[t] is tile t's TileInfo::first_index; each

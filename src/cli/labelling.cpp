@@ -102,11 +102,9 @@ Labeller::Labeller(const LabelOptions& o) : o_(o) {
                                "an integer 0..4294967295 (at most 255 for 8-bit channels, 65535 for gray16)");
     if (tolerance_ > 0) {
         // Segmentation makes masks and cluster indices, whose values a tolerance means nothing for;
-        // tiles and the certificate compare values for equality only.
+        // the certificate compares values for equality only.
         if (!o.threshold.empty()) throw Error("--tolerance does not apply with --threshold");
         if (o.kmeans > 0) throw Error("--tolerance does not apply with --kmeans");
-        if (tile_) throw Error("--tolerance does not work with --tile yet (the tile seams join exact values only)");
-        if (o.stream) throw Error("--tolerance does not work with --stream yet (the tile seams join exact values only)");
         if (o.verify) throw Error("--verify checks exact-value labels, not --tolerance ones");
     }
     if (const char* env = std::getenv("CCLABEL_TEST_UNTILED_LIMIT"); env != nullptr && *env != '\0') {
@@ -131,10 +129,10 @@ Options Labeller::streamed_options(const std::string& why) const {
     if (o_.largest > 0) refuse("--largest");
     if (o_.verify) refuse("--verify");
     if (bg_ && bg_->automatic) refuse("--background auto");
-    if (tolerance_ > 0) refuse("--tolerance");
     Options o;
     o.connectivity = o_.connectivity;
     o.threads = o_.threads;
+    o.tolerance = tolerance_;
     o.backend = o_.backend == "cpu" ? Backend::Cpu : o_.backend == "cuda" ? Backend::Cuda : Backend::Auto;
     if (bg_ && bg_->value.empty())
         throw BadOption("--background '" + bg_->text + "': negative, fractional, nan and inf values are for signed and "
@@ -154,7 +152,6 @@ Labelled Labeller::run(const ImageView& page) const {
         if (o_.min_size > 1) require_narrow(page, "--min-size");
         if (o_.largest > 0) require_narrow(page, "--largest");
         if (o_.verify) require_narrow(page, "--verify");
-        if (tolerance_ > 0) require_narrow(page, "--tolerance");
     }
     if (is_typed_format(page.format)) {
         // The library labels the typed formats (signed, float, 64-bit) with label() only; its

@@ -28,10 +28,6 @@ struct Request {
     const std::uint8_t* row(std::int64_t y) const { return data + y * stride; }
 };
 
-/// Tiles (label_tile, label_tiled, the streamed CLI) join their seams by equal values only: a
-/// tolerance there would give wrong labels silently, so they refuse it until the seams learn it.
-void reject_tolerance_in_tiles(std::uint32_t tolerance);
-
 /// Validates and resolves a call; throws Error naming the first problem found.
 Request make_request(const ImageView& image, const std::uint32_t* out, const Options& options);
 

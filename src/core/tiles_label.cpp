@@ -34,7 +34,6 @@ TileInfo label_tile(const ImageView& tile, std::int64_t x0, std::int64_t y0, std
     if (x0 < 0 || y0 < 0)
         throw Error("tile origin (" + std::to_string(x0) + ", " + std::to_string(y0) + ") must not be negative");
     const detail::Request r = detail::make_request(tile, labels, options);
-    detail::reject_tolerance_in_tiles(r.tolerance);
     if (image_width < 0 || x0 > image_width || r.width > image_width - x0)
         throw Error("tile at x0 = " + std::to_string(x0) + ", " + std::to_string(r.width) +
                     " pixels wide, reaches past the image width " + std::to_string(image_width));
@@ -46,6 +45,8 @@ TileInfo label_tile(const ImageView& tile, std::int64_t x0, std::int64_t y0, std
     TileInfo info;
     info.rect = TileRect{x0, y0, r.width, r.height};
     info.image_width = image_width;
+    info.format = r.format;
+    info.tolerance = r.tolerance;
     const std::uint64_t px = r.pixels();
     if (px == 0) return info;
 

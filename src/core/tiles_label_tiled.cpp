@@ -59,7 +59,6 @@ TiledResult label_grid(const ImageView& image, Out* out, const Options& options,
     if (tile_w < 1 || tile_h < 1)
         throw Error("tile size must be at least 1 x 1 (got " + std::to_string(tile_w) + " x " + std::to_string(tile_h) +
                     ")");
-    detail::reject_tolerance_in_tiles(options.tolerance);
     if constexpr (sizeof(Out) == 4) {
         (void)detail::make_request(image, out, options);
         if (image.pixels() > detail::tiled_label_limit())
@@ -82,8 +81,9 @@ TiledResult label_grid(const ImageView& image, Out* out, const Options& options,
                                           options.threads > 0 ? options.threads : detail::usable_cores()});
     if (image.pixels() == 0) return TiledResult{0, use};
     // The GPU: the streamed tile pipeline (src/cuda/tiles_cuda.cu), when the labelled tiles fit in
-    // its memory; otherwise the loop below labels one tile at a time through label().
-    if (use == Backend::Cuda) {
+    // its memory; otherwise the loop below labels one tile at a time through label(). The pipeline
+    // joins equal values only: with a tolerance, the loop's label() calls take the GPU's tolerance path.
+    if (use == Backend::Cuda && options.tolerance == 0) {
         std::uint64_t n = 0;
         if (detail::cuda_label_tiled(image, out, options, tw, th, n)) return TiledResult{n, use};
     }

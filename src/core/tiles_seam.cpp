@@ -2,8 +2,10 @@
 #include <algorithm>
 #include <string>
 
+#include "cclabel/detail/pixel_traits.hpp"
 #include "cclabel/error.hpp"
 #include "cclabel/tiles.hpp"
+#include "cuda/kernels/close_keys.cuh"
 
 namespace cclabel {
 namespace {
@@ -45,6 +47,10 @@ std::vector<std::uint32_t> seam_equivalences(const TileInfo& a, const TileInfo& 
     const bool overlap_x = ra.x0 < rb.x0 + rb.width && rb.x0 < ra.x0 + ra.width;
     const bool overlap_y = ra.y0 < rb.y0 + rb.height && rb.y0 < ra.y0 + ra.height;
     if (overlap_x && overlap_y) throw Error("seam: the tiles overlap");
+    if (a.tolerance != b.tolerance || (a.tolerance != 0 && a.format != b.format))
+        throw Error("seam: the tiles were labelled with different tolerances or formats (tolerance " +
+                    std::to_string(a.tolerance) + " " + std::string(format_name(a.format)) + " and " +
+                    std::to_string(b.tolerance) + " " + std::string(format_name(b.format)) + ")");
 
     const int reach = connectivity == 8 ? 1 : 0;  // how far along the seam a neighbour may lie
     // Along a seam neighbouring pixels mostly repeat the same pair (and with 8-connectivity each
@@ -52,9 +58,17 @@ std::vector<std::uint32_t> seam_equivalences(const TileInfo& a, const TileInfo& 
     // left out here, which the sort and dedupe below would drop anyway, so that they sort a few
     // pairs a region rather than up to three a pixel (the streamed GPU pipeline computes the seams
     // on the host between tiles).
+    // With a tolerance, keys join as the labeller joined pixels inside the tiles: close in every
+    // channel of the format's key (background pixels carry label 0 and join nothing either way).
+    const std::uint32_t tol = a.tolerance;
+    const auto keys_join = [&](std::uint32_t ka, std::uint32_t kb) {
+        if (ka == kb) return true;
+        if (tol == 0) return false;
+        return detail::dispatch_format(a.format, [&]<PixelFormat F>() { return cuda::detail::keys_close<F>(ka, kb, tol); });
+    };
     auto join = [&](std::size_t ia, std::size_t ib) {
         const std::uint32_t la = a.edge_labels[ia], lb = b.edge_labels[ib];
-        if (la != 0 && lb != 0 && a.edge_keys[ia] == b.edge_keys[ib]) {
+        if (la != 0 && lb != 0 && keys_join(a.edge_keys[ia], b.edge_keys[ib])) {
             const std::size_t n = pairs.size();
             if (n >= 2 && pairs[n - 2] == la && pairs[n - 1] == lb) return;
             if (n >= 4 && pairs[n - 4] == la && pairs[n - 3] == lb) return;

@@ -6,7 +6,6 @@
 #include "core/format_value.hpp"
 #include "cclabel/error.hpp"
 #include "cclabel/label.hpp"
-#include "core/refuse_tolerance.hpp"
 #include "core/request.hpp"
 #include "cclabel/detail/pixel_traits.hpp"
 
@@ -64,10 +63,6 @@ std::uint64_t channel_max(PixelFormat f) {
 }
 
 }  // namespace
-
-void reject_tolerance_in_tiles(std::uint32_t tolerance) {
-    refuse_tolerance(tolerance, "in tiles (their seams join equal values only)", "label the whole picture");
-}
 
 Request make_request(const ImageView& image, const std::uint32_t* out, const Options& options) {
     const int bpp = bytes_per_pixel(image.format);

@@ -75,7 +75,7 @@
 #include "cuda/host_stager.hpp"
 #include "cuda/tiles_context.cuh"
 #include "cuda/tiles_kernels.cuh"
-#include "cuda/no_tolerance.hpp"
+#include "core/refuse_tolerance.hpp"
 #include "cuda/pinned_pool.hpp"
 
 namespace cclabel::cuda {
@@ -742,7 +742,8 @@ constexpr std::uint64_t kMaxIndex = ~std::uint64_t(0) >> 1;
 // The checks of label_tiled() (tiles_label_tiled.cpp), for the public entry point.
 template <typename Out>
 void validate(const ImageView& image, const Out* out, const Options& options, std::int64_t tile_w, std::int64_t tile_h) {
-    cclabel::cuda::detail::reject_tolerance(options.tolerance, "label_tiled on the GPU");
+    cclabel::detail::refuse_tolerance(options.tolerance, "in the streamed GPU tile pipeline (its seams join equal values only)",
+                                      "use label_tiled, which labels its tiles with a tolerance", "label_tiled_streamed");
     if (tile_w < 1 || tile_h < 1)
         throw Error("tile size must be at least 1 x 1 (got " + std::to_string(tile_w) + " x " + std::to_string(tile_h) +
                     ")");

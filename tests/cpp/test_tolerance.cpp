@@ -190,24 +190,65 @@ TEST(Tolerance, CudaBackendWithoutADeviceIsAnError) {
                  Error);
 }
 
-TEST(Tolerance, TilesAndVerifyRefuseItRatherThanAnswerWrongly) {
-    // Tile seams join equal values only, and verify certifies exact-value regions: with a tolerance
-    // either would be wrong silently (a stroke split at a seam; correct labels reported broken).
+TEST(Tolerance, VerifyRefusesItRatherThanAnswerWrongly) {
+    // verify certifies exact-value regions: with a tolerance it would report correct labels broken.
     const ChannelImage img(9, 7, PixelFormat::Gray8, random_channels(9 * 7, 1, 255, 1, 2, 5));
     std::vector<std::uint32_t> out(9 * 7);
     const Options o{.backend = Backend::Cpu, .tolerance = 2};
-    auto expect_refused = [](auto&& call, const char* what) {
-        try {
-            call();
-            ADD_FAILURE() << what << " accepted a tolerance";
-        } catch (const Error& e) {
-            EXPECT_NE(std::string(e.what()).find("tolerance 2"), std::string::npos) << what << ": " << e.what();
-        }
-    };
-    expect_refused([&] { label_tiled(img.view(), out.data(), o, 4, 4); }, "label_tiled");
-    expect_refused([&] { label_tile(img.view(), 0, 0, 9, out.data(), o); }, "label_tile");
     label(img.view(), out.data(), o);
-    expect_refused([&] { verify(img.view(), out.data(), o); }, "verify");
+    try {
+        verify(img.view(), out.data(), o);
+        ADD_FAILURE() << "verify accepted a tolerance";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("tolerance 2"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Tolerance, TilesJoinAcrossTheirSeamsAsTheWholePicture) {
+    // Tiles of every shape down to 1 x 1 (every pixel's joins are seams), uint32 and uint64
+    // labels, against the flood fill; the ramp case puts a chain of close steps across many seams.
+    std::uint32_t seed = 40;
+    for (PixelFormat f : kFormats)
+        for (int conn : {4, 8})
+            for (auto [tw, th] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {3, 2}, {5, 7}, {16, 3}, {64, 64}}) {
+                const std::int64_t w = 23, h = 19;
+                const int nch = channels(f);
+                const std::uint64_t step = f == PixelFormat::Gray16 ? 7 : 1;
+                const ChannelImage img(w, h, f, random_channels(w * h, nch, channel_max(f), step, nch > 1 ? 3 : 8, seed++), 2);
+                const std::vector<std::uint64_t> bg(std::size_t(nch), 0);
+                for (auto b : {std::optional<std::vector<std::uint64_t>>{}, std::optional{bg}}) {
+                    const std::uint32_t tol = std::uint32_t(2 * step);
+                    std::uint32_t n_ref = 0;
+                    const auto ref = tolerance_flood_fill(img.channels, nch, w, h, conn, tol, b, &n_ref);
+                    const Options o{.connectivity = conn, .background = b, .backend = Backend::Cpu, .tolerance = tol};
+                    const std::string what = std::string(format_name(f)) + " conn " + std::to_string(conn) + " tiles " +
+                                             std::to_string(tw) + "x" + std::to_string(th) + (b ? " bg" : "");
+                    std::vector<std::uint32_t> out(std::size_t(w * h));
+                    ASSERT_EQ(label_tiled(img.view(), out.data(), o, tw, th).count, n_ref) << what;
+                    for (std::size_t i = 0; i < ref.size(); ++i) ASSERT_EQ(out[i], ref[i]) << what << " at " << i;
+                    std::vector<std::uint64_t> wide(std::size_t(w * h));
+                    ASSERT_EQ(label_tiled(img.view(), wide.data(), o, tw, th).count, n_ref) << what << " (uint64)";
+                    for (std::size_t i = 0; i < ref.size(); ++i) ASSERT_EQ(wide[i], ref[i]) << what << " (uint64) at " << i;
+                }
+            }
+    std::vector<std::uint64_t> ramp;
+    for (std::uint64_t v = 0; v <= 255; v += 3) ramp.push_back(v);
+    const ChannelImage line(std::int64_t(ramp.size()), 1, PixelFormat::Gray8, ramp);
+    std::vector<std::uint32_t> out(ramp.size());
+    EXPECT_EQ(label_tiled(line.view(), out.data(), Options{.backend = Backend::Cpu, .tolerance = 3}, 4, 1).count, 1u);
+    EXPECT_EQ(label_tiled(line.view(), out.data(), Options{.backend = Backend::Cpu, .tolerance = 2}, 4, 1).count,
+              std::uint32_t(ramp.size()));
+}
+
+TEST(Tolerance, SeamsOfTilesLabelledDifferentlyAreAnError) {
+    const ChannelImage img(8, 2, PixelFormat::Gray8, random_channels(16, 1, 255, 1, 4, 3));
+    std::vector<std::uint32_t> la(8), lb(8);
+    const ImageView top = tile_view(img.view(), TileRect{0, 0, 8, 1}), bottom = tile_view(img.view(), TileRect{0, 1, 8, 1});
+    const TileInfo a = label_tile(top, 0, 0, 8, la.data(), Options{.tolerance = 2});
+    const TileInfo b = label_tile(bottom, 0, 1, 8, lb.data(), Options{.tolerance = 3});
+    EXPECT_THROW(seam_equivalences(a, b, 8), Error);
+    const TileInfo b2 = label_tile(bottom, 0, 1, 8, lb.data(), Options{.tolerance = 2});
+    EXPECT_NO_THROW(seam_equivalences(a, b2, 8));
 }
 
 }  // namespace

@@ -15,6 +15,8 @@
 #include "cclabel/batch.hpp"
 #include "cclabel/cclabel.hpp"
 #include "cclabel/cuda.hpp"
+#include "cclabel/cuda_tiles.hpp"
+#include "cclabel/tiles.hpp"
 #include "cuda/gpu_test.hpp"
 #include "reference/tolerance_flood_fill.hpp"
 #include "support/channel_image.hpp"
@@ -112,6 +114,33 @@ TEST(ToleranceCuda, MatchesTheFloodFill) {
                                          std::string(format_name(f)) + " " + std::to_string(w) + "x" +
                                              std::to_string(h) + " conn " + std::to_string(conn) + " tol " +
                                              std::to_string(tol) + (bg ? " bg" : ""));
+        }
+}
+
+TEST(ToleranceCuda, TiledEqualsTheFloodFill) {
+    // label_tiled with Backend::Cuda labels its tiles through the GPU's tolerance path and joins
+    // their seams by closeness; the streamed tile pipeline refuses a tolerance by name.
+    REQUIRE_GPU();
+    const std::int64_t w = 301, h = 173;
+    for (PixelFormat f : {PixelFormat::Gray8, PixelFormat::RGB8, PixelFormat::Gray16})
+        for (int conn : {4, 8}) {
+            const int nch = channels(f);
+            const ChannelImage img(w, h, f, wandering(w, h, nch, channel_max(f), 90 + std::uint32_t(conn)), 1);
+            const std::uint32_t tol = f == PixelFormat::Gray16 ? 2 * 97 : 2;
+            std::uint32_t n_ref = 0;
+            const auto ref = tolerance_flood_fill(img.channels, nch, w, h, conn, tol, std::nullopt, &n_ref);
+            const Options o{.connectivity = conn, .backend = Backend::Cuda, .tolerance = tol};
+            std::vector<std::uint32_t> out(ref.size());
+            const TiledResult r = label_tiled(img.view(), out.data(), o, 64, 40);
+            EXPECT_EQ(r.backend, Backend::Cuda);
+            ASSERT_EQ(r.count, n_ref) << format_name(f) << " conn " << conn;
+            EXPECT_TRUE(out == ref) << format_name(f) << " conn " << conn;
+            try {
+                cuda::label_tiled_streamed(img.view(), out.data(), o, 64, 40);
+                ADD_FAILURE() << "label_tiled_streamed accepted a tolerance";
+            } catch (const Error& e) {
+                EXPECT_NE(std::string(e.what()).find("label_tiled_streamed: tolerance"), std::string::npos) << e.what();
+            }
         }
 }
 

@@ -320,9 +320,26 @@ def test_cli_bad_tolerance(cli, tmp_path, value, code, message):
 
 def test_cli_tolerance_refuses_exact_only_options(cli, tmp_path):
     np.save(tmp_path / "in.npy", np.zeros((3, 3), np.uint8))
-    for extra in (["--tile", "2x2"], ["--verify"], ["--threshold", "3"]):
+    for extra in (["--verify"], ["--threshold", "3"]):
         proc = run_cli(cli, tmp_path / "in.npy", "--tolerance", "2", *extra, expect_ok=False)
         assert proc.returncode == 2 and "tolerance" in proc.stderr, proc.stderr
+
+
+def test_cli_tolerance_in_tiles_and_streamed(cli, tmp_path):
+    """--tile and --stream join their seams by the tolerance too: the same labels as the flood fill."""
+    tifffile = pytest.importorskip("tifffile", reason="pip install tifffile")
+    rng = np.random.default_rng(8)
+    img = rng.integers(0, 9, size=(45, 38, 3)).astype(np.uint8)
+    np.save(tmp_path / "in.npy", img)
+    tifffile.imwrite(tmp_path / "in.tif", img, photometric="rgb", rowsperstrip=4)
+    for connectivity in (4, 8):
+        want = flood_fill(img, 2, connectivity, background=(0, 0, 0))
+        for source, extra in (("in.npy", ["--tile", "7x5"]), ("in.npy", ["--tile", "1x1"]), ("in.tif", ["--stream"]),
+                              ("in.tif", ["--stream", "--tile", "9x4"])):
+            out = tmp_path / f"labels{connectivity}{extra[-1]}.npy"
+            run_cli(cli, tmp_path / source, "--tolerance", "2", "-b", "0,0,0", "-c", str(connectivity),
+                    "--backend", "cpu", "-o", out, *extra)
+            np.testing.assert_array_equal(np.load(out), want, err_msg=f"{source} {extra} conn {connectivity}")
 
 
 def test_label_takes_tolerance_and_cc3d_delta():
