@@ -9,8 +9,12 @@
 // label_volume once ("ok", else "DIFF" and exit code 1). The floor: a cudaMemset of the labels
 // (their 4 bytes a voxel written once).
 //
+// The kernels' switches (VolumeSwitches, cuda/volume_plan.hpp): --off turns the named ones off
+// for every row; --each-off adds, after each row, one row with each switch off in turn (its name
+// in the "off" column), so one run measures what each idea gives.
+//
 //   bench_volume [--size 512] [--reps 10] [--conn 6,18,26] [--only "binary 0.3,blobs"]
-//                [--tile 32x4x4] [--no-check]
+//                [--tile 32x4x4] [--off cover] [--each-off] [--no-check]
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -20,6 +24,7 @@
 #include <functional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "cclabel/cclabel.hpp"
@@ -148,6 +153,8 @@ int main(int argc, char** argv) {
     std::string only;
     bool check = true;
     cclabel::cuda::detail::VolumeShape shape{};
+    bool each_off = false;
+    std::string off_names = "-";
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--size" && i + 1 < argc) n = std::atoll(argv[++i]);
@@ -156,13 +163,30 @@ int main(int argc, char** argv) {
         else if (a == "--only" && i + 1 < argc) only = argv[++i];
         else if (a == "--tile" && i + 1 < argc) {
             if (std::sscanf(argv[++i], "%ux%ux%u", &shape.tile_x, &shape.tile_y, &shape.tile_z) != 3) return 2;
-        } else if (a == "--no-check") check = false;
+        } else if (a == "--off" && i + 1 < argc) {
+            off_names = argv[++i];
+            for (std::size_t b = 0, e; b <= off_names.size(); b = e + 1) {
+                e = std::min(off_names.find(',', b), off_names.size());
+                if (!cclabel::cuda::detail::volume_switch_off(shape.switches, off_names.substr(b, e - b).c_str())) {
+                    std::fprintf(stderr, "bench_volume: no switch called '%s'\n", off_names.substr(b, e - b).c_str());
+                    return 2;
+                }
+            }
+        } else if (a == "--each-off") each_off = true;
+        else if (a == "--no-check") check = false;
         else {
             std::fprintf(stderr,
                          "usage: bench_volume [--size 512] [--reps 10] [--conn 6,18,26] [--only NAMES] "
-                         "[--tile 32x4x4] [--no-check]\n");
+                         "[--tile 32x4x4] [--off NAMES] [--each-off] [--no-check]\n");
             return 2;
         }
+    }
+    // The rows of each volume and connectivity: the switches as given, then each one off.
+    std::vector<std::pair<std::string, cclabel::cuda::detail::VolumeShape>> variants = {{off_names, shape}};
+    for (const char* name : cclabel::cuda::detail::kVolumeSwitchNames) {
+        cclabel::cuda::detail::VolumeShape s = shape;
+        if (each_off && cclabel::cuda::detail::volume_switch_off(s.switches, name))
+            variants.emplace_back(off_names == "-" ? std::string(name) : off_names + "," + name, s);
     }
     cudaDeviceProp p{};
     ck(cudaGetDeviceProperties(&p, 0), "cudaGetDeviceProperties");
@@ -213,8 +237,8 @@ int main(int argc, char** argv) {
     const double floor_ms =
         time_ms([&] { ck(cudaMemsetAsync(d_labels, 0, voxels * 4, stream), "cudaMemsetAsync"); }, false);
     std::printf("floor: cudaMemset of the labels %.3f ms (%.1f GVx/s)\n", floor_ms, double(voxels) / floor_ms * 1e-6);
-    std::printf("%-11s %4s %9s %8s %8s %8s %8s %8s %9s %s\n", "volume", "conn", "ms", "GVx/s", "local", "border",
-                "flatten", "number", "regions", "check");
+    std::printf("%-11s %4s %9s %8s %8s %8s %8s %8s %9s %-5s %s\n", "volume", "conn", "ms", "GVx/s", "local", "border",
+                "flatten", "number", "regions", "check", "off");
 
     int failures = 0;
     for (std::size_t m = 0; m < makers.size(); ++m) {
@@ -225,18 +249,19 @@ int main(int argc, char** argv) {
         ck(cudaMemcpy(d_in, v.bytes.data(), v.bytes.size(), cudaMemcpyHostToDevice), "cudaMemcpy(volume)");
         const cclabel::VolumeView host = cclabel::make_volume_view(v.bytes.data(), n, n, n, v.format);
         const cclabel::VolumeView dev = cclabel::make_volume_view(d_in, n, n, n, v.format);
-        for (int conn : conns) {
+        for (int conn : conns)
+        for (const auto& [variant, vshape] : variants) {
             cclabel::Options o;
             o.connectivity = conn;
             if (v.background) o.background = std::vector<std::uint64_t>{0};
             std::size_t ws_bytes = 0;
-            cclabel::cuda::detail::label_volume_device_shaped(nullptr, ws_bytes, dev, d_labels, d_count, o, stream, shape);
+            cclabel::cuda::detail::label_volume_device_shaped(nullptr, ws_bytes, dev, d_labels, d_count, o, stream, vshape);
             void* ws = nullptr;
             ck(cudaMalloc(&ws, ws_bytes), "cudaMalloc(workspace)");
             const double ms = time_ms(
                 [&] {
                     cclabel::cuda::detail::label_volume_device_shaped(ws, ws_bytes, dev, d_labels, d_count, o, stream,
-                                                                      shape, &events);
+                                                                      vshape, &events);
                 },
                 true);
             std::uint32_t count = 0;
@@ -252,9 +277,9 @@ int main(int argc, char** argv) {
                 verdict = same ? "ok" : "DIFF";
                 failures += !same;
             }
-            std::printf("%-11s %4d %9.3f %8.1f %8.3f %8.3f %8.3f %8.3f %9u %s\n", names[m], conn, ms,
+            std::printf("%-11s %4d %9.3f %8.1f %8.3f %8.3f %8.3f %8.3f %9u %-5s %s\n", names[m], conn, ms,
                         double(voxels) / ms * 1e-6, step_ms[0], step_ms[1], step_ms[2], step_ms[3], count,
-                        verdict.c_str());
+                        verdict.c_str(), variant.c_str());
             std::fflush(stdout);
             ck(cudaFree(ws), "cudaFree(workspace)");
         }

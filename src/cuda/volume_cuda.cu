@@ -30,18 +30,22 @@ namespace {
 
 using vol::VolParams;
 
-template <PixelFormat F, int Conn>
+template <PixelFormat F, int Conn, bool Cover>
 __global__ void __launch_bounds__(512) volume_local_kernel(VolParams g) {
     __shared__ std::uint32_t tsm[512];
     __shared__ std::uint32_t tkeys[512];
     DeviceOps ops{nullptr, threadIdx.x, blockDim.x, tsm, tkeys};
-    vol::volume_local_program<F, Conn>(ops, g, threadIdx.x, blockIdx.x);
+    vol::volume_local_program<F, Conn, Cover>(ops, g, threadIdx.x, blockIdx.x);
 }
 
-template <PixelFormat F, int Conn>
-__global__ void __launch_bounds__(512) volume_border_kernel(VolParams g) {
+// With cover, at least three blocks of 512 a multiprocessor (at most 42 registers; it takes 38 to
+// 40): left to itself ptxas built Border for four (32 registers) and spilled under 18 and 26.
+// Without, no minimum (0), which builds the kernel as it was before cover (32 registers; a
+// minimum of 1 gave 34, three blocks a multiprocessor instead of four).
+template <PixelFormat F, int Conn, bool Cover>
+__global__ void __launch_bounds__(512, Cover ? 3 : 0) volume_border_kernel(VolParams g) {
     DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
-    vol::volume_border_program<F, Conn>(ops, g, threadIdx.x, blockIdx.x);
+    vol::volume_border_program<F, Conn, Cover>(ops, g, threadIdx.x, blockIdx.x);
 }
 
 __global__ void __launch_bounds__(1024) volume_flatten_kernel(VolParams g) {
@@ -75,20 +79,22 @@ void enqueue_volume(const cclabel::detail::VolumeRequest& r, const VolumePlan& p
     CCL_CUDA(cudaMemsetAsync(g.prefix + plan.words, 0, sizeof(std::uint32_t), stream));
     const auto tiles = unsigned(plan.tiles), vblocks = unsigned(plan.voxel_blocks);
     record(ev.start, stream);
-    auto launch = [&]<PixelFormat F, int Conn>() {
-        volume_local_kernel<F, Conn><<<tiles, plan.tile_threads, 0, stream>>>(g);
+    auto launch = [&]<PixelFormat F, int Conn, bool Cover>() {
+        volume_local_kernel<F, Conn, Cover><<<tiles, plan.tile_threads, 0, stream>>>(g);
         CCL_LAUNCHED("volume_local_kernel");
         record(ev.after_local, stream);
-        volume_border_kernel<F, Conn><<<tiles, plan.tile_threads, 0, stream>>>(g);
+        volume_border_kernel<F, Conn, Cover><<<tiles, plan.tile_threads, 0, stream>>>(g);
         CCL_LAUNCHED("volume_border_kernel");
         record(ev.after_border, stream);
         return 0;
     };
+    // Under 6 no two earlier neighbours are adjacent: cover has nothing to skip.
+    const bool cover = shape.switches.cover;
     cclabel::detail::dispatch_format(r.format, [&]<PixelFormat F>() {
         switch (r.connectivity) {
-            case 6: return launch.template operator()<F, 6>();
-            case 18: return launch.template operator()<F, 18>();
-            default: return launch.template operator()<F, 26>();
+            case 6: return launch.template operator()<F, 6, false>();
+            case 18: return cover ? launch.template operator()<F, 18, true>() : launch.template operator()<F, 18, false>();
+            default: return cover ? launch.template operator()<F, 26, true>() : launch.template operator()<F, 26, false>();
         }
     });
     volume_flatten_kernel<<<vblocks, shape.voxel_threads, 0, stream>>>(g);

@@ -3,12 +3,36 @@
 // grids and workspace offsets, computed on the host in 64-bit arithmetic. Pure, so CI tests it at
 // sizes up to 2^32 - 1 voxels without a GPU, and the emulator launches exactly what the GPU does.
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "core/volume_request.hpp"
 #include "cuda/kernels/volume_bodies.cuh"
 
 namespace cclabel::cuda::detail {
+
+/// Each idea of the volume kernels as a switch (the picture pipeline's Switches, cuda/tuning.hpp):
+/// flipping one never changes the labels, only the time. bench_volume turns them off by name
+/// (--off, or --each-off for a row with each one off); the emulator's tests run each one off.
+struct VolumeSwitches {
+    /// A voxel joins only the earlier neighbours of its value that no join it already made
+    /// covers: once it joined neighbour k, every earlier neighbour adjacent to k is joined to it
+    /// through k (kernels/volume_bodies.cuh, cover_mask). Neighbours are tried in the order that
+    /// covers most first (under 26 the voxel below covers all twelve others), those in the tile
+    /// first, so that Border makes only the joins Local could not. Off: a voxel skips only the
+    /// neighbours its left neighbour covers when that has its value (covered_by_left).
+    bool cover = true;
+};
+
+/// The names of VolumeSwitches' members, as --off and the tests take them.
+inline constexpr const char* kVolumeSwitchNames[] = {"cover"};
+
+/// Turns off the switch called @p name; false when there is none of that name.
+inline bool volume_switch_off(VolumeSwitches& s, const char* name) {
+    bool* flag = std::strcmp(name, "cover") == 0 ? &s.cover : nullptr;
+    if (flag) *flag = false;
+    return flag != nullptr;
+}
 
 /// The shape of the volume labeller's launches. Tiles of the local phase are tile_x × tile_y ×
 /// tile_z voxels, one thread a voxel (at most 512 on the GPU, 1024 in the emulator); on the GPU
@@ -17,6 +41,7 @@ struct VolumeShape {
     std::uint32_t tile_x = 32, tile_y = 4, tile_z = 4;
     std::uint32_t voxel_threads = 256;  ///< threads a block of the voxel-wise kernels (Flatten, Number)
     std::uint32_t warp_w = 32;          ///< Flatten's root bits are one word a warp: 32 on the GPU
+    VolumeSwitches switches{};
 };
 
 struct VolumePlan {

@@ -17,6 +17,7 @@
 #include "cclabel/cuda_volume.hpp"
 #include "cuda/dev_mem.hpp"
 #include "cuda/gpu_test.hpp"
+#include "cuda/volume_tuned.hpp"
 #include "support/volume_data.hpp"
 
 namespace cclabel::test {
@@ -50,8 +51,9 @@ Labels on_cpu(const VolumeView& view, const Options& o) {
     return l;
 }
 
-/// label_volume_device of the host volume @p view copied to the GPU with its strides.
-Labels on_device(const VolumeView& view, const Options& o) {
+/// label_volume_device of the host volume @p view copied to the GPU with its strides (with
+/// @p shape: its tiles and switches, else the public call's).
+Labels on_device(const VolumeView& view, const Options& o, const cuda::detail::VolumeShape* shape = nullptr) {
     const std::size_t bytes = std::size_t(view.slice_bytes() * std::max<std::int64_t>(view.depth, 1));
     DevMem d_in(bytes), d_out((view.voxels() + 1) * 4), d_count(4);
     EXPECT_EQ(cudaMemcpy(d_in.p, view.data, bytes, cudaMemcpyHostToDevice), cudaSuccess);
@@ -59,9 +61,16 @@ Labels on_device(const VolumeView& view, const Options& o) {
     VolumeView dv = view;
     dv.data = d_in.p;
     std::size_t ws_bytes = 0;
-    cuda::label_volume_device(nullptr, ws_bytes, dv, d_out.as<std::uint32_t>(), d_count.as<std::uint32_t>(), o);
+    auto call = [&](void* ws) {
+        if (shape)
+            cuda::detail::label_volume_device_shaped(ws, ws_bytes, dv, d_out.as<std::uint32_t>(),
+                                                     d_count.as<std::uint32_t>(), o, nullptr, *shape);
+        else
+            cuda::label_volume_device(ws, ws_bytes, dv, d_out.as<std::uint32_t>(), d_count.as<std::uint32_t>(), o);
+    };
+    call(nullptr);
     DevMem ws(ws_bytes);
-    cuda::label_volume_device(ws.p, ws_bytes, dv, d_out.as<std::uint32_t>(), d_count.as<std::uint32_t>(), o);
+    call(ws.p);
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     Labels l;
     l.labels.resize(view.voxels() + 1);
@@ -169,6 +178,30 @@ TEST(VolumeCuda, HelicesSlabsAndCheckerboards) {
         for (auto& i : full.idx) i = 1;
         expect_cpu(full, PixelFormat::Binary8, conn, true, "all foreground");
     }
+}
+
+TEST(VolumeCuda, EachSwitchOffAndOtherTilesMatchTheCpu) {
+    REQUIRE_GPU();
+    std::vector<cuda::detail::VolumeShape> shapes = {{32, 2, 8, 256, 32}, {64, 2, 2, 256, 32}};
+    for (const char* name : cuda::detail::kVolumeSwitchNames) {
+        cuda::detail::VolumeShape s{};
+        ASSERT_TRUE(cuda::detail::volume_switch_off(s.switches, name)) << name;
+        shapes.push_back(s);
+    }
+    std::uint32_t seed = 40;
+    for (const cuda::detail::VolumeShape& s : shapes)
+        for (double density : {0.2, 0.5, 0.8})
+            for (int conn : kConnectivities) {
+                Volume v = random_volume(97, 21, 19, 2, density, ++seed);
+                const VolumeView& view = v.as(PixelFormat::Binary8);
+                const Options o = volume_options(PixelFormat::Binary8, conn, true);
+                const Labels want = on_cpu(view, o), got = on_device(view, o, &s);
+                const std::string at = "tile " + std::to_string(s.tile_x) + "x" + std::to_string(s.tile_y) + "x" +
+                                       std::to_string(s.tile_z) + " cover " + std::to_string(s.switches.cover) +
+                                       " density " + std::to_string(density) + " conn " + std::to_string(conn);
+                ASSERT_EQ(got.count, want.count) << at;
+                ASSERT_EQ(got.labels, want.labels) << at;
+            }
 }
 
 TEST(VolumeCuda, Large512CubesMatchTheCpuAndRepeat) {

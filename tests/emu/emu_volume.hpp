@@ -36,14 +36,21 @@ std::uint32_t emu_label_volume(const cclabel::detail::VolumeRequest& r, std::uin
     ex.set_shared_words(plan.tile_threads);
     const std::uint32_t vt = shape.voxel_threads;
     auto run = [&]<PixelFormat F, int C>() {
-        ex.set_phase(Phase::Parents);
-        ex.launch(plan.tiles, plan.tile_threads, shape.warp_w, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
-            cd::vol::volume_local_program<F, C>(ops, g, tid, b);
-        });
-        ex.forget_stale();
-        ex.launch(plan.tiles, plan.tile_threads, shape.warp_w, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
-            cd::vol::volume_border_program<F, C>(ops, g, tid, b);
-        });
+        // As the GPU: cover is a template parameter of the programs (Conn 6 always without).
+        auto tiles = [&]<bool Cover>() {
+            ex.set_phase(Phase::Parents);
+            ex.launch(plan.tiles, plan.tile_threads, shape.warp_w, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
+                cd::vol::volume_local_program<F, C, Cover>(ops, g, tid, b);
+            });
+            ex.forget_stale();
+            ex.launch(plan.tiles, plan.tile_threads, shape.warp_w, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
+                cd::vol::volume_border_program<F, C, Cover>(ops, g, tid, b);
+            });
+        };
+        if (C != 6 && shape.switches.cover)
+            tiles.template operator()<true>();
+        else
+            tiles.template operator()<false>();
         ex.forget_stale();
         ex.launch(plan.voxel_blocks, vt, shape.warp_w, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
             cd::vol::volume_flatten_program(ops, g, b * vt + tid, tid % 32);

@@ -28,6 +28,12 @@ constexpr int kConnectivities[] = {6, 18, 26};
 /// Tiles small enough that most voxels sit on a face, and the default.
 const VolumeShape kShapes[] = {{4, 2, 2, 32, 32}, {3, 3, 2, 64, 32}, {8, 1, 3, 32, 32}, {32, 4, 4, 256, 32}};
 
+/// @p s with the switch called @p name off.
+VolumeShape switched_off(VolumeShape s, const char* name) {
+    EXPECT_TRUE(cd::volume_switch_off(s.switches, name)) << name;
+    return s;
+}
+
 Options volume_options(PixelFormat f, int conn, bool background) {
     Options o;
     o.connectivity = conn;
@@ -185,9 +191,14 @@ TEST(EmuVolume, ThinSlabsSingleSlicesColumnsAndCheckerboards) {
     }
 }
 
+/// Earlier offset @p k as (dx, dy, dz), as the programs number them.
+std::array<int, 3> offset_of(int k) {
+    return {k < 9 ? k % 3 - 1 : (k < 12 ? k - 10 : -1), k < 9 ? k / 3 - 1 : (k < 12 ? -1 : 0), k < 9 ? -1 : 0};
+}
+
 /// Two voxels, at @p c and @p c + offset k: joined exactly when the offset is a neighbour.
 Volume pair(int k, std::int64_t cx, std::int64_t cy, std::int64_t cz) {
-    const int dz = k < 9 ? -1 : 0, dy = k < 9 ? k / 3 - 1 : (k < 12 ? -1 : 0), dx = k < 9 ? k % 3 - 1 : (k < 12 ? k - 10 : -1);
+    const auto [dx, dy, dz] = offset_of(k);
     Volume v(9, 6, 6);
     v.at(cx, cy, cz) = 1;
     v.at(cx + dx, cy + dy, cz + dz) = 1;
@@ -218,6 +229,43 @@ TEST(EmuVolume, OnlyTheLeftVoxelStandsInForAGlobalJoin) {
     for (int conn : kConnectivities)
         for (std::uint64_t seed = 1; seed <= 4; ++seed)
             expect_cpu(v, PixelFormat::Binary8, conn, true, "warp neighbours", {kShapes[0]}, seed);
+}
+
+TEST(EmuVolume, EachSwitchOffMatchesTheCpu) {
+    for (const char* name : cd::kVolumeSwitchNames) {
+        const VolumeShape shapes[] = {switched_off(kShapes[0], name), switched_off(kShapes[1], name),
+                                      switched_off(kShapes[3], name)};
+        std::uint32_t seed = 100;
+        for (int conn : kConnectivities)
+            for (PixelFormat f : {PixelFormat::Binary8, PixelFormat::Gray8})
+                for (double density : {0.1, 0.3, 0.6}) {
+                    Volume v = random_volume(11, 7, 6, f == PixelFormat::Binary8 ? 2 : 3, density, ++seed);
+                    expect_cpu(v, f, conn, true, std::string("off ") + name, {shapes[0], shapes[1]}, seed);
+                    Volume w = random_volume(40, 6, 6, 2, 0.35, ++seed);
+                    expect_cpu(w, PixelFormat::Binary8, conn, true, std::string("off ") + name, {shapes[2]}, seed);
+                }
+        for (int conn : kConnectivities)
+            for (int k = 0; k < 13; ++k) {
+                Volume v = pair(k, 4, 2, 2);
+                expect_cpu(v, PixelFormat::Binary8, conn, true, std::string("off ") + name, {shapes[0], shapes[1]});
+            }
+    }
+}
+
+TEST(EmuVolume, TwoNeighboursJoinedThroughTheVoxelOnly) {
+    // A voxel and two of its earlier neighbours, j and k: the voxel must join both unless j and k
+    // are adjacent (then joining one covers the other). Catches a cover mask that claims a
+    // neighbour that is not adjacent, inside a tile, across its faces, and between the two.
+    for (int conn : kConnectivities)
+        for (int j = 0; j < 13; ++j)
+            for (int k = j + 1; k < 13; ++k)
+                for (const auto& c : {kCentres[0], kCentres[1], kCentres[2]}) {
+                    Volume v = pair(k, c[0], c[1], c[2]);
+                    const auto [dx, dy, dz] = offset_of(j);
+                    v.at(c[0] + dx, c[1] + dy, c[2] + dz) = 1;
+                    expect_cpu(v, PixelFormat::Binary8, conn, true,
+                               "offsets " + std::to_string(j) + " and " + std::to_string(k), {kShapes[0], kShapes[1]});
+                }
 }
 
 /// Whether the programs without earlier offset K give some labels other than the CPU's under 26

@@ -18,7 +18,12 @@
 //   Number   a thread a voxel: its root's number is the roots before the root's word plus the
 //            root bits below it in that word, plus one. Reads only the bits and counts, so it
 //            overwrites the labels with no order between threads.
+// Local and Border join a voxel only to the earlier neighbours that its joins so far leave
+// uncovered (VolumeSwitches::cover; cover_mask): a joined neighbour covers the earlier neighbours
+// adjacent to it. Both phases take the same decisions for the neighbours in the tile, so Border
+// knows which of its own are covered without any record from Local.
 #include <cstdint>
+#include <utility>
 
 #include "cclabel/detail/hd.hpp"
 #include "cclabel/detail/pixel_traits.hpp"
@@ -62,7 +67,7 @@ inline constexpr int kDropOffset = 1000;
 ///   3 4 5         12  X        (y)
 ///   6 7 8                      (y + 1)
 template <int Conn>
-CCL_HD bool earlier(int k, int& dx, int& dy, int& dz) {
+CCL_HD constexpr bool earlier(int k, int& dx, int& dy, int& dz) {
     dz = k < 9 ? -1 : 0;
     dy = k < 9 ? k / 3 - 1 : (k < 12 ? -1 : 0);
     dx = k < 9 ? k % 3 - 1 : (k < 12 ? k - 10 : -1);
@@ -81,6 +86,51 @@ CCL_HD bool covered_by_left(int k) {
     earlier<Conn>(k, dx, dy, dz);
     const int most = Conn == 6 ? 1 : Conn == 18 ? 2 : 3;
     return k != 12 && dx + 1 <= 1 && (dx + 1 != 0) + (dy != 0) + (dz != 0) <= most;
+}
+
+/// The order in which VolumeSwitches::cover tries a voxel's earlier neighbours: those adjacent to
+/// most of the others first, so that the first join covers most. Under 26 the voxel below (4) is
+/// adjacent to all twelve others, the one above (10) to nine and the left one (12) to eight; the
+/// face neighbours of the slice before and the row above come next, the corners last.
+CCL_HD constexpr int cover_order(int i) {
+    return i == 0 ? 4 : i == 1 ? 10 : i == 2 ? 12 : i < 9 ? 2 * (i - 3) + 1 : 2 * (i - 9) + (i >= 11 ? 2 : 0);
+}
+
+/// The earlier neighbours (bit j for offset j) adjacent to earlier neighbour @p K under @p Conn:
+/// when a voxel X has joined K, each of these that has X's value is joined to K (an earlier pair,
+/// whose later voxel joined the other or one that covers it), hence to X. A host constexpr,
+/// evaluated at compile time only (kCover): the device reads the constants.
+template <int Conn>
+constexpr std::uint32_t adjacent_earlier(int K) {
+    int kx = 0, ky = 0, kz = 0, jx = 0, jy = 0, jz = 0;
+    if (!earlier<Conn>(K, kx, ky, kz)) return 0;
+    const int most = Conn == 6 ? 1 : Conn == 18 ? 2 : 3;
+    std::uint32_t m = 0;
+    for (int j = 0; j < 13; ++j) {
+        if (j == K || !earlier<Conn>(j, jx, jy, jz)) continue;
+        const int ax = jx - kx, ay = jy - ky, az = jz - kz;
+        if (ax >= -1 && ax <= 1 && ay >= -1 && ay <= 1 && az >= -1 && az <= 1 &&
+            (ax != 0) + (ay != 0) + (az != 0) <= most)
+            m |= 1u << j;
+    }
+    return m;
+}
+
+template <int Conn, int K>
+inline constexpr std::uint32_t kCover = adjacent_earlier<Conn>(K) | 1u << K;
+
+/// kCover<Conn, k>: neighbour @p k and those it covers. @p k is a constant in the unrolled loops,
+/// so the fold below leaves one constant.
+template <int Conn, int... K>
+CCL_HD std::uint32_t cover_mask(int k, std::integer_sequence<int, K...>) {
+    std::uint32_t m = 0;
+    ((m = k == K ? kCover<Conn, K> : m), ...);
+    return m;
+}
+
+template <int Conn>
+CCL_HD std::uint32_t cover_mask(int k) {
+    return cover_mask<Conn>(k, std::make_integer_sequence<int, 13>{});
 }
 
 template <PixelFormat F>
@@ -193,8 +243,33 @@ CCL_HD std::uint32_t unite_voxels(Ops& ops, const VolParams& g, std::uint32_t a,
     }
 }
 
-/// Local: every thread of the tile's block calls it (two barriers).
-template <PixelFormat F, int Conn, class Ops>
+/// Walks the earlier neighbours of voxel @p t inside its tile and the volume: same(dx, dy, dz)
+/// tells whether one has t's value, join(n, dx, dy, dz) is called on those that do and are not
+/// covered (bit n), and the covered ones are returned. With @p Cover (VolumeSwitches::cover) a
+/// neighbour joined covers those adjacent to it and the walk goes in cover_order; without, a
+/// voxel whose left neighbour has its value (@p left_same) skips what that one covers. Local joins
+/// through it, Border takes Local's decisions again through it, to skip what they cover.
+template <int Conn, bool Cover, class Same, class Join>
+CCL_HD std::uint32_t tile_joins(const VolParams& g, const TileVoxel& t, bool left_same, Same same, Join join) {
+    std::uint32_t covered = 0;
+    // Unrolled: each offset and its connectivity tests are constants, which leaves a few compares
+    // a neighbour (a warp with one foreground lane pays for the whole loop).
+    CCL_UNROLL
+    for (int i = 0; i < 13; ++i) {
+        const int k = Cover ? cover_order(i) : i;
+        int dx, dy, dz;
+        if (!earlier<Conn>(k, dx, dy, dz) || (Cover ? (covered >> k & 1u) != 0 : left_same && covered_by_left<Conn>(k)) ||
+            !neighbour_in_tile(g, t, dx, dy, dz) || !neighbour_inside(g, t, dx, dy, dz) || !same(dx, dy, dz))
+            continue;
+        join(dx, dy, dz);
+        if constexpr (Cover) covered |= cover_mask<Conn>(k);
+    }
+    return covered;
+}
+
+/// Local: every thread of the tile's block calls it (two barriers). @p Cover: VolumeSwitches::cover
+/// (volume_plan.hpp), a template parameter so that each kernel is built for its own registers.
+template <PixelFormat F, int Conn, bool Cover, class Ops>
 CCL_HD void volume_local_program(Ops& ops, const VolParams& g, std::uint32_t tid, std::uint64_t tile) {
     const TileVoxel t = tile_voxel(g, tile, tid);
     std::uint32_t key = 0;
@@ -206,19 +281,14 @@ CCL_HD void volume_local_program(Ops& ops, const VolParams& g, std::uint32_t tid
     ops.key_st(tid, key);
     ops.sh_st(tid, tid);  // background too: no join ever reaches it
     ops.sync();
-    const bool left_same = fg && t.lx > 0 && ops.key_ld(tid - 1) == key;
-    std::uint32_t self = tid;  // tid or an ancestor of it: where the next join starts
-    // Unrolled: each offset and its connectivity tests are constants, which leaves a few compares
-    // a neighbour (a warp with one foreground lane pays for the whole loop).
-    CCL_UNROLL
-    for (int k = 0; k < 13; ++k) {
-        int dx, dy, dz;
-        if (!fg || !earlier<Conn>(k, dx, dy, dz) || (left_same && covered_by_left<Conn>(k)) ||
-            !neighbour_in_tile(g, t, dx, dy, dz) || !neighbour_inside(g, t, dx, dy, dz))
-            continue;
-        const std::uint32_t n = std::uint32_t(std::int64_t(tid) + dx + std::int64_t(dy) * g.tile_x +
-                                              std::int64_t(dz) * g.tile_x * g.tile_y);
-        if (ops.key_ld(n) == key) self = unite_voxels<true>(ops, g, self, n);
+    if (fg) {
+        std::uint32_t self = tid;  // tid or an ancestor of it: where the next join starts
+        auto at = [&](int dx, int dy, int dz) {
+            return std::uint32_t(std::int64_t(tid) + dx + std::int64_t(dy) * g.tile_x + std::int64_t(dz) * g.tile_x * g.tile_y);
+        };
+        auto same = [&](int dx, int dy, int dz) { return ops.key_ld(at(dx, dy, dz)) == key; };
+        auto join = [&](int dx, int dy, int dz) { self = unite_voxels<true>(ops, g, self, at(dx, dy, dz)); };
+        tile_joins<Conn, Cover>(g, t, !Cover && t.lx > 0 && ops.key_ld(tid - 1) == key, same, join);
     }
     ops.sync();
     if (!t.inside) return;
@@ -235,8 +305,10 @@ CCL_HD void volume_local_program(Ops& ops, const VolParams& g, std::uint32_t tid
 /// Border: a voxel with earlier neighbours in other tiles joins those of its value. Every thread
 /// of the block calls it (the warp's votes and shuffles): a voxel whose left neighbour is the lane
 /// before it, joined to it and wanting to join the same parent, leaves that join to it, so a run
-/// along x makes one global join a neighbouring tile set instead of one a voxel.
-template <PixelFormat F, int Conn, class Ops>
+/// along x makes one global join a neighbouring tile set instead of one a voxel. With @p Cover the
+/// neighbours that Local's joins cover are skipped (Local's walk again, on the keys in global
+/// memory), and each neighbour of another tile with the voxel's value covers more.
+template <PixelFormat F, int Conn, bool Cover, class Ops>
 CCL_HD void volume_border_program(Ops& ops, const VolParams& g, std::uint32_t tid, std::uint64_t tile) {
     const TileVoxel t = tile_voxel(g, tile, tid);
     const std::uint32_t lane = tid % 32u, threads = g.tile_x * g.tile_y * g.tile_z;
@@ -252,22 +324,34 @@ CCL_HD void volume_border_program(Ops& ops, const VolParams& g, std::uint32_t ti
     }
     if ((ops.ballot(mask, active) & mask) == 0) return;  // the whole warp: nothing to join
     const std::uint32_t i = active ? index_of(g, t.x, t.y, t.z) : 0u;
+    auto same = [&](int dx, int dy, int dz) {
+        return key_at<F>(g, std::uint32_t(std::int64_t(t.x) + dx), std::uint32_t(std::int64_t(t.y) + dy),
+                         std::uint32_t(std::int64_t(t.z) + dz)) == key;
+    };
     const bool left_same = active && t.x > 0 && key_at<F>(g, t.x - 1, t.y, t.z) == key;
     const bool left_lane = left_same && lane > 0 && t.lx > 0;  // lane - 1 holds the left voxel
+    std::uint32_t covered = 0;
+    if (Cover && active) covered = tile_joins<Conn, true>(g, t, false, same, [](int, int, int) {});
     std::uint32_t last = kVolumeBackground;  // the parent of the last neighbour joined
     // An ancestor of i where its next join starts: first its tile root (no atomic on i's own word).
     std::uint32_t self = active ? ops.ld_weak(&g.labels[i]) : 0u;
     CCL_UNROLL
-    for (int k = 0; k < 13; ++k) {
+    for (int j = 0; j < 13; ++j) {
+        const int k = Cover ? cover_order(j) : j;
         int dx, dy, dz;
         if (!earlier<Conn>(k, dx, dy, dz)) continue;  // the same for the whole warp
         std::uint32_t parent = kVolumeBackground;
-        if (active && !(left_same && covered_by_left<Conn>(k)) && !neighbour_in_tile(g, t, dx, dy, dz) &&
-            neighbour_inside(g, t, dx, dy, dz)) {
+        if (active && !(Cover ? (covered >> k & 1u) != 0 : left_same && covered_by_left<Conn>(k)) &&
+            !neighbour_in_tile(g, t, dx, dy, dz) && neighbour_inside(g, t, dx, dy, dz)) {
             const std::uint32_t nx = std::uint32_t(std::int64_t(t.x) + dx),
                                 ny = std::uint32_t(std::int64_t(t.y) + dy),
                                 nz = std::uint32_t(std::int64_t(t.z) + dz);
-            if (key_at<F>(g, nx, ny, nz) == key) parent = ops.ld_weak(&g.labels[index_of(g, nx, ny, nz)]);
+            if (key_at<F>(g, nx, ny, nz) == key) {
+                parent = ops.ld_weak(&g.labels[index_of(g, nx, ny, nz)]);
+                // Covered even when the join below is left to the left voxel or was made already:
+                // either way this voxel ends up joined to the neighbour.
+                if constexpr (Cover) covered |= cover_mask<Conn>(k);
+            }
         }
         const std::uint32_t left_parent = ops.shfl(mask, parent, lane > 0 ? lane - 1 : 0u);
         // Neighbours of one tile set mostly share a parent: one join for them all, here and left.
