@@ -204,6 +204,11 @@ int run_label(LabelArgs& a) {
     // Auto's first call measures the GPU's host path, the device's start-up included (about a
     // second on the H100 host, where the labelling of an 800 dpi sheet takes a quarter of that);
     // decoding the first picture keeps one core busy and leaves the others idle meanwhile.
+    // The CPU's rate is not measured ahead: its probe wants every core the call will use, and
+    // beside the decoding thread (and the GPU measurement's copies, which take every core) the pool
+    // would find the machine oversubscribed, mark the probe disturbed and time it again, and after
+    // three tries keep a rate several times too slow for the process. Taken before the decode
+    // instead, it would only move its 10-15 ms, not hide them.
     std::jthread ahead;
     if (a.label.backend == "auto" && !cli_switch_off("ahead")) ahead = std::jthread([] { detail::measure_auto_rates_ahead(); });
     Progress files(a.inputs.size(), many && isatty(STDERR_FILENO));

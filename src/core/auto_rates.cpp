@@ -3,17 +3,20 @@
 //
 // Nothing is measured where there is no choice: no CUDA device, an explicit backend, or a rate
 // given in CCLABEL_RATES. Otherwise the first Auto call that could go either way measures the CPU at
-// its format and thread count (tens of milliseconds: a small and three large probe pictures, about
-// 2^18 pixels a thread, three runs each)
-// and, once in the process, the GPU's host path (two probe pictures through it, and a pageable copy
-// each way); later calls read the cache. A call whose two estimates come within 4x of each other
-// and that hands its picture over (label()) also counts the run starts of some of its rows, so that
-// what the picture holds, not only its size, decides.
+// its format and thread count (a small and three large probe pictures, best of three runs each:
+// 10-15 ms at 16 threads by the H100 host's rates, where building the probes a pixel at a time, a
+// separate warm run each and a noise probe as large as the others took 110-130 ms, paid by every
+// CLI run) and, once in the process, the GPU's host path (two probe pictures
+// through it, and a pageable copy each way); later calls read the cache. A call whose two estimates
+// come within 4x of each other and that hands its picture over (label()) also counts the run
+// starts of some of its rows and its background's runs, so that what the picture holds, not only
+// its size, decides.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <tuple>
@@ -23,6 +26,7 @@
 #include "core/adjacency_backends.hpp"
 #include "core/backends.hpp"
 #include "core/cost_model.hpp"
+#include "core/parallel_for.hpp"
 #include "core/probe.hpp"
 #include "core/request.hpp"
 #include "core/stats_backends.hpp"
@@ -41,56 +45,94 @@ static bool trace_auto() noexcept {
     return on;
 }
 
+namespace {
+
+// One picture and one label buffer for all of a measurement's probes (and its attempts): each
+// probe is built into the same memory, its pages faulted once, on every thread the probe will use.
+struct ProbeBuffers {
+    PixelFormat format;
+    int threads;
+    std::unique_ptr<std::uint8_t[]> px;
+    std::unique_ptr<std::uint32_t[]> labels;
+
+    ProbeBuffers(PixelFormat f, int t, std::int64_t pixels)
+        : format(f), threads(t), px(std::make_unique_for_overwrite<std::uint8_t[]>(std::size_t(pixels) * std::size_t(bytes_per_pixel(f)))),
+          labels(std::make_unique_for_overwrite<std::uint32_t[]>(std::size_t(pixels))) {
+        // The labels' pages faulted before any timing, a word a page: the first run of the first
+        // large probe would pay them, leaving two runs of its three to get past a disturbance.
+        constexpr std::size_t page = 4096 / sizeof(std::uint32_t), chunk = std::size_t(1) << 18;
+        const std::size_t n = std::size_t(pixels);
+        parallel_for((n + chunk - 1) / chunk, threads, [&](std::uint64_t c) {
+            for (std::size_t i = c * chunk; i < std::min(n, (c + 1) * chunk); i += page) labels[i] = 0;
+        }, cpu::Work::streaming);
+    }
+
+    /// Builds the probe of @p block × @p block squares, @p width × @p height, in bands of rows.
+    ImageView build(std::int64_t width, std::int64_t height, int block) {
+        const std::int64_t rows = std::max<std::int64_t>(block, 64);  // whole blocks a band
+        parallel_for(std::uint64_t((height + rows - 1) / rows), threads, [&](std::uint64_t i) {
+            fill_probe_rows(px.get(), format, width, std::int64_t(i) * rows, std::min(height, std::int64_t(i + 1) * rows), block);
+        }, cpu::Work::streaming);
+        return make_view(px.get(), width, height, format);
+    }
+};
+
+// Side of the large probes: every thread gets about 2^18 pixels of them.
+std::int64_t large_side(int threads) {
+    std::int64_t large = 1024;
+    while (large < 4096 && large * large < std::int64_t(threads) << 18) large *= 2;
+    return large;
+}
+
 // Fixed cost from a small picture; the per-pixel cost from three pictures large enough to give
 // every thread a real share: 64 x 64 blocks (long runs, as a drawing's paper), 8 x 8 blocks and
-// noise, each with its break density, the knots of CpuRate's line. Filters and statistics are timed
-// on the probes' labels (statistics run on one thread, and took 640 ms on an 800 dpi sheet that the
+// noise, each with its break density, the knots of CpuRate's line. The blocks' probes take about
+// 2^18 pixels a thread; noise, about ten times as heavy a pixel, an eighth of that in as many rows
+// (the same bands and seams: 2^15 pixels are still a millisecond of a thread's work at 16 threads).
+// Each probe is the best of three runs: the first, which wakes the pool, is then rarely the best,
+// and a warm run before them cost a quarter of the runs. Filters and statistics are timed on the
+// probes' labels (statistics run on one thread, and took 640 ms on an 800 dpi sheet that the
 // labeller did in 110 ms: the labeller's rate sent regions() to the CPU at a fifth of the GPU's
 // speed); segmentation takes the labeller's rate (a single pass of about its cost). The adjacency
 // graph is timed on the probes' labels too (one thread, as it runs); tolerance labelling at
 // tolerance 1 (its cost does not depend on the tolerance: every pixel is a union-find node).
-CpuRate measure_cpu_rate_once(Workload::Op op, PixelFormat f, int threads) {
+CpuRate measure_cpu_rate_once(Workload::Op op, PixelFormat f, int threads, ProbeBuffers& buf) {
+    Options o;
+    o.backend = Backend::Cpu;
+    o.threads = threads;
+    if (op == Workload::Op::Tolerance && f != PixelFormat::Binary8) o.tolerance = 1;  // the pixel union-find, not the runs
+    std::uint32_t* const labels = buf.labels.get();
     double density = 0;
-    auto seconds = [&](std::int64_t side, int block) {
-        const std::vector<std::uint8_t> px = probe_picture(f, side, side, block);
-        const ImageView v = make_view(px.data(), side, side, f);
+    auto seconds = [&](std::int64_t width, std::int64_t height, int block) {
+        const ImageView v = buf.build(width, height, block);
         density = break_density(v, std::uint64_t(1) << 16);
-        std::vector<std::uint32_t> labels(std::size_t(side) * std::size_t(side));
-        Options o;
-        o.backend = Backend::Cpu;
-        o.threads = threads;
-        const Request r = make_request(v, labels.data(), o);
-        if (op == Workload::Op::Tolerance && f != PixelFormat::Binary8) {  // the pixel union-find, not the runs
-            o.tolerance = 1;
-            const Request rt = make_request(v, labels.data(), o);
-            cpu::label(rt, labels.data());
-            return best_seconds(3, [&] { cpu::label(rt, labels.data()); });
+        const Request r = make_request(v, labels, o);
+        if (op == Workload::Op::Filter || op == Workload::Op::Stats || op == Workload::Op::Adjacency) {
+            cpu::label(r, labels);
+            if (op == Workload::Op::Filter)  // its output is a label image too: run it again on its own
+                return best_seconds(3, [&] { remove_small_cpu(labels, width, height, 2); });
+            if (op == Workload::Op::Stats) return best_seconds(3, [&] { (void)regions_cpu(v, labels, o); });
+            return best_seconds(3, [&] { (void)adjacency_cpu(labels, width, height, width, 8, false, threads); });
         }
-        cpu::label(r, labels.data());  // warm: pages of the labels, the pool's threads
-        if (op == Workload::Op::Filter)  // its output is a label image too: run it again on its own
-            return best_seconds(3, [&] { remove_small_cpu(labels.data(), side, side, 2); });
-        if (op == Workload::Op::Stats) return best_seconds(3, [&] { (void)regions_cpu(v, labels.data(), o); });
-        if (op == Workload::Op::Adjacency)
-            return best_seconds(3, [&] { (void)adjacency_cpu(labels.data(), side, side, side, 8, false, threads); });
-        return best_seconds(3, [&] { cpu::label(r, labels.data()); });
+        return best_seconds(3, [&] { cpu::label(r, labels); });
     };
-    const std::int64_t small = 64;
-    std::int64_t large = 1024;
-    while (large < 4096 && large * large < std::int64_t(threads) << 18) large *= 2;
-    const double ts = seconds(small, 8);
-    const double P = double(large * large), S = double(small * small);
+    const std::int64_t small = 64, large = large_side(threads);
+    const double ts = seconds(small, small, 8);
+    const double S = double(small * small);
     CpuRate rate;
     const int blocks[3] = {64, 8, 1};
-    double t8 = 0;
+    double t8 = 0, P8 = 0;
     for (int k = 0; k < 3; ++k) {
-        const double t = seconds(large, blocks[k]);
+        const std::int64_t width = blocks[k] == 1 ? large / 8 : large;
+        const double P = double(width * large);
+        const double t = seconds(width, large, blocks[k]);
         rate.knot_density[k] = density;
         rate.knot_per_pixel[k] = std::max(0.0, t - ts) / (P - S);
-        if (blocks[k] == 8) t8 = t;
+        if (blocks[k] == 8) t8 = t, P8 = P;
     }
     rate.knots = 3;
     // The block probe's rate stands for a picture not looked at, as before the knots.
-    rate.per_pixel_s = rate.knot_per_pixel[1] > 0 ? rate.knot_per_pixel[1] : t8 / P;
+    rate.per_pixel_s = rate.knot_per_pixel[1] > 0 ? rate.knot_per_pixel[1] : t8 / P8;
     rate.probe_density = rate.knot_density[1];
     rate.fixed_s = std::max(0.0, ts - S * rate.per_pixel_s);
     // The knots must rise in density (they do for these probes); a timing disturbed enough to make
@@ -102,6 +144,8 @@ CpuRate measure_cpu_rate_once(Workload::Op op, PixelFormat f, int threads) {
     return rate;
 }
 
+}  // namespace
+
 // The rate is cached for the life of the process, so it must be the machine's, not a moment's: a
 // probe timed while the pool counted the machine as oversubscribed ran on one thread, and a rate
 // 16 times too slow would send every later call to the GPU. Such a measurement is taken again (the
@@ -109,19 +153,24 @@ CpuRate measure_cpu_rate_once(Workload::Op op, PixelFormat f, int threads) {
 // is then the truth.
 CpuRate measure_cpu_rate(Workload::Op op, PixelFormat f, int threads) {
     CpuRate r;
+    const std::int64_t t0 = cpu::steady_ns();
+    const std::int64_t large = large_side(threads);
+    ProbeBuffers buf(f, threads, large * large);
+    const double setup_ms = double(cpu::steady_ns() - t0) * 1e-6;
     for (int attempt = 0; attempt < 3; ++attempt) {
         while (cpu::machine_oversubscribed() && attempt < 2)
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        const std::int64_t t0 = cpu::steady_ns();
-        r = measure_cpu_rate_once(op, f, threads);
-        const bool disturbed = cpu::oversubscribed_until_ns.load(std::memory_order_relaxed) > t0;
+        const std::int64_t t1 = cpu::steady_ns();
+        r = measure_cpu_rate_once(op, f, threads, buf);
+        const bool disturbed = cpu::oversubscribed_until_ns.load(std::memory_order_relaxed) > t1;
         if (trace_auto())
             std::fprintf(stderr,
-                         "cclabel auto: cpu rate op %d format %d at %d threads in %.1f ms%s: fixed %.1f us, "
-                         "ns/px %.3f %.3f %.3f at density %.3f %.3f %.3f\n",
-                         int(op), int(f), threads, double(cpu::steady_ns() - t0) * 1e-6, disturbed ? " (disturbed)" : "",
-                         r.fixed_s * 1e6, r.knot_per_pixel[0] * 1e9, r.knot_per_pixel[1] * 1e9, r.knot_per_pixel[2] * 1e9,
-                         r.knot_density[0], r.knot_density[1], r.knot_density[2]);
+                         "cclabel auto: cpu rate op %d format %d at %d threads in %.1f ms (and %.1f ms for its "
+                         "buffers)%s: fixed %.1f us, ns/px %.3f %.3f %.3f at density %.3f %.3f %.3f\n",
+                         int(op), int(f), threads, double(cpu::steady_ns() - t1) * 1e-6, setup_ms,
+                         disturbed ? " (disturbed)" : "", r.fixed_s * 1e6, r.knot_per_pixel[0] * 1e9,
+                         r.knot_per_pixel[1] * 1e9, r.knot_per_pixel[2] * 1e9, r.knot_density[0], r.knot_density[1],
+                         r.knot_density[2]);
         if (!disturbed) break;
     }
     // A mark the probes left (their own threads descheduled while new label buffers faulted in) is
@@ -211,21 +260,28 @@ Backend resolve_auto(Backend b, const Workload& w) {
     // Close calls (the estimates within 4x of each other) look at the picture itself: its break
     // density, over evenly spaced rows of a 64th of its pixels (at least 2^12, at most 2^16: up
     // to tens of microseconds), replaces the probe's in the CPU's estimate. A fixed 2^16 cost a
-    // quarter of a 512² call, about 0.1 ms, which auto then lost to either backend.
+    // quarter of a 512² call, about 0.1 ms, which auto then lost to either backend. A picture with
+    // a background is looked at however far ahead the GPU seems: the background's runs it counts
+    // can only make the CPU cheaper.
     Workload wd = w;
     const double cs = cpu_seconds(w, cpu), gs = gpu_seconds(w, gr);
-    if (w.picture && cpu.knots > 0 && gs < 4 * cs && cs < 4 * gs) {
+    PictureSample sample;
+    if (w.picture && cpu.knots > 0 && (gs < 4 * cs || w.picture->has_background) && cs < 4 * gs) {
         const Request& p = *w.picture;
-        const std::uint64_t sample = std::clamp<std::uint64_t>(w.pixels / 64, 1 << 12, 1 << 16);
-        wd.density = break_density(ImageView{p.data, p.width, p.height, p.stride, p.format}, sample);
+        const std::uint64_t budget = std::clamp<std::uint64_t>(w.pixels / 64, 1 << 12, 1 << 16);
+        sample = sample_picture(ImageView{p.data, p.width, p.height, p.stride, p.format}, budget,
+                                p.has_background ? std::optional<std::uint32_t>(p.background_key) : std::nullopt);
+        wd.density = sample.density;
+        wd.background_share = sample.runs > 0 ? sample.background_runs / sample.runs : 0;
     }
     const Backend choice = choose_backend(wd, cpu, gr);
     if (trace_auto())
         std::fprintf(stderr,
-                     "cclabel auto: op %d, %llu px x %llu, format %d, %d threads, density %.4f: cpu %.3f ms, gpu %.3f ms -> %s\n",
+                     "cclabel auto: op %d, %llu px x %llu, format %d, %d threads, density %.4f, background %.3f of "
+                     "runs, %.3f of pixels: cpu %.3f ms, gpu %.3f ms -> %s\n",
                      int(w.op), (unsigned long long)w.pixels, (unsigned long long)w.images, int(w.format), w.threads,
-                     wd.density, cpu_seconds(wd, cpu) * 1e3, gpu_seconds(wd, gr) * 1e3,
-                     choice == Backend::Cuda ? "cuda" : "cpu");
+                     wd.density, wd.background_share, sample.background_pixels,
+                     cpu_seconds(wd, cpu) * 1e3, gpu_seconds(wd, gr) * 1e3, choice == Backend::Cuda ? "cuda" : "cpu");
     return choice;
 }
 

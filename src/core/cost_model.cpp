@@ -25,21 +25,30 @@ std::uint64_t bytes_per_pixel_moved(const Workload& w) noexcept {
     return bpp + 4;
 }
 
-double CpuRate::per_pixel_at(double density) const noexcept {
+double CpuRate::per_pixel_at(double density, double background_share) const noexcept {
     if (knots < 2) return per_pixel_s;
-    if (density <= knot_density[0]) return knot_per_pixel[0];
-    for (int k = 1; k < knots; ++k)
-        if (density <= knot_density[k] || k == knots - 1) {
-            const double d0 = knot_density[k - 1], d1 = knot_density[k];
-            if (!(d1 > d0)) return knot_per_pixel[k];
-            const double t = std::min(1.0, (density - d0) / (d1 - d0));
-            return knot_per_pixel[k - 1] + t * (knot_per_pixel[k] - knot_per_pixel[k - 1]);
-        }
-    return knot_per_pixel[knots - 1];
+    double line = knot_per_pixel[knots - 1];
+    if (density <= knot_density[0]) {
+        line = knot_per_pixel[0];
+    } else {
+        for (int k = 1; k < knots; ++k)
+            if (density <= knot_density[k] || k == knots - 1) {
+                const double d0 = knot_density[k - 1], d1 = knot_density[k];
+                const double t = d1 > d0 ? std::min(1.0, (density - d0) / (d1 - d0)) : 1.0;
+                line = knot_per_pixel[k - 1] + t * (knot_per_pixel[k] - knot_per_pixel[k - 1]);
+                break;
+            }
+    }
+    if (!(background_share > 0) || density >= kRunPathDensity) return line;
+    return line - std::min(background_share, 1.0) * std::max(0.0, line - knot_per_pixel[0]);
 }
 
 double cpu_seconds(const Workload& w, const CpuRate& r) noexcept {
-    const double per_pixel = w.density >= 0 ? r.per_pixel_at(w.density) : r.per_pixel_s;
+    // Only labelling skips the background's runs (tolerance joins pixel by pixel; statistics,
+    // filters and the graph read labels). Binary8's probes have their background (zero) already,
+    // so its knots include the saving.
+    const bool skips = w.op == Workload::Op::Label && w.format != PixelFormat::Binary8;
+    const double per_pixel = w.density >= 0 ? r.per_pixel_at(w.density, skips ? w.background_share : 0) : r.per_pixel_s;
     const std::uint64_t images = std::max<std::uint64_t>(w.images, 1);
     if (images == 1) return r.fixed_s + double(w.pixels) * per_pixel;
     // Rounds of min(images, threads) images side by side (batch.cpp's parallel_for), each round

@@ -36,11 +36,22 @@ struct Workload {
     /// The picture's break density (core/probe.hpp), when known (resolve_auto measures it from
     /// `picture` for close calls); negative: unknown, the probe's is assumed.
     double density = -1;
+    /// The share of the picture's runs that are its background, sampled with the density (0: no
+    /// background, or not looked at). The CPU's run path skips a background run's joins with the
+    /// row above (cpu/run_rows.hpp): a 50 dpi drawing labelled 1.3-1.7x faster with its paper as
+    /// background at the same density. The GPU's kernels skip background pixels too, but its host
+    /// path's time is mostly the copies, which move every pixel and label alike, so its estimate
+    /// takes no discount.
+    double background_share = 0;
     /// Images of a batch (label_batch), each of about pixels / images: the CPU labels them side by
     /// side, an image a thread while there are more images than threads, so it pays a call's fixed
     /// cost once a round of images, not once. 1: one picture.
     std::uint64_t images = 1;
 };
+
+/// Above this break density (runs shorter than four pixels on average) the CPU labels a picture
+/// pixel by pixel (label_cpu.cpp's kRunLengthMin), where a background saves no joins of runs.
+inline constexpr double kRunPathDensity = 0.25;
 
 /// Seconds = fixed + pixels × per-pixel on the CPU, at one format and thread count. A run-based
 /// labeller's per-pixel cost grows with the picture's break density (the share of neighbouring
@@ -54,8 +65,15 @@ struct CpuRate {
     int knots = 0;              ///< 0, or 3: (density, per-pixel) at each probe, densities rising
     double knot_density[3] = {0, 0, 0};
     double knot_per_pixel[3] = {0, 0, 0};
-    /// Per-pixel seconds at @p density: the line through the knots (flat outside them).
-    double per_pixel_at(double density) const noexcept;
+    /// Per-pixel seconds at @p density: the line through the knots (flat outside them). With
+    /// @p background_share of the runs background, on the run path (density below kRunPathDensity),
+    /// less that share of the line's rise above the sparsest knot: what the knots add to the pass
+    /// over the pixels is the runs' work, and a background run's joins, the costly part of it, are
+    /// skipped. (Timed, the probes themselves saved almost nothing with one of their values as
+    /// background, their rows mostly repeating the row above, which joins nothing anyway; the
+    /// drawings that do save, and noise, which the pixel path labels a little slower with a
+    /// background, would not have been told apart by them.)
+    double per_pixel_at(double density, double background_share = 0) const noexcept;
 };
 /// The GPU's host path: seconds = fixed + pixels × per_pixel + bytes copied × per_byte. The path
 /// stages every copy through its own pinned buffers, so the kind of host memory the picture is in
@@ -91,7 +109,7 @@ struct GivenRates {
 GivenRates parse_rates(const std::string& text);
 
 /// The CPU's rate for @p op on this machine at @p format and @p threads, measured on the probe
-/// picture (core/probe.hpp); tens of milliseconds (about 25 ms for RGB8 at 2 threads here).
+/// pictures (core/probe.hpp); 5-8 ms for RGB8 at 2 threads on the 2-core build machine.
 CpuRate measure_cpu_rate(Workload::Op op, PixelFormat format, int threads);
 
 /// Applies the given rates over measured ones.

@@ -11,6 +11,7 @@
 #include "core/backends.hpp"
 #include "core/cost_model.hpp"
 #include "core/probe.hpp"
+#include "core/request.hpp"
 
 namespace cclabel::detail {
 namespace {
@@ -130,6 +131,21 @@ TEST(CostModel, AutoOnThisMachine) {
         EXPECT_EQ(resolve_auto(Backend::Auto, work(16)), Backend::Cuda);
     }
     {
+        // A forced backend holds for a picture auto would look at, with a background or not.
+        const std::vector<std::uint8_t> px = probe_picture(PixelFormat::RGB8, 256, 256, 8);
+        std::vector<std::uint32_t> out(256 * 256);
+        Options o;
+        o.background = std::vector<std::uint64_t>{0, 1, 2};
+        const Request r = make_request(make_view(px.data(), 256, 256, PixelFormat::RGB8), out.data(), o);
+        ASSERT_TRUE(r.has_background);
+        Workload w = work(256 * 256, PixelFormat::RGB8);
+        w.picture = &r;
+        for (const char* forced : {"cuda", "cpu"}) {
+            ScopedRates force(forced);
+            EXPECT_EQ(resolve_auto(Backend::Auto, w), forced[1] == 'u' ? Backend::Cuda : Backend::Cpu) << forced;
+        }
+    }
+    {
         ScopedRates bad("cpu_gpxs=-3");
         EXPECT_THROW(resolve_auto(Backend::Auto, work(16)), Error);
         EXPECT_EQ(resolve_auto(Backend::Cpu, work(16)), Backend::Cpu);  // only Auto reads it
@@ -196,6 +212,119 @@ TEST(CostModel, TheCpuEstimateWeighsTheDensity) {
     EXPECT_NEAR(cpu_seconds(w, with_given(r, given)), 1e-5 + 0.5e-3, 1e-12);
 }
 
+TEST(CostModel, TheCpuEstimateSeesTheBackground) {
+    // Knots as the H100 host measured them for RGB8 at 16 threads.
+    CpuRate r{50e-6, 0.235e-9, 0.09};
+    r.knots = 3;
+    const double kd[3] = {0.012, 0.09, 0.56}, kp[3] = {0.075e-9, 0.235e-9, 2.478e-9};
+    for (int k = 0; k < 3; ++k) r.knot_density[k] = kd[k], r.knot_per_pixel[k] = kp[k];
+    // A 3.1 Mpx drawing at density 0.11 with its paper labelled, then as background (half its runs).
+    Workload w{Workload::Op::Label, 3100000, PixelFormat::RGB8, 16};
+    w.density = 0.11;
+    const double line = r.per_pixel_at(0.11);
+    const double labelled = cpu_seconds(w, r);
+    EXPECT_NEAR(labelled, 50e-6 + 3100000 * line, 1e-12);
+    w.background_share = 0.5;
+    const double skipped = cpu_seconds(w, r);
+    // Half the line's rise above the sparsest knot (the runs' work) is taken off.
+    EXPECT_NEAR(skipped, 50e-6 + 3100000 * (line - 0.5 * (line - kp[0])), 1e-12);
+    EXPECT_LT(skipped, labelled);
+    // The GPU's estimate does not move (its time is the copies, which the background does not
+    // shrink), and the decision turns: the GPU with the paper labelled, the CPU with it as background.
+    const GpuHostRate g{150e-6, 0.02e-9, 1e-9 / 30};
+    Workload plain = w;
+    plain.background_share = 0;
+    EXPECT_DOUBLE_EQ(gpu_seconds(w, g), gpu_seconds(plain, g));
+    EXPECT_LT(gpu_seconds(w, g), labelled);
+    EXPECT_GT(gpu_seconds(w, g), skipped);
+    EXPECT_EQ(choose_backend(plain, r, g), Backend::Cuda);
+    EXPECT_EQ(choose_backend(w, r, g), Backend::Cpu);
+    // The larger the share, the cheaper, never below the sparsest knot's rate (the pass over the
+    // pixels stays); at the sparsest knot nothing is taken off.
+    double last = labelled;
+    for (double share : {0.1, 0.25, 0.4, 0.6}) {
+        w.background_share = share;
+        EXPECT_LT(cpu_seconds(w, r), last) << share;
+        last = cpu_seconds(w, r);
+    }
+    EXPECT_NEAR(r.per_pixel_at(0.11, 1.0), kp[0], 1e-18);
+    EXPECT_NEAR(r.per_pixel_at(0.11, 7.0), kp[0], 1e-18);
+    EXPECT_NEAR(r.per_pixel_at(0.001, 0.5), kp[0], 1e-18);
+    // Noise is labelled pixel by pixel (runs shorter than four pixels): no runs to skip.
+    EXPECT_DOUBLE_EQ(r.per_pixel_at(kRunPathDensity, 0.5), r.per_pixel_at(kRunPathDensity));
+    EXPECT_DOUBLE_EQ(r.per_pixel_at(0.5, 0.5), r.per_pixel_at(0.5));
+    // Only labelling skips background runs, and Binary8's knots have their background already.
+    w.background_share = 0.5;
+    for (Workload other : {Workload{Op::Tolerance, 3100000, PixelFormat::RGB8, 16},
+                           Workload{Op::Stats, 3100000, PixelFormat::RGB8, 16},
+                           Workload{Op::Label, 3100000, PixelFormat::Binary8, 16}}) {
+        other.density = 0.11;
+        const double before = cpu_seconds(other, r);
+        other.background_share = 0.5;
+        EXPECT_DOUBLE_EQ(cpu_seconds(other, r), before) << int(other.op) << " " << int(other.format);
+    }
+    // Unknown density: the probe's rate, whatever the background.
+    w.density = -1;
+    EXPECT_NEAR(cpu_seconds(w, r), 50e-6 + 3100000 * r.per_pixel_s, 1e-12);
+    // A given CPU rate (CCLABEL_RATES) is the whole rate, background or not.
+    GivenRates given;
+    given.cpu_gpxs = 4.0;
+    w.density = 0.11;
+    EXPECT_NEAR(cpu_seconds(w, with_given(r, given)), 50e-6 + 3100000 * 0.25e-9, 1e-12);
+}
+
+TEST(CostModel, SampleCountsTheBackgroundsRuns) {
+    // Rows "0 0 1 1 1 0 2 2" (Gray8): 4 runs, 3 breaks in 7 pairs; background 0: 2 runs, 3 pixels.
+    const std::uint8_t row[8] = {0, 0, 1, 1, 1, 0, 2, 2};
+    std::vector<std::uint8_t> px(32);
+    for (std::size_t i = 0; i < px.size(); ++i) px[i] = row[i % 8];
+    const ImageView v = make_view(px.data(), 8, 4, PixelFormat::Gray8);
+    const PictureSample s = sample_picture(v, 1 << 16, 0u);
+    EXPECT_DOUBLE_EQ(s.density, 3.0 / 7.0);
+    EXPECT_DOUBLE_EQ(s.runs, 4.0 / 8.0);
+    EXPECT_DOUBLE_EQ(s.background_runs, 2.0 / 8.0);
+    EXPECT_DOUBLE_EQ(s.background_pixels, 3.0 / 8.0);
+    EXPECT_DOUBLE_EQ(break_density(v, 1 << 16), s.density);
+    const PictureSample other = sample_picture(v, 1 << 16, 2u);  // a run at the row's end
+    EXPECT_DOUBLE_EQ(other.background_runs, 1.0 / 8.0);
+    EXPECT_DOUBLE_EQ(other.background_pixels, 2.0 / 8.0);
+    const PictureSample no_bg = sample_picture(v, 1 << 16);
+    EXPECT_EQ(no_bg.background_runs, 0.0);
+    EXPECT_EQ(no_bg.background_pixels, 0.0);
+    // RGB8: the key of the first pixel, as the probes take it for their background.
+    const std::vector<std::uint8_t> blocks = probe_picture(PixelFormat::RGB8, 256, 256, 8);
+    const ImageView bv = make_view(blocks.data(), 256, 256, PixelFormat::RGB8);
+    const PictureSample bs = sample_picture(bv, 1 << 16, pixel_key(PixelFormat::RGB8, blocks.data()));
+    EXPECT_GT(bs.background_runs, 0.1 * bs.runs);  // one of four values: about a quarter of the runs
+    EXPECT_LT(bs.background_runs, 0.4 * bs.runs);
+}
+
+TEST(CostModel, TheProbeIsBuiltABlockAtATime) {
+    // The picture a per-pixel hash gave (what the measurements were calibrated on), for block sizes
+    // that do and do not divide the size, and in row ranges filled apart.
+    auto reference = [](PixelFormat f, std::int64_t w, std::int64_t h, int block) {
+        int shift = 0;
+        while (shift < 10 && (2 << shift) <= block) ++shift;
+        const int bpp = bytes_per_pixel(f);
+        std::vector<std::uint8_t> px(std::size_t(w * h * bpp));
+        for (std::int64_t y = 0; y < h; ++y)
+            for (std::int64_t x = 0; x < w; ++x) {
+                std::uint64_t hh = std::uint64_t(x >> shift) * 0x9E3779B97F4A7C15ull ^ std::uint64_t(y >> shift) * 0xC2B2AE3D27D4EB4Full;
+                hh ^= hh >> 29;
+                hh *= 0xBF58476D1CE4E5B9ull;
+                for (int c = 0; c < bpp; ++c) px[std::size_t((y * w + x) * bpp + c)] = std::uint8_t(((hh >> 40) & 3) * 60 + c);
+            }
+        return px;
+    };
+    for (PixelFormat f : {PixelFormat::Gray8, PixelFormat::Gray16, PixelFormat::RGB8, PixelFormat::RGBA8})
+        for (int block : {1, 8, 64}) {
+            EXPECT_EQ(probe_picture(f, 200, 150, block), reference(f, 200, 150, block)) << int(f) << " " << block;
+            std::vector<std::uint8_t> parts(std::size_t(200 * 150 * bytes_per_pixel(f)));
+            for (std::int64_t y0 = 0; y0 < 150; y0 += 64) fill_probe_rows(parts.data(), f, 200, y0, std::min<std::int64_t>(150, y0 + 64), block);
+            EXPECT_EQ(parts, reference(f, 200, 150, block)) << int(f) << " " << block;
+        }
+}
+
 TEST(CostModel, ABatchPaysTheFixedCostOnceARoundOfImages) {
     const CpuRate r{1e-5, 1e-9, 0.1};  // 10 us a call, 1 ns a pixel at all the threads together
     Workload w{Workload::Op::Label, 1024 * 16384, PixelFormat::Gray8, 16};
@@ -228,6 +357,26 @@ TEST(CostModel, TheMeasuredRateSeesNoiseCostMore) {
     const double noisy = cpu_seconds(w, r);
     w.density = 0.01;
     EXPECT_GE(noisy, cpu_seconds(w, r));
+}
+
+TEST(CostModel, TheMeasuredRateHasThreeRisingKnots) {
+    // RGB8 at two threads, as a sheet is labelled, and the operations timed on the probes' labels:
+    // three knots rising in density (the probes' densities do not depend on the timing; the
+    // smaller noise probe has the same density as a large one) and in cost.
+    for (Op op : {Op::Label, Op::Filter}) {
+        const CpuRate r = measure_cpu_rate(op, PixelFormat::RGB8, 2);
+        ASSERT_EQ(r.knots, 3);
+        EXPECT_GT(r.knot_density[0], 0.0);
+        EXPECT_LT(r.knot_density[0], r.knot_density[1]);
+        EXPECT_LT(r.knot_density[1], r.knot_density[2]);
+        EXPECT_GT(r.knot_density[2], 0.6);  // noise of four values
+        EXPECT_EQ(r.probe_density, r.knot_density[1]);
+        for (int k = 0; k < 3; ++k) {
+            EXPECT_GT(r.knot_per_pixel[k], 0.0) << k;
+            EXPECT_TRUE(std::isfinite(r.knot_per_pixel[k])) << k;
+            if (k > 0) EXPECT_GE(r.knot_per_pixel[k], r.knot_per_pixel[k - 1]) << k;
+        }
+    }
 }
 
 }  // namespace
