@@ -56,8 +56,9 @@ inline VolumeView make_volume_view(const void* data, std::int64_t width, std::in
 ///                 background / background_value as for label(). threads: 0 means every core
 ///                 this process may use, at most one a 2^15 voxels. backend: Auto and Cpu label on
 ///                 the CPU; Cuda on the GPU (the same labels; an Error without a device or CUDA
-///                 build; cuda_volume.hpp labels volumes already on the GPU). tolerance must be 0
-///                 (an Error otherwise, for now).
+///                 build; cuda_volume.hpp labels volumes already on the GPU). tolerance as for
+///                 label(): neighbours join when every channel differs by at most it (on the CPU:
+///                 Auto and Cpu; Cuda gives an Error for now).
 /// @return N (background excluded) and the backend that ran.
 /// Throws cclabel::Error on bad input (sizes, strides that overlap, null pointers, more than
 /// 2^32 - 1 voxels, an unknown format); never writes outside @p out.

@@ -189,9 +189,10 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
         8 (default: edge and corner neighbours) or 4 (edge neighbours only); scikit-image's 2
         and 1 mean the same. For a ``(Z, Y, X)`` volume 6 (faces), 18 (faces and edges) or 26
         (faces, edges and corners; scikit-image's 3): every dtype, ``background``, ``out=``,
-        ``out_dtype=``, ``return_num`` and ``threads`` as for images, host arrays only (NumPy and
-        CPU tensors; GPU arrays are a ``ValueError`` for now), ``stats`` (the volume columns of
-        :func:`regions`, on the CPU), no ``tolerance`` yet.
+        ``out_dtype=``, ``return_num`` and ``threads`` as for images; host arrays (NumPy, CPU
+        tensors) and CuPy arrays or CUDA tensors (labelled on their GPU); ``stats`` (the volume
+        columns of :func:`regions`, on the CPU); ``tolerance`` for host volumes of bool, uint8,
+        uint16 and uint32 (on the CPU).
     background : None, number, tuple of ints or str
         A value whose pixels get label 0 and join nothing. None (default): every value is a
         region, zeros included (bool images: False is always background). One-channel images

@@ -108,11 +108,12 @@ def label(image, lib, *, connectivity, background, backend, return_num, out, tar
           num_as_int=False):
     """cclabel.label for a volume (see its docstring)."""
     from . import _check_out, _narrow  # the 2-D path's helpers for out= and out_dtype=
-    if not (type(tolerance) is int and tolerance == 0):
-        raise ValueError("tolerance: not yet supported for 3-D volumes")
+    exact = tolerance is None or (type(tolerance) is int and tolerance == 0)
     if stats:
         raise ValueError("stats: regions() of 3-D volumes are not there yet")
     if _on_gpu(image, lib):
+        if not exact:
+            raise ValueError("tolerance: not yet supported for volumes on the GPU; pass a host array (labelled on the CPU)")
         return _label_device(image, lib, connectivity=connectivity, background=background, backend=backend,
                              return_num=return_num, out=out, target=target, threads=threads, num_as_int=num_as_int)
     a = _host_array(image, lib)
@@ -146,7 +147,8 @@ def label(image, lib, *, connectivity, background, backend, return_num, out, tar
         else:
             _check_out(out, shape, out_lib, target)
     labels = np.empty(shape, np.uint32) if direct is None else direct
-    n = _cclabel._label_volume(a, _FORMATS[name], labels, int(CONNECTIVITY[int(connectivity)]), bg, backend, threads)
+    n = _cclabel._label_volume(a, _FORMATS[name], labels, int(CONNECTIVITY[int(connectivity)]), bg, backend, threads,
+                               None if exact else tolerance)
     if out is not None and target == "uint32":
         result = out
     elif lib == "torch":

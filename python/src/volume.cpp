@@ -13,6 +13,7 @@
 #include <string>
 
 #include "cclabel/volume.hpp"
+#include "tolerance_arg.hpp"
 #include "volume_format.hpp"
 #if CCLABEL_HAVE_CUDA
 #include "cclabel/cuda_volume.hpp"
@@ -49,7 +50,7 @@ void set_background(cclabel::Options& o, nb::handle background) {
 }
 
 std::uint32_t py_label_volume(const Volume& image, int format, Labels out, int connectivity, nb::handle background,
-                              const std::string& backend, int threads) {
+                              const std::string& backend, int threads, nb::handle tolerance) {
     const cclabel::PixelFormat f = cclabel_py::volume_format(format, image.itemsize());
     const std::int64_t item = cclabel::bytes_per_pixel(f);
     for (std::size_t i = 0; i < 3; ++i)
@@ -69,6 +70,7 @@ std::uint32_t py_label_volume(const Volume& image, int format, Labels out, int c
     o.connectivity = connectivity;
     o.threads = threads;
     o.backend = volume_backend(backend);
+    o.tolerance = cclabel_py::tolerance_arg(tolerance);
     set_background(o, background);
     std::uint32_t* labels = out.data();
     nb::gil_scoped_release release;
@@ -122,7 +124,7 @@ void py_label_volume_device(std::uintptr_t data, std::int64_t depth, std::int64_
 
 void bind_volume(nb::module_& m) {
     m.def("_label_volume", &py_label_volume, "image"_a, "format"_a, "out"_a, "connectivity"_a, "background"_a.none(),
-          "backend"_a, "threads"_a);
+          "backend"_a, "threads"_a, "tolerance"_a.none() = nb::none());
 #if CCLABEL_HAVE_CUDA
     m.def("_volume_workspace", &py_volume_workspace, "depth"_a, "height"_a, "width"_a, "slice_stride"_a,
           "row_stride"_a, "format"_a, "connectivity"_a, "background"_a.none());

@@ -85,10 +85,9 @@ Labeller::Labeller(const LabelOptions& o) : o_(o) {
         throw Error("-c " + std::to_string(c) + " is for volumes: add --volume to label every page of a TIFF or a "
                     "3-D .npy as one volume (pictures take 4 or 8)");
     if (o.volume) {
-        // The volume labeller takes exact values of whole volumes in memory, for now.
+        // The volume labeller takes whole volumes in memory, for now.
         for (const auto& [given, name] : {std::pair{!o.threshold.empty(), "--threshold"}, {o.kmeans > 0, "--kmeans"},
-                                          {!o.tolerance.empty(), "--tolerance"}, {!o.tile.empty(), "--tile"},
-                                          {o.stream, "--stream"}})
+                                          {!o.tile.empty(), "--tile"}, {o.stream, "--stream"}})
             if (given) throw Error(std::string(name) + " does not work with --volume yet");
     }
     if (!o.background.empty()) bg_ = parse_background(o.background);

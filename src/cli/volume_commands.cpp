@@ -18,13 +18,22 @@ namespace {
 std::string report(const std::string& input, const io::Volume& v, const LabelledVolume& r, bool verified) {
     std::ostringstream line;
     line << input << ": " << v.width << "x" << v.height << "x" << v.depth << " " << format_name(v.format)
-         << " volume (" << v.description << "), " << r.options.connectivity << "-connected, " << with_commas(r.count)
-         << " regions, ";
+         << " volume (" << v.description << "), " << r.options.connectivity << "-connected, ";
+    if (r.options.tolerance > 0) line << "tolerance " << r.options.tolerance << ", ";
+    line << with_commas(r.count) << " regions, ";
     line.setf(std::ios::fixed);
     line.precision(1);
     line << r.ms << " ms (" << backend_name(r.backend) << ")";
     if (verified) line << ", verified";
     return line.str();
+}
+
+/// The statistics of the labels made: with --tolerance too, since they read the labels given
+/// (regions_volume refuses a tolerance, which would mean labelling).
+std::vector<VolumeRegionStats> stats_of(const io::Volume& v, const LabelledVolume& r) {
+    Options o = r.options;
+    o.tolerance = 0;
+    return regions_volume(v.view(), r.labels.data(), o);
 }
 
 }  // namespace
@@ -45,7 +54,7 @@ int run_label_volumes(const std::vector<std::string>& inputs, const Labeller& la
             const io::Volume v = io::read_volume(input);
             const LabelledVolume r = labeller.run_volume(v.view());
             if (const std::string st = output_name(out.stats, input, many, "csv", 0, 1); !st.empty())
-                write_stats_csv(st, regions_volume(v.view(), r.labels.data(), r.options), v.format);
+                write_stats_csv(st, stats_of(v, r), v.format);
             if (const std::string o = output_name(out.output, input, many, ext, 0, 1); !o.empty())
                 io::write_volume_labels(o, r.labels.data(), v.width, v.height, v.depth);
             std::cout << report(input, v, r, options.verify) << std::endl;
@@ -63,7 +72,7 @@ int run_stats_volume(const std::string& input, const std::string& csv, const Lab
     try {
         const io::Volume v = io::read_volume(input);
         const LabelledVolume r = labeller.run_volume(v.view());
-        const auto st = regions_volume(v.view(), r.labels.data(), r.options);
+        const auto st = stats_of(v, r);
         if (csv.empty()) {
             write_stats_csv(stdout, "standard output", st, v.format);
         } else {

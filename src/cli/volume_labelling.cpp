@@ -18,6 +18,7 @@ LabelledVolume Labeller::run_volume(const VolumeView& volume) const {
     o.connectivity = o_.connectivity;
     o.threads = o_.threads;
     o.backend = o_.backend == "cpu" ? Backend::Cpu : o_.backend == "cuda" ? Backend::Cuda : Backend::Auto;
+    o.tolerance = tolerance_;
     // The slices one under another are one picture of the same values: its background is the volume's.
     if (bg_) resolve_background(*bg_, ImageView{volume.data, volume.width, volume.height * volume.depth,
                                                 volume.row_bytes(), volume.format}, o);

@@ -21,26 +21,30 @@ namespace {
 /// Options::threads = 0 for a volume: every core, at most one a 2^15 voxels (as for pictures).
 constexpr std::uint64_t kAutoVoxelsPerThread = std::uint64_t(1) << 15;
 
-/// @p options as the picture validator takes them: the volume's own checks come first.
+/// @p options as the picture validator takes them: the volume's own checks come first. The
+/// tolerance is checked as for a picture (the format's channel range; none for the typed formats).
 Options as_picture_options(const Options& options) {
     Options o = options;
     o.connectivity = 8;
-    o.tolerance = 0;
     return o;
 }
 
 }  // namespace
 
-VolumeRequest make_volume_request(const VolumeView& v, const std::uint32_t* out, const Options& options) {
+VolumeRequest make_volume_request(const VolumeView& v, const std::uint32_t* out, const Options& options,
+                                  bool takes_tolerance) {
     const int c = options.connectivity;
     if (c == 4 || c == 8)
         throw Error("connectivity " + std::to_string(c) +
                     " is for 2-D pictures; volumes take 6 (faces), 18 (faces and edges) or 26 (faces, edges and corners)");
     if (c != 6 && c != 18 && c != 26)
         throw Error("connectivity must be 6, 18 or 26 for a volume (got " + std::to_string(c) + ")");
-    if (options.tolerance != 0)
+    if (options.tolerance != 0 && !takes_tolerance)
         throw Error("tolerance " + std::to_string(options.tolerance) +
-                    " is not supported for 3-D volumes yet (exact values only)");
+                    " is not supported by this volume call yet (exact values only; label_volume takes it on the CPU)");
+    if (options.tolerance != 0 && options.backend == Backend::Cuda)
+        throw Error("tolerance " + std::to_string(options.tolerance) +
+                    " is not yet supported for volumes on the GPU (backend cuda); use backend cpu or auto");
     // Format, background, threads and backend as for a picture: one slice of no size says it all.
     const Request bg = make_request(ImageView{nullptr, 0, 0, 0, v.format}, nullptr, as_picture_options(options));
 
@@ -64,6 +68,7 @@ VolumeRequest make_volume_request(const VolumeView& v, const std::uint32_t* out,
     r.connectivity = c;
     r.has_background = bg.has_background;
     r.background_key = bg.background_key;
+    r.tolerance = bg.tolerance;
     if (v.voxels() == 0) return r;  // a valid empty volume: null pointers are fine, N = 0
 
     if (v.data == nullptr)
@@ -95,14 +100,15 @@ VolumeRequest make_volume_request(const VolumeView& v, const std::uint32_t* out,
 }  // namespace detail
 
 void validate_volume(const VolumeView& volume, const std::uint32_t* out, const Options& options) {
-    (void)detail::make_volume_request(volume, out, options);
+    (void)detail::make_volume_request(volume, out, options, true);
 }
 
 LabelResult label_volume(const VolumeView& volume, std::uint32_t* out, const Options& options) {
-    const detail::VolumeRequest r = detail::make_volume_request(volume, out, options);
+    const detail::VolumeRequest r = detail::make_volume_request(volume, out, options, true);
     // Auto stays on the CPU: no measured rule says when the GPU's copies pay for volumes yet.
     if (options.backend == Backend::Cuda) return LabelResult{detail::label_volume_cuda_host(volume, out, options), Backend::Cuda};
     if (r.voxels() == 0) return LabelResult{0, Backend::Cpu};
+    if (r.tolerance != 0) return LabelResult{cpu::label_volume_tolerance(r, out), Backend::Cpu};
     if (!is_typed_format(volume.format)) return LabelResult{cpu::label_volume(r, out), Backend::Cpu};
 
     // A typed volume becomes a volume of keys (core/format_keys.hpp) through the picture of its

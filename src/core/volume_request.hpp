@@ -19,6 +19,7 @@ struct VolumeRequest {
     int connectivity = 26;  ///< 6, 18 or 26
     bool has_background = false;  ///< Binary8 always has background key 0
     std::uint32_t background_key = 0;
+    std::uint32_t tolerance = 0;  ///< Options::tolerance, checked against the format's channel range
     int threads = 1;  ///< resolved: ≥ 1
 
     std::uint64_t voxels() const { return std::uint64_t(width) * std::uint64_t(height) * std::uint64_t(depth); }
@@ -28,6 +29,9 @@ struct VolumeRequest {
 /// Validates and resolves a volume call; throws Error naming the first problem found. Typed
 /// formats (I8 to F64) are validated here too (their background as a value of the type), but the
 /// request's background_key is then the value's low 32 bits: core/volume.cpp maps them to keys.
-VolumeRequest make_volume_request(const VolumeView& v, const std::uint32_t* out, const Options& options);
+/// A tolerance is an Error unless @p takes_tolerance (label_volume's CPU path; the GPU, statistics
+/// and the certificate join exact values only).
+VolumeRequest make_volume_request(const VolumeView& v, const std::uint32_t* out, const Options& options,
+                                  bool takes_tolerance = false);
 
 }  // namespace cclabel::detail

@@ -9,4 +9,8 @@ namespace cclabel::cpu {
 /// @p out (width × height × depth, packed); returns N.
 std::uint32_t label_volume(const detail::VolumeRequest& r, std::uint32_t* out);
 
+/// The same with r.tolerance above 0 (cpu/tolerance3d_cpu.cpp): neighbours join when every
+/// channel differs by at most the tolerance. Binary8 ignores it.
+std::uint32_t label_volume_tolerance(const detail::VolumeRequest& r, std::uint32_t* out);
+
 }  // namespace cclabel::cpu

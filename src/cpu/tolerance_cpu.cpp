@@ -24,24 +24,11 @@
 
 #include "cclabel/detail/pixel_traits.hpp"
 #include "cpu/band_numbering.hpp"
+#include "cpu/close_pixels.hpp"
 #include "cpu/thread_pool.hpp"
 
 namespace cclabel::cpu {
 namespace {
-
-/// Whether two pixels of format F differ by at most @p tol in every channel.
-template <PixelFormat F>
-bool close(const std::uint8_t* a, const std::uint8_t* b, std::uint32_t tol) {
-    if constexpr (F == PixelFormat::RGB8 || F == PixelFormat::RGBA8 || F == PixelFormat::Gray8) {
-        for (int c = 0; c < detail::PixelTraits<F>::kBytes; ++c)
-            if (std::uint32_t(a[c] > b[c] ? a[c] - b[c] : b[c] - a[c]) > tol) return false;
-        return true;
-    } else {
-        // Gray16 and U32: one channel, the key is the value.
-        const std::uint32_t u = detail::PixelTraits<F>::key(a), v = detail::PixelTraits<F>::key(b);
-        return (u > v ? u - v : v - u) <= tol;
-    }
-}
 
 using Band = BandRoots;
 

@@ -147,6 +147,25 @@ def test_stats_volume_csv(cli, tmp_path, connectivity):
     assert (tmp_path / "s.csv").read_text() == proc.stdout == (tmp_path / "l.csv").read_text()
 
 
+@pytest.mark.parametrize("connectivity", [6, 26])
+def test_tolerance_on_volumes(cli, tmp_path, connectivity):
+    """--tolerance with --volume: 6-connected labels equal cc3d's delta (which agrees with a flood
+    fill there); 26-connected ones join at least as much, and --stats reads the labels made."""
+    rng = np.random.default_rng(connectivity)
+    v = (np.cumsum(rng.integers(-2, 3, size=(5, 8, 9)), axis=2) % 30 + 1).astype(np.uint8)
+    v[rng.random(v.shape) < 0.2] = 0
+    np.save(tmp_path / "v.npy", v)
+    proc = run(cli, "label", tmp_path / "v.npy", "--volume", "-c", connectivity, "-b", 0, "--tolerance", 2,
+               "-o", tmp_path / "l.npy", "--stats", tmp_path / "s.csv")
+    assert "tolerance 2" in proc.stdout
+    got = np.load(tmp_path / "l.npy")
+    exact = truth(v, connectivity, 0)
+    assert 0 < got.max() <= exact.max()
+    if connectivity == 6:
+        np.testing.assert_array_equal(got, cc3d.connected_components(v, connectivity=6, delta=2))
+    assert len(read_csv((tmp_path / "s.csv").read_text())["label"]) == got.max() + 1
+
+
 def test_filters_on_volumes(cli, tmp_path):
     v = volume("uint8", shape=(8, 9, 10), seed=11)
     np.save(tmp_path / "v.npy", v)
@@ -229,7 +248,7 @@ def test_bad_volumes_and_options(cli, tmp_path):
     one_line_error(run(cli, "stats", tmp_path / "v.npy", "-c", 6, ok=False), 2, r"add --volume")
     one_line_error(run(cli, "label", tmp_path / "v.npy", "--volume", "--preview", tmp_path / "p.png", ok=False), 2,
                    r"--preview does not work with --volume")
-    for option in (["--tile", "8x8"], ["--threshold", "otsu"], ["--tolerance", "3"], ["--stream"]):
+    for option in (["--tile", "8x8"], ["--threshold", "otsu"], ["--stream"]):
         one_line_error(run(cli, "label", tmp_path / "v.npy", "--volume", *option, ok=False), 2,
                        f"{option[0]} does not work with --volume")
     np.save(tmp_path / "four.npy", np.zeros((2, 3, 4, 5), np.uint8))

@@ -53,34 +53,40 @@ def cc3d_reference(a: np.ndarray, connectivity: int, background=None) -> np.ndar
                                      connectivity=connectivity).astype(np.uint32)
 
 
-def flood_fill(a: np.ndarray, connectivity: int, background=None) -> np.ndarray:
-    """Breadth-first fill from each unlabelled voxel in raster order over the 6/18/26 offsets."""
-    ids = dense_ids(a)
-    bg = np.zeros(a.shape, bool)
-    if a.dtype == bool:
-        bg = ~a
-    elif background is not None:
-        bg = a == background
+def bfs(shape, connectivity: int, bg: np.ndarray, joins) -> np.ndarray:
+    """Breadth-first fill from each unlabelled voxel in raster order over the 6/18/26 offsets:
+    voxels where bg is set stay 0, neighbours p, q join when joins(p, q)."""
     most = {6: 1, 18: 2, 26: 3}[connectivity]
     offsets = [(dz, dy, dx) for dz in (-1, 0, 1) for dy in (-1, 0, 1) for dx in (-1, 0, 1)
                if 0 < (dz != 0) + (dy != 0) + (dx != 0) <= most]
-    labels = np.zeros(a.shape, np.uint32)
+    labels = np.zeros(shape, np.uint32)
     n = 0
-    Z, Y, X = a.shape
-    for start in np.ndindex(a.shape):
+    Z, Y, X = shape
+    for start in np.ndindex(shape):
         if labels[start] or bg[start]:
             continue
         n += 1
         labels[start] = n
         queue = deque([start])
         while queue:
-            z, y, x = queue.popleft()
+            p = queue.popleft()
             for dz, dy, dx in offsets:
-                q = (z + dz, y + dy, x + dx)
-                if 0 <= q[0] < Z and 0 <= q[1] < Y and 0 <= q[2] < X and not labels[q] and ids[q] == ids[z, y, x]:
+                q = (p[0] + dz, p[1] + dy, p[2] + dx)
+                if 0 <= q[0] < Z and 0 <= q[1] < Y and 0 <= q[2] < X and not labels[q] and not bg[q] and joins(p, q):
                     labels[q] = n
                     queue.append(q)
     return labels
+
+
+def flood_fill(a: np.ndarray, connectivity: int, background=None) -> np.ndarray:
+    """Voxels of one value joined."""
+    ids = dense_ids(a)
+    bg = np.zeros(a.shape, bool)
+    if a.dtype == bool:
+        bg = ~a
+    elif background is not None:
+        bg = a == background
+    return bfs(a.shape, connectivity, bg, lambda p, q: ids[p] == ids[q])
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -158,6 +164,32 @@ def test_views_out_and_out_dtype():
                                   cclabel.label(np.asarray(a.tolist()), connectivity=26, background=0))
 
 
+def tolerance_flood_fill(a: np.ndarray, connectivity: int, tolerance: int, background=None) -> np.ndarray:
+    """Neighbours joined when their values differ by at most the tolerance."""
+    v = a.astype(np.int64)
+    bg = np.zeros(a.shape, bool) if background is None else a == background
+    return bfs(a.shape, connectivity, bg, lambda p, q: abs(v[q] - v[p]) <= tolerance)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "uint16", "uint32"])
+@pytest.mark.parametrize("connectivity", CONNECTIVITIES)
+def test_tolerance_matches_flood_fill(dtype, connectivity):
+    rng = np.random.default_rng(connectivity)
+    for shape in [(6, 7, 9), (1, 1, 30), (11, 4, 5)]:
+        # values that wander by small steps along x, so that chains of close voxels cross slices
+        a = np.cumsum(rng.integers(-2, 3, size=shape), axis=2) % 40
+        a = a.astype(dtype)
+        for tolerance in (1, 2):
+            for background in (None, 0):
+                got, n = cclabel.label(a, connectivity=connectivity, tolerance=tolerance, background=background,
+                                       return_num=True, threads=3)
+                want = tolerance_flood_fill(a, connectivity, tolerance, background)
+                np.testing.assert_array_equal(got, want, err_msg=f"{shape} tol {tolerance} bg {background}")
+                assert n == want.max()
+                if connectivity == 6 and background == 0:  # cc3d's 6-connected delta agrees with the flood fill
+                    np.testing.assert_array_equal(got, cc3d.connected_components(a, connectivity=6, delta=tolerance))
+
+
 def test_errors():
     a = np.zeros((3, 4, 5), np.uint8)
     with pytest.raises(ValueError, match="must be 4 or 8"):
@@ -180,8 +212,14 @@ def test_errors():
     assert set(table) == set(want)
     for k in want:  # the background row's centroid is NaN on both sides
         np.testing.assert_array_equal(table[k], want[k])
-    with pytest.raises(ValueError, match="tolerance"):
-        cclabel.label(a, connectivity=6, tolerance=2)
+    with pytest.raises(ValueError, match="tolerance 2 is not supported for f32"):
+        cclabel.label(a.astype(np.float32), connectivity=6, tolerance=2)
+    with pytest.raises(ValueError, match="tolerance 300 is out of range for gray8"):
+        cclabel.label(a, connectivity=6, tolerance=300)
+    with pytest.raises(ValueError, match="tolerance 2 is not yet supported for volumes on the GPU"):
+        cclabel.label(a, connectivity=6, tolerance=2, backend="cuda")
+    with pytest.raises(TypeError, match="tolerance"):
+        cclabel.label(a, connectivity=6, tolerance=1.5)
     with pytest.raises(TypeError, match="not supported"):
         cclabel.label(np.zeros((2, 2, 2), np.complex64), connectivity=6)
     with pytest.raises(ValueError, match="negative"):

@@ -29,19 +29,20 @@ inline std::vector<Offset3> neighbour_offsets(int connectivity) {
     return out;
 }
 
-/// @p values: one key per voxel (x fastest, then y, then z); @p background: the key labelled 0.
-inline std::vector<std::uint32_t> volume_flood_fill(const std::vector<std::uint64_t>& values, std::int64_t w,
-                                                    std::int64_t h, std::int64_t d, int connectivity,
-                                                    std::optional<std::uint64_t> background,
-                                                    std::uint32_t* count = nullptr) {
+/// The flood fill over w × h × d voxels (x fastest, then y, then z): voxel p is background when
+/// @p is_background(p), and joins its neighbour q when @p joins(p, q).
+template <class IsBackground, class Joins>
+std::vector<std::uint32_t> volume_bfs(std::int64_t w, std::int64_t h, std::int64_t d, int connectivity,
+                                      IsBackground&& is_background, Joins&& joins, std::uint32_t* count = nullptr) {
     const std::vector<Offset3> offs = neighbour_offsets(connectivity);
-    std::vector<std::uint32_t> labels(values.size(), 0);
+    const std::int64_t voxels = w * h * d;
+    std::vector<std::uint32_t> labels(std::size_t(voxels), 0);
     std::uint32_t n = 0;
     std::deque<std::int64_t> queue;
     auto index = [&](std::int64_t x, std::int64_t y, std::int64_t z) { return (z * h + y) * w + x; };
-    for (std::int64_t start = 0; start < std::int64_t(values.size()); ++start) {
+    for (std::int64_t start = 0; start < voxels; ++start) {
         if (labels[std::size_t(start)] != 0) continue;
-        if (background && values[std::size_t(start)] == *background) continue;
+        if (is_background(start)) continue;
         labels[std::size_t(start)] = ++n;
         queue.push_back(start);
         while (!queue.empty()) {
@@ -52,7 +53,7 @@ inline std::vector<std::uint32_t> volume_flood_fill(const std::vector<std::uint6
                 const std::int64_t nx = x + o.dx, ny = y + o.dy, nz = z + o.dz;
                 if (nx < 0 || ny < 0 || nz < 0 || nx >= w || ny >= h || nz >= d) continue;
                 const std::int64_t q = index(nx, ny, nz);
-                if (labels[std::size_t(q)] != 0 || values[std::size_t(q)] != values[std::size_t(p)]) continue;
+                if (labels[std::size_t(q)] != 0 || is_background(q) || !joins(p, q)) continue;
                 labels[std::size_t(q)] = n;
                 queue.push_back(q);
             }
@@ -60,6 +61,16 @@ inline std::vector<std::uint32_t> volume_flood_fill(const std::vector<std::uint6
     }
     if (count) *count = n;
     return labels;
+}
+
+/// @p values: one key per voxel (x fastest, then y, then z); @p background: the key labelled 0.
+inline std::vector<std::uint32_t> volume_flood_fill(const std::vector<std::uint64_t>& values, std::int64_t w,
+                                                    std::int64_t h, std::int64_t d, int connectivity,
+                                                    std::optional<std::uint64_t> background,
+                                                    std::uint32_t* count = nullptr) {
+    return volume_bfs(
+        w, h, d, connectivity, [&](std::int64_t p) { return background && values[std::size_t(p)] == *background; },
+        [&](std::int64_t p, std::int64_t q) { return values[std::size_t(p)] == values[std::size_t(q)]; }, count);
 }
 
 }  // namespace cclabel::test
