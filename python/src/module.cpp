@@ -928,11 +928,14 @@ void bind_volume(nb::module_& m);  // volume.cpp: 3-D volumes on the CPU
 
 void bind_volume_stats(nb::module_& m);  // volume_stats.cpp: regions() of 3-D volumes
 
+void bind_verify(nb::module_& m);  // verify.cpp: the certificate of pictures and volumes
+
 NB_MODULE(_cclabel, m) {
     m.doc() = "cclabel's compiled core; use the functions of the cclabel package.";
     bind_graph(m);
     bind_volume(m);
     bind_volume_stats(m);
+    bind_verify(m);
     m.attr("__version__") = CCLABEL_VERSION_STRING;
     nb::register_exception_translator([](const std::exception_ptr& p, void*) {
         try {
