@@ -9,12 +9,14 @@
 // label_volume once ("ok", else "DIFF" and exit code 1). The floor: a cudaMemset of the labels
 // (their 4 bytes a voxel written once).
 //
-// The kernels' switches (VolumeSwitches, cuda/volume_plan.hpp): --off turns the named ones off
-// for every row; --each-off adds, after each row, one row with each switch off in turn (its name
-// in the "off" column), so one run measures what each idea gives.
+// --tile takes a list of tiles, X×Y×Z/P with P voxels a thread (VolumeShape::per_thread; 1 when
+// left out), one row each: 32x8x8/4 (the default) against 32x4x4/1 (before per_thread) in one
+// run. The kernels' switches (VolumeSwitches, cuda/volume_plan.hpp): --off turns the named ones
+// off for every row; --each-off adds, after each row, one row with each switch off in turn. The
+// "variant" column names the tile and what is off.
 //
 //   bench_volume [--size 512] [--reps 10] [--conn 6,18,26] [--only "binary 0.3,blobs"]
-//                [--tile 32x4x4] [--off cover] [--each-off] [--no-check]
+//                [--tile 32x8x8/4,32x4x4] [--off cover] [--each-off] [--no-check]
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -153,8 +155,9 @@ int main(int argc, char** argv) {
     std::string only;
     bool check = true;
     cclabel::cuda::detail::VolumeShape shape{};
+    std::vector<cclabel::cuda::detail::VolumeShape> tiles = {shape};
     bool each_off = false;
-    std::string off_names = "-";
+    std::string off_names;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--size" && i + 1 < argc) n = std::atoll(argv[++i]);
@@ -162,7 +165,16 @@ int main(int argc, char** argv) {
         else if (a == "--conn" && i + 1 < argc) conns = cclabel::bench::parse_list(argv[++i]);
         else if (a == "--only" && i + 1 < argc) only = argv[++i];
         else if (a == "--tile" && i + 1 < argc) {
-            if (std::sscanf(argv[++i], "%ux%ux%u", &shape.tile_x, &shape.tile_y, &shape.tile_z) != 3) return 2;
+            tiles.clear();
+            for (const char* p = argv[++i]; *p;) {
+                cclabel::cuda::detail::VolumeShape t{};
+                t.per_thread = 1;
+                const int got = std::sscanf(p, "%ux%ux%u/%u", &t.tile_x, &t.tile_y, &t.tile_z, &t.per_thread);
+                if (got < 3) return 2;
+                tiles.push_back(t);
+                while (*p && *p != ',') ++p;
+                if (*p == ',') ++p;
+            }
         } else if (a == "--off" && i + 1 < argc) {
             off_names = argv[++i];
             for (std::size_t b = 0, e; b <= off_names.size(); b = e + 1) {
@@ -177,22 +189,29 @@ int main(int argc, char** argv) {
         else {
             std::fprintf(stderr,
                          "usage: bench_volume [--size 512] [--reps 10] [--conn 6,18,26] [--only NAMES] "
-                         "[--tile 32x4x4] [--off NAMES] [--each-off] [--no-check]\n");
+                         "[--tile XxYxZ/P,...] [--off NAMES] [--each-off] [--no-check]\n");
             return 2;
         }
     }
-    // The rows of each volume and connectivity: the switches as given, then each one off.
-    std::vector<std::pair<std::string, cclabel::cuda::detail::VolumeShape>> variants = {{off_names, shape}};
-    for (const char* name : cclabel::cuda::detail::kVolumeSwitchNames) {
-        cclabel::cuda::detail::VolumeShape s = shape;
-        if (each_off && cclabel::cuda::detail::volume_switch_off(s.switches, name))
-            variants.emplace_back(off_names == "-" ? std::string(name) : off_names + "," + name, s);
+    // The rows of each volume and connectivity: each tile with the switches as given, then (with
+    // --each-off) with each one off.
+    std::vector<std::pair<std::string, cclabel::cuda::detail::VolumeShape>> variants;
+    for (cclabel::cuda::detail::VolumeShape t : tiles) {
+        t.switches = shape.switches;
+        char name[64];
+        std::snprintf(name, sizeof name, "%ux%ux%u/%u", t.tile_x, t.tile_y, t.tile_z, t.per_thread);
+        variants.emplace_back(std::string(name) + (off_names.empty() ? "" : " -" + off_names), t);
+        for (const char* sw : cclabel::cuda::detail::kVolumeSwitchNames) {
+            cclabel::cuda::detail::VolumeShape s = t;
+            if (each_off && cclabel::cuda::detail::volume_switch_off(s.switches, sw))
+                variants.emplace_back(std::string(name) + " -" + (off_names.empty() ? "" : off_names + ",") + sw, s);
+        }
     }
     cudaDeviceProp p{};
     ck(cudaGetDeviceProperties(&p, 0), "cudaGetDeviceProperties");
     const std::uint64_t voxels = std::uint64_t(n) * std::uint64_t(n) * std::uint64_t(n);
-    std::printf("bench_volume: %s, %lld^3 (%.1f Mvx), tile %ux%ux%u, median of %d, labels device to device\n", p.name,
-                static_cast<long long>(n), double(voxels) * 1e-6, shape.tile_x, shape.tile_y, shape.tile_z, reps);
+    std::printf("bench_volume: %s, %lld^3 (%.1f Mvx), median of %d, labels device to device\n", p.name,
+                static_cast<long long>(n), double(voxels) * 1e-6, reps);
 
     std::vector<std::function<Volume()>> makers = {
         [&] { return binary(n, 0.1); }, [&] { return binary(n, 0.3); }, [&] { return binary(n, 0.5); },
@@ -238,7 +257,7 @@ int main(int argc, char** argv) {
         time_ms([&] { ck(cudaMemsetAsync(d_labels, 0, voxels * 4, stream), "cudaMemsetAsync"); }, false);
     std::printf("floor: cudaMemset of the labels %.3f ms (%.1f GVx/s)\n", floor_ms, double(voxels) / floor_ms * 1e-6);
     std::printf("%-11s %4s %9s %8s %8s %8s %8s %8s %9s %-5s %s\n", "volume", "conn", "ms", "GVx/s", "local", "border",
-                "flatten", "number", "regions", "check", "off");
+                "flatten", "number", "regions", "check", "variant");
 
     int failures = 0;
     for (std::size_t m = 0; m < makers.size(); ++m) {

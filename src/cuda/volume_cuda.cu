@@ -30,22 +30,25 @@ namespace {
 
 using vol::VolParams;
 
+// At least three blocks of 512 a multiprocessor (at most 42 registers; Local takes 26 to 32, so
+// four fit): left to itself ptxas built Local with the loops over a thread's voxels
+// (VolumeShape::per_thread) for 32 registers and spilled under 26 with cover.
 template <PixelFormat F, int Conn, bool Cover>
-__global__ void __launch_bounds__(512) volume_local_kernel(VolParams g) {
-    __shared__ std::uint32_t tsm[512];
-    __shared__ std::uint32_t tkeys[512];
+__global__ void __launch_bounds__(512, 3) volume_local_kernel(VolParams g) {
+    __shared__ std::uint32_t tsm[kVolumeMaxTileVoxels];
+    __shared__ std::uint32_t tkeys[kVolumeMaxTileVoxels];
     DeviceOps ops{nullptr, threadIdx.x, blockDim.x, tsm, tkeys};
     vol::volume_local_program<F, Conn, Cover>(ops, g, threadIdx.x, blockIdx.x);
 }
 
-// With cover, at least three blocks of 512 a multiprocessor (at most 42 registers; it takes 38 to
+// With cover, at least three blocks of 512 a multiprocessor (at most 42 registers; it takes 37 to
 // 40): left to itself ptxas built Border for four (32 registers) and spilled under 18 and 26.
 // Without, no minimum (0), which builds the kernel as it was before cover (32 registers; a
 // minimum of 1 gave 34, three blocks a multiprocessor instead of four).
 template <PixelFormat F, int Conn, bool Cover>
 __global__ void __launch_bounds__(512, Cover ? 3 : 0) volume_border_kernel(VolParams g) {
     DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
-    vol::volume_border_program<F, Conn, Cover>(ops, g, threadIdx.x, blockIdx.x);
+    vol::volume_border_program<F, Conn, Cover>(ops, g, threadIdx.x, blockIdx.x, blockIdx.y);
 }
 
 __global__ void __launch_bounds__(1024) volume_flatten_kernel(VolParams g) {
@@ -83,7 +86,7 @@ void enqueue_volume(const cclabel::detail::VolumeRequest& r, const VolumePlan& p
         volume_local_kernel<F, Conn, Cover><<<tiles, plan.tile_threads, 0, stream>>>(g);
         CCL_LAUNCHED("volume_local_kernel");
         record(ev.after_local, stream);
-        volume_border_kernel<F, Conn, Cover><<<tiles, plan.tile_threads, 0, stream>>>(g);
+        volume_border_kernel<F, Conn, Cover><<<dim3(tiles, plan.steps), plan.tile_threads, 0, stream>>>(g);
         CCL_LAUNCHED("volume_border_kernel");
         record(ev.after_border, stream);
         return 0;

@@ -34,20 +34,33 @@ inline bool volume_switch_off(VolumeSwitches& s, const char* name) {
     return flag != nullptr;
 }
 
-/// The shape of the volume labeller's launches. Tiles of the local phase are tile_x × tile_y ×
-/// tile_z voxels, one thread a voxel (at most 512 on the GPU, 1024 in the emulator); on the GPU
-/// tile_x is a multiple of the warp.
+/// The shape of the volume labeller's launches. Tiles of Local and Border are tile_x × tile_y ×
+/// tile_z voxels (at most kVolumeMaxTileVoxels: the shared arrays), per_thread voxels a thread
+/// (at most 512 threads on the GPU, 1024 in the emulator); on the GPU tile_x is a multiple of the
+/// warp, and so are the threads.
 struct VolumeShape {
-    std::uint32_t tile_x = 32, tile_y = 4, tile_z = 4;
+    /// 2048 voxels, 4 a thread: Border's work and the joins through global memory scale with the
+    /// voxels on the tiles' faces they look back through (the first slice, the first and last
+    /// rows and columns), about 0.44 a voxel here against 0.81 in the 32 × 4 × 4 tiles of one
+    /// voxel a thread before per_thread (bench_volume --tile 32x4x4/1 measures those).
+    std::uint32_t tile_x = 32, tile_y = 8, tile_z = 8;
     std::uint32_t voxel_threads = 256;  ///< threads a block of the voxel-wise kernels (Flatten, Number)
     std::uint32_t warp_w = 32;          ///< Flatten's root bits are one word a warp: 32 on the GPU
+    /// Voxels a thread of Local and Border: thread i takes the tile's voxels i, i + threads, ...
+    /// A tile of 512 threads is then per_thread times larger, so fewer of its voxels lie on its
+    /// faces (Border's work) and fewer joins cross tiles through global memory.
+    std::uint32_t per_thread = 4;
     VolumeSwitches switches{};
 };
+
+/// The most voxels a tile: Local's shared parents and keys, 8 bytes a voxel (16 KiB).
+inline constexpr std::uint32_t kVolumeMaxTileVoxels = 2048;
 
 struct VolumePlan {
     std::uint64_t voxels = 0;
     std::uint64_t tiles_x = 0, tiles_y = 0, tiles_z = 0, tiles = 0;
-    std::uint32_t tile_threads = 0;
+    std::uint32_t tile_threads = 0, tile_voxels = 0;
+    std::uint32_t steps = 1;  ///< Border's blocks a tile (per_thread): its grid is tiles × steps
     std::uint64_t voxel_blocks = 0;  ///< Flatten and Number: one thread a voxel
     std::uint64_t words = 0;         ///< root bits: one word a 32 voxels
     // Workspace (bytes from its start): root bits, the per-word root counts (words + 1, scanned in
@@ -68,13 +81,18 @@ inline VolumePlan plan_volume(std::uint64_t width, std::uint64_t height, std::ui
                               std::uint64_t scan_temp_bytes, bool for_gpu = true) {
     auto up = [](std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; };
     VolumePlan p;
-    const std::uint64_t t = std::uint64_t(s.tile_x) * s.tile_y * s.tile_z;
-    // On the GPU at most 512 threads a tile: Border's thirteen inlined unions need 128 registers.
-    if (s.tile_x == 0 || s.tile_y == 0 || s.tile_z == 0 || t > (for_gpu ? 512u : 1024u))
-        p.error = for_gpu ? "tile of 1 to 512 voxels on the GPU" : "tile of 1 to 1024 voxels";
+    const std::uint64_t v = std::uint64_t(s.tile_x) * s.tile_y * s.tile_z;
+    const std::uint64_t t = s.per_thread ? v / s.per_thread : 0;
+    // On the GPU at most 512 threads a tile: the kernels' launch bounds.
+    if (s.tile_x == 0 || s.tile_y == 0 || s.tile_z == 0 || v > kVolumeMaxTileVoxels)
+        p.error = "tile of 1 to 2048 voxels";
+    else if (s.per_thread == 0 || v % s.per_thread != 0 || t > (for_gpu ? 512u : 1024u))
+        p.error = for_gpu ? "per_thread must divide the tile's voxels into 1 to 512 threads on the GPU"
+                          : "per_thread must divide the tile's voxels into 1 to 1024 threads";
     else if (s.voxel_threads == 0 || s.voxel_threads > 1024 || s.warp_w == 0 || s.voxel_threads % s.warp_w != 0)
         p.error = "voxel_threads must be a multiple of warp_w, at most 1024";
-    else if (for_gpu && (s.warp_w != 32 || s.tile_x % 32 != 0)) p.error = "warp_w and tile_x must be 32 (or a multiple) on the GPU";
+    else if (for_gpu && (s.warp_w != 32 || s.tile_x % 32 != 0 || t % 32 != 0))
+        p.error = "warp_w, tile_x and the tile's threads must be 32 (or a multiple) on the GPU";
     else if (s.warp_w != 32) p.error = "warp_w must be 32: a word of root bits is a warp's vote";
     else if (width > 0xFFFFFFFFull || height > 0xFFFFFFFFull || depth > 0xFFFFFFFFull ||
              (width && height && depth && (height > 0xFFFFFFFFull / width || depth > 0xFFFFFFFFull / (width * height))))
@@ -87,6 +105,8 @@ inline VolumePlan plan_volume(std::uint64_t width, std::uint64_t height, std::ui
     p.tiles_z = (depth + s.tile_z - 1) / s.tile_z;
     p.tiles = p.tiles_x * p.tiles_y * p.tiles_z;
     p.tile_threads = std::uint32_t(t);
+    p.tile_voxels = std::uint32_t(v);
+    p.steps = s.per_thread;  // ≤ 2048, within gridDim.y
     p.voxel_blocks = (p.voxels + s.voxel_threads - 1) / s.voxel_threads;
     if (p.tiles > kVolumeMaxGrid || p.voxel_blocks > kVolumeMaxGrid) {
         p.error = "too many tiles for one grid";
@@ -117,6 +137,7 @@ inline VolParams make_vol_params(const cclabel::detail::VolumeRequest& r, const 
     g.mask = mask;
     g.prefix = prefix;
     g.tile_x = s.tile_x, g.tile_y = s.tile_y, g.tile_z = s.tile_z;
+    g.tile_threads = plan.tile_threads, g.tile_voxels = plan.tile_voxels;
     g.tiles_x = std::uint32_t(plan.tiles_x), g.tiles_y = std::uint32_t(plan.tiles_y);
     g.fd_tile_x = FastDiv(s.tile_x);
     g.fd_tile_xy = FastDiv(s.tile_x * s.tile_y);

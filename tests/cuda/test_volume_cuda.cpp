@@ -182,7 +182,8 @@ TEST(VolumeCuda, HelicesSlabsAndCheckerboards) {
 
 TEST(VolumeCuda, EachSwitchOffAndOtherTilesMatchTheCpu) {
     REQUIRE_GPU();
-    std::vector<cuda::detail::VolumeShape> shapes = {{32, 2, 8, 256, 32}, {64, 2, 2, 256, 32}};
+    std::vector<cuda::detail::VolumeShape> shapes = {
+        {32, 2, 8, 256, 32, 1}, {64, 2, 2, 256, 32, 1}, {32, 4, 4, 256, 32, 1}, {64, 4, 8, 256, 32, 4}, {32, 4, 16, 256, 32, 4}};
     for (const char* name : cuda::detail::kVolumeSwitchNames) {
         cuda::detail::VolumeShape s{};
         ASSERT_TRUE(cuda::detail::volume_switch_off(s.switches, name)) << name;
@@ -197,7 +198,8 @@ TEST(VolumeCuda, EachSwitchOffAndOtherTilesMatchTheCpu) {
                 const Options o = volume_options(PixelFormat::Binary8, conn, true);
                 const Labels want = on_cpu(view, o), got = on_device(view, o, &s);
                 const std::string at = "tile " + std::to_string(s.tile_x) + "x" + std::to_string(s.tile_y) + "x" +
-                                       std::to_string(s.tile_z) + " cover " + std::to_string(s.switches.cover) +
+                                       std::to_string(s.tile_z) + "/" + std::to_string(s.per_thread) +
+                                       " cover " + std::to_string(s.switches.cover) +
                                        " density " + std::to_string(density) + " conn " + std::to_string(conn);
                 ASSERT_EQ(got.count, want.count) << at;
                 ASSERT_EQ(got.labels, want.labels) << at;

@@ -33,7 +33,7 @@ std::uint32_t emu_label_volume(const cclabel::detail::VolumeRequest& r, std::uin
     Executor ex(seed);
     ex.set_regions({{out, plan.voxels, "labels"}, {mask.data(), mask.size(), "mask"}, {prefix.data(), prefix.size(), "prefix"}});
     ex.set_parents(out, plan.voxels, 0, cd::vol::kVolumeBackground);
-    ex.set_shared_words(plan.tile_threads);
+    ex.set_shared_words(plan.tile_voxels);  // parents and keys, a word a voxel of the tile
     const std::uint32_t vt = shape.voxel_threads;
     auto run = [&]<PixelFormat F, int C>() {
         // As the GPU: cover is a template parameter of the programs (Conn 6 always without).
@@ -43,8 +43,9 @@ std::uint32_t emu_label_volume(const cclabel::detail::VolumeRequest& r, std::uin
                 cd::vol::volume_local_program<F, C, Cover>(ops, g, tid, b);
             });
             ex.forget_stale();
-            ex.launch(plan.tiles, plan.tile_threads, shape.warp_w, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
-                cd::vol::volume_border_program<F, C, Cover>(ops, g, tid, b);
+            // The GPU's grid of tiles × steps, as one list of blocks.
+            ex.launch(plan.tiles * plan.steps, plan.tile_threads, shape.warp_w, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
+                cd::vol::volume_border_program<F, C, Cover>(ops, g, tid, b % plan.tiles, std::uint32_t(b / plan.tiles));
             });
         };
         if (C != 6 && shape.switches.cover)

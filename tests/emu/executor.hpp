@@ -132,7 +132,7 @@ public:
     /// A kernel boundary for weak loads: L1 keeps nothing from one launch to the next, so weak loads
     /// return no value older than the launch (the pixel pipeline keeps the history, which is harsher).
     void forget_stale() { prev_.assign(n_, kNone); }
-    /// Words of the shared parent array in the next launches (at least one a thread).
+    /// Words of the shared parent and key arrays in the next launches (at least one a thread).
     void set_shared_words(std::uint32_t n) { shared_words_ = n; }
 
     /// Runs @p blocks blocks of @p threads threads; warps are @p warp_w consecutive threads.
@@ -276,8 +276,8 @@ inline void Executor::start_block(std::uint64_t block) {
     b.waiting.clear();
     b.scratch.assign(threads_ + 1, 0);
     b.local.assign(std::max(threads_, shared_words_), 0xFFFFFFFFu);
-    b.keys.assign(threads_, 0xDEADBEEFu);
-    b.key_set.assign(threads_, false);
+    b.keys.assign(std::max(threads_, shared_words_), 0xDEADBEEFu);
+    b.key_set.assign(std::max(threads_, shared_words_), false);
     b.warps.assign((threads_ + warp_w_ - 1) / warp_w_, Warp{});
     for (std::uint32_t t = 0; t < threads_; ++t) {
         // Fibers are recycled once finished.

@@ -25,8 +25,12 @@ namespace cd = cclabel::cuda::detail;
 using cd::VolumeShape;
 
 constexpr int kConnectivities[] = {6, 18, 26};
-/// Tiles small enough that most voxels sit on a face, and the default.
-const VolumeShape kShapes[] = {{4, 2, 2, 32, 32}, {3, 3, 2, 64, 32}, {8, 1, 3, 32, 32}, {32, 4, 4, 256, 32}};
+/// Tiles small enough that most voxels sit on a face, and the default before per_thread (one
+/// voxel a thread).
+const VolumeShape kShapes[] = {{4, 2, 2, 32, 32, 1}, {3, 3, 2, 64, 32, 1}, {8, 1, 3, 32, 32, 1}, {32, 4, 4, 256, 32, 1}};
+
+/// Tiles of several voxels a thread (VolumeShape::per_thread), partial warps among them.
+const VolumeShape kStacked[] = {{4, 2, 4, 32, 32, 2}, {3, 3, 4, 64, 32, 4}, {8, 2, 3, 32, 32, 3}, {32, 4, 8, 256, 32, 2}};
 
 /// @p s with the switch called @p name off.
 VolumeShape switched_off(VolumeShape s, const char* name) {
@@ -105,11 +109,23 @@ TEST(EmuVolumePlan, CoversTheVolumeAndRespectsLimits) {
     EXPECT_FALSE(cd::plan_volume(2048, 2048, 1024, s, 0).error.empty());  // 2^32 voxels
     EXPECT_TRUE(cd::plan_volume(2048, 2048, 1023, s, 0).error.empty());
     EXPECT_EQ(cd::plan_volume(0, 5, 5, s, 0).tiles, 0u);
-    EXPECT_FALSE(cd::plan_volume(8, 8, 8, VolumeShape{32, 8, 8, 256, 32}, 0, false).error.empty());  // 2048 threads
-    EXPECT_FALSE(cd::plan_volume(8, 8, 8, VolumeShape{32, 8, 4, 256, 32}, 0).error.empty());  // 1024 on the GPU
-    EXPECT_FALSE(cd::plan_volume(8, 8, 8, VolumeShape{4, 2, 2, 32, 32}, 0).error.empty());    // not on the GPU
-    EXPECT_TRUE(cd::plan_volume(8, 8, 8, VolumeShape{4, 2, 2, 32, 32}, 0, false).error.empty());
-    EXPECT_FALSE(cd::plan_volume(8, 8, 8, VolumeShape{4, 2, 2, 40, 32}, 0, false).error.empty());
+    EXPECT_FALSE(cd::plan_volume(8, 8, 8, VolumeShape{32, 8, 8, 256, 32, 1}, 0, false).error.empty());  // 2048 threads
+    EXPECT_FALSE(cd::plan_volume(8, 8, 8, VolumeShape{32, 8, 4, 256, 32, 1}, 0).error.empty());  // 1024 on the GPU
+    EXPECT_FALSE(cd::plan_volume(8, 8, 8, VolumeShape{4, 2, 2, 32, 32, 1}, 0).error.empty());    // not on the GPU
+    EXPECT_TRUE(cd::plan_volume(8, 8, 8, VolumeShape{4, 2, 2, 32, 32, 1}, 0, false).error.empty());
+    EXPECT_FALSE(cd::plan_volume(8, 8, 8, VolumeShape{4, 2, 2, 40, 32, 1}, 0, false).error.empty());
+    // Several voxels a thread: the threads divide the tile, 2048 voxels at most.
+    const cd::VolumePlan stacked = cd::plan_volume(100, 100, 100, VolumeShape{32, 8, 8, 256, 32, 4}, 0);
+    EXPECT_TRUE(stacked.error.empty()) << stacked.error;
+    EXPECT_EQ(stacked.tile_threads, 512u);
+    EXPECT_EQ(stacked.tile_voxels, 2048u);
+    EXPECT_EQ(stacked.tiles, 4u * 13u * 13u);
+    EXPECT_EQ(stacked.steps, 4u);
+    EXPECT_FALSE(cd::plan_volume(8, 8, 8, VolumeShape{32, 8, 8, 256, 32, 3}, 0, false).error.empty());   // no divisor
+    EXPECT_FALSE(cd::plan_volume(8, 8, 8, VolumeShape{32, 8, 8, 256, 32, 2}, 0).error.empty());          // 1024 threads
+    EXPECT_FALSE(cd::plan_volume(8, 8, 8, VolumeShape{32, 8, 16, 256, 32, 8}, 0).error.empty());         // 4096 voxels
+    EXPECT_FALSE(cd::plan_volume(8, 8, 8, VolumeShape{32, 3, 1, 256, 32, 2}, 0).error.empty());          // 48 threads
+    EXPECT_FALSE(cd::plan_volume(8, 8, 8, VolumeShape{32, 4, 4, 256, 32, 0}, 0, false).error.empty());
 }
 
 TEST(EmuVolume, RandomVolumesMatchTheCpu) {
@@ -133,7 +149,10 @@ TEST(EmuVolume, DefaultTileAndManySchedules) {
     for (int conn : kConnectivities)
         for (std::uint64_t seed = 1; seed <= 6; ++seed) {
             Volume v = random_volume(40, 6, 6, 2, 0.35, std::uint32_t(seed * 7));
-            expect_cpu(v, PixelFormat::Binary8, conn, true, "default tile", {kShapes[3]}, seed);
+            expect_cpu(v, PixelFormat::Binary8, conn, true, "one voxel a thread", {kShapes[3]}, seed);
+            if (seed > 3) continue;
+            Volume w = random_volume(41, 10, 11, 2, 0.35, std::uint32_t(seed * 11));
+            expect_cpu(w, PixelFormat::Binary8, conn, true, "default tile", {VolumeShape{}}, seed);
         }
 }
 
@@ -250,6 +269,32 @@ TEST(EmuVolume, EachSwitchOffMatchesTheCpu) {
                 expect_cpu(v, PixelFormat::Binary8, conn, true, std::string("off ") + name, {shapes[0], shapes[1]});
             }
     }
+}
+
+TEST(EmuVolume, SeveralVoxelsAThread) {
+    std::uint32_t seed = 300;
+    for (int conn : kConnectivities)
+        for (bool cover : {true, false}) {
+            std::vector<VolumeShape> shapes(std::begin(kStacked), std::end(kStacked));
+            for (VolumeShape& s : shapes)
+                if (!cover) cd::volume_switch_off(s.switches, "cover");
+            for (double density : {0.1, 0.4, 0.7}) {
+                Volume v = random_volume(13, 9, 11, 2, density, ++seed);
+                expect_cpu(v, PixelFormat::Binary8, conn, true, "stacked", {shapes[0], shapes[1], shapes[2]}, seed);
+                Volume w = random_volume(9, 7, 10, 3, density, ++seed);
+                expect_cpu(w, PixelFormat::Gray8, conn, false, "stacked", {shapes[0], shapes[2]}, seed);
+            }
+            Volume big = random_volume(70, 9, 18, 2, 0.35, ++seed);
+            expect_cpu(big, PixelFormat::Binary8, conn, true, "stacked default", {shapes[3]}, seed);
+            Volume corners = helix(4, 5, 19, 1, 1);
+            expect_cpu(corners, PixelFormat::Binary8, conn, true, "stacked corner helix", {shapes[0], shapes[1]});
+            for (int k = 0; k < 13; ++k)
+                for (const auto& c : {kCentres[0], kCentres[3], kCentres[5]}) {
+                    Volume p = pair(k, c[0], c[1], c[2]);
+                    expect_cpu(p, PixelFormat::Binary8, conn, true, "stacked offset " + std::to_string(k),
+                               {shapes[0], shapes[1], shapes[2]});
+                }
+        }
 }
 
 TEST(EmuVolume, TwoNeighboursJoinedThroughTheVoxelOnly) {

@@ -6,13 +6,14 @@
 // Union-find over voxels on the label buffer itself (Komura 2015; Playne & Hawick 2018, in 3-D as
 // Allegretti et al. 2020), with min-linking so that a region's root is its first voxel in raster
 // order (z, then y, then x); numbering the roots in index order is then cc3d's numbering.
-//   Local    a block a tile of tile_x × tile_y × tile_z voxels: keys into shared memory, each voxel
+//   Local    a block a tile of tile_x × tile_y × tile_z voxels, per_thread a thread (voxels tid,
+//            tid + threads, ...; raster order in the tile): keys into shared memory, each voxel
 //            joins its earlier same-valued neighbours inside the tile in a shared parent array
 //            (atomicMin union), then writes its tile root's global index. Background voxels get
 //            kVolumeBackground. Most joins never touch global memory.
-//   Border   the same tiles: a voxel on a face of its tile joins its earlier neighbours in other
-//            tiles, by atomicMin union with retry on the global parents. Interior voxels return
-//            before reading anything.
+//   Border   the same tiles, a block a tile and step (the voxels tid + step·threads): a voxel on a
+//            face of its tile joins its earlier neighbours in other tiles, by atomicMin union with
+//            retry on the global parents. Interior voxels return before reading anything.
 //   Flatten  a thread a voxel: its root, stored; a warp's vote of "is a root" is one word of root
 //            bits, and its popcount goes to the per-word counts, which CUB scans (exclusive).
 //   Number   a thread a voxel: its root's number is the roots before the root's word plus the
@@ -44,6 +45,7 @@ struct VolParams {
     std::uint32_t* mask = nullptr;    ///< root bits, a word a 32 voxels
     std::uint32_t* prefix = nullptr;  ///< roots a word; scanned in place (exclusive) before Number
     std::uint32_t tile_x = 32, tile_y = 4, tile_z = 4;
+    std::uint32_t tile_threads = 512, tile_voxels = 512;  ///< a thread takes voxels tid + j·tile_threads
     std::uint32_t tiles_x = 0, tiles_y = 0;
     // Divisions by the launch's sizes, by multiplication (bits.cuh): a hardware-less division is
     // about twenty instructions, and a tile's thread decodes its place with five.
@@ -183,9 +185,9 @@ CCL_HD bool neighbour_in_tile(const VolParams& g, const TileVoxel& t, int dx, in
 /// Root of tile-local voxel @p p in the block's shared parents, halving the path with atomicMin
 /// (a plain store could undo a lower parent another thread just wrote).
 template <class Ops>
-CCL_HD std::uint32_t find_shared(Ops& ops, std::uint32_t p) {
+CCL_HD std::uint32_t find_shared(Ops& ops, const VolParams& g, std::uint32_t p) {
     for (std::uint64_t it = 0;; ++it) {
-        ops.bound(it, 1025, "volume find_shared");
+        ops.bound(it, g.tile_voxels + 1, "volume find_shared");
         const std::uint32_t q = ops.sh_ld(p);
         if (q == p) return p;
         const std::uint32_t r = ops.sh_ld(q);
@@ -225,8 +227,8 @@ CCL_HD std::uint32_t unite_voxels(Ops& ops, const VolParams& g, std::uint32_t a,
     for (std::uint64_t it = 0;; ++it) {
         ops.bound(it, 2 * g.voxels + 2, "volume unite");
         if constexpr (Shared) {
-            a = find_shared(ops, a);
-            b = find_shared(ops, b);
+            a = find_shared(ops, g, a);
+            b = find_shared(ops, g, b);
         } else {
             a = find_global<true>(ops, g, a);
             b = find_global<true>(ops, g, b);
@@ -267,52 +269,58 @@ CCL_HD std::uint32_t tile_joins(const VolParams& g, const TileVoxel& t, bool lef
     return covered;
 }
 
-/// Local: every thread of the tile's block calls it (two barriers). @p Cover: VolumeSwitches::cover
-/// (volume_plan.hpp), a template parameter so that each kernel is built for its own registers.
+/// Local: every thread of the tile's block calls it (two barriers). A thread takes the tile's
+/// voxels tid, tid + tile_threads, ... (VolumeShape::per_thread), in each step. @p Cover:
+/// VolumeSwitches::cover (volume_plan.hpp), a template parameter so that each kernel is built for
+/// its own registers.
 template <PixelFormat F, int Conn, bool Cover, class Ops>
 CCL_HD void volume_local_program(Ops& ops, const VolParams& g, std::uint32_t tid, std::uint64_t tile) {
-    const TileVoxel t = tile_voxel(g, tile, tid);
-    std::uint32_t key = 0;
-    bool fg = false;
-    if (t.inside) {
-        key = key_at<F>(g, t.x, t.y, t.z);
-        fg = !(g.has_background && key == g.background_key);
+    auto foreground = [&](const TileVoxel& t, std::uint32_t key) {
+        return t.inside && !(g.has_background && key == g.background_key);
+    };
+    for (std::uint32_t v = tid; v < g.tile_voxels; v += g.tile_threads) {
+        const TileVoxel t = tile_voxel(g, tile, v);
+        ops.key_st(v, t.inside ? key_at<F>(g, t.x, t.y, t.z) : 0u);
+        ops.sh_st(v, v);  // background too: no join ever reaches it
     }
-    ops.key_st(tid, key);
-    ops.sh_st(tid, tid);  // background too: no join ever reaches it
     ops.sync();
-    if (fg) {
-        std::uint32_t self = tid;  // tid or an ancestor of it: where the next join starts
+    for (std::uint32_t v = tid; v < g.tile_voxels; v += g.tile_threads) {
+        const TileVoxel t = tile_voxel(g, tile, v);
+        const std::uint32_t key = ops.key_ld(v);
+        if (!foreground(t, key)) continue;
+        std::uint32_t self = v;  // v or an ancestor of it: where the next join starts
         auto at = [&](int dx, int dy, int dz) {
-            return std::uint32_t(std::int64_t(tid) + dx + std::int64_t(dy) * g.tile_x + std::int64_t(dz) * g.tile_x * g.tile_y);
+            return std::uint32_t(std::int64_t(v) + dx + std::int64_t(dy) * g.tile_x + std::int64_t(dz) * g.tile_x * g.tile_y);
         };
         auto same = [&](int dx, int dy, int dz) { return ops.key_ld(at(dx, dy, dz)) == key; };
         auto join = [&](int dx, int dy, int dz) { self = unite_voxels<true>(ops, g, self, at(dx, dy, dz)); };
-        tile_joins<Conn, Cover>(g, t, !Cover && t.lx > 0 && ops.key_ld(tid - 1) == key, same, join);
+        tile_joins<Conn, Cover>(g, t, !Cover && t.lx > 0 && ops.key_ld(v - 1) == key, same, join);
     }
     ops.sync();
-    if (!t.inside) return;
-    std::uint32_t label = kVolumeBackground;
-    if (fg) {
-        const std::uint32_t r = find_shared(ops, tid);
-        const std::uint32_t rz = g.fd_tile_xy.div(r), r_in_slice = r - rz * g.fd_tile_xy.d;
-        const std::uint32_t ry = g.fd_tile_x.div(r_in_slice), rx = r_in_slice - ry * g.tile_x;
-        label = index_of(g, t.x - t.lx + rx, t.y - t.ly + ry, t.z - t.lz + rz);
+    for (std::uint32_t v = tid; v < g.tile_voxels; v += g.tile_threads) {
+        const TileVoxel t = tile_voxel(g, tile, v);
+        if (!t.inside) continue;
+        std::uint32_t label = kVolumeBackground;
+        if (foreground(t, ops.key_ld(v))) {
+            const std::uint32_t r = find_shared(ops, g, v);
+            const std::uint32_t rz = g.fd_tile_xy.div(r), r_in_slice = r - rz * g.fd_tile_xy.d;
+            const std::uint32_t ry = g.fd_tile_x.div(r_in_slice), rx = r_in_slice - ry * g.tile_x;
+            label = index_of(g, t.x - t.lx + rx, t.y - t.ly + ry, t.z - t.lz + rz);
+        }
+        ops.st(&g.labels[index_of(g, t.x, t.y, t.z)], label);
     }
-    ops.st(&g.labels[index_of(g, t.x, t.y, t.z)], label);
 }
 
-/// Border: a voxel with earlier neighbours in other tiles joins those of its value. Every thread
-/// of the block calls it (the warp's votes and shuffles): a voxel whose left neighbour is the lane
+/// Border for voxel @p v of the tile: a voxel with earlier neighbours in other tiles joins those of
+/// its value. Every lane of @p mask calls it (the warp's votes and shuffles): a voxel whose left neighbour is the lane
 /// before it, joined to it and wanting to join the same parent, leaves that join to it, so a run
 /// along x makes one global join a neighbouring tile set instead of one a voxel. With @p Cover the
 /// neighbours that Local's joins cover are skipped (Local's walk again, on the keys in global
 /// memory), and each neighbour of another tile with the voxel's value covers more.
 template <PixelFormat F, int Conn, bool Cover, class Ops>
-CCL_HD void volume_border_program(Ops& ops, const VolParams& g, std::uint32_t tid, std::uint64_t tile) {
-    const TileVoxel t = tile_voxel(g, tile, tid);
-    const std::uint32_t lane = tid % 32u, threads = g.tile_x * g.tile_y * g.tile_z;
-    const std::uint32_t mask = mask_below(threads - (tid - lane) < 32u ? threads - (tid - lane) : 32u);
+CCL_HD void border_voxel(Ops& ops, const VolParams& g, std::uint64_t tile, std::uint32_t v, std::uint32_t lane,
+                         std::uint32_t mask) {
+    const TileVoxel t = tile_voxel(g, tile, v);
     // Earlier neighbours leave the tile only through its first slice, its first and last rows and
     // its first and last columns (dz is never +1; dy = +1 only with dz = -1, so not under 6).
     const bool shell = t.lz == 0 || t.ly == 0 || t.lx == 0 || (Conn != 6 && (t.ly + 1 == g.tile_y || t.lx + 1 == g.tile_x));
@@ -359,6 +367,18 @@ CCL_HD void volume_border_program(Ops& ops, const VolParams& g, std::uint32_t ti
         self = unite_voxels<false>(ops, g, self, parent);
         last = parent;
     }
+}
+
+/// Border: step @p step (< per_thread) of tile @p tile, voxel tid + step·tile_threads
+/// (VolumeShape::per_thread). Border needs no barrier and no shared memory, so a tile's steps are
+/// blocks of their own (the grid's y) rather than a loop, which built Border for more registers
+/// than three blocks a multiprocessor allow (it spilled). The lanes of a warp take consecutive
+/// voxels, so the lane before a voxel holds its left neighbour.
+template <PixelFormat F, int Conn, bool Cover, class Ops>
+CCL_HD void volume_border_program(Ops& ops, const VolParams& g, std::uint32_t tid, std::uint64_t tile, std::uint32_t step) {
+    const std::uint32_t lane = tid % 32u, threads = g.tile_threads;
+    const std::uint32_t mask = mask_below(threads - (tid - lane) < 32u ? threads - (tid - lane) : 32u);
+    border_voxel<F, Conn, Cover>(ops, g, tile, tid + step * threads, lane, mask);
 }
 
 /// Flatten: called by every thread of whole warps (the word of root bits is their vote).
