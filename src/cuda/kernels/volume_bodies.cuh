@@ -336,10 +336,23 @@ CCL_HD void border_voxel(Ops& ops, const VolParams& g, std::uint64_t tile, std::
         return key_at<F>(g, std::uint32_t(std::int64_t(t.x) + dx), std::uint32_t(std::int64_t(t.y) + dy),
                          std::uint32_t(std::int64_t(t.z) + dz)) == key;
     };
+    std::uint32_t covered = 0;
+    if constexpr (Cover) {
+        if (active) covered = tile_joins<Conn, true>(g, t, false, same, [](int, int, int) {});
+        // A warp whose voxels' neighbours in other tiles are all covered stops here, before the
+        // loads and shuffles below: under 26 the voxel below covers every other neighbour, so in
+        // solid regions most of the shell below the tile's first slice has nothing left to join.
+        std::uint32_t open = 0;  // the neighbours in other tiles, inside the volume
+        CCL_UNROLL
+        for (int k = 0; k < 13; ++k) {
+            int dx, dy, dz;
+            if (earlier<Conn>(k, dx, dy, dz) && !neighbour_in_tile(g, t, dx, dy, dz) && neighbour_inside(g, t, dx, dy, dz))
+                open |= 1u << k;
+        }
+        if ((ops.ballot(mask, active && (open & ~covered) != 0) & mask) == 0) return;
+    }
     const bool left_same = active && t.x > 0 && key_at<F>(g, t.x - 1, t.y, t.z) == key;
     const bool left_lane = left_same && lane > 0 && t.lx > 0;  // lane - 1 holds the left voxel
-    std::uint32_t covered = 0;
-    if (Cover && active) covered = tile_joins<Conn, true>(g, t, false, same, [](int, int, int) {});
     std::uint32_t last = kVolumeBackground;  // the parent of the last neighbour joined
     // An ancestor of i where its next join starts: first its tile root (no atomic on i's own word).
     std::uint32_t self = active ? ops.ld_weak(&g.labels[i]) : 0u;
