@@ -26,6 +26,7 @@
 #include <poppler-page-renderer.h>
 #include <poppler-page.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -104,6 +105,10 @@ bool rendered_as_asked(const poppler::image& img, int w, int h) {
 /// 1 MiB file whose page is a few thousand pixels (the fuzz target renders at 8 dpi) is refused
 /// within about a second, a 4 kB A4 page that draws forever at 150 dpi in 0.4 s, while real pages
 /// keep at least 3.9x their processor time at 150 and 300 dpi, a synthetic worst case 2x.
+/// The file's share (its MiB times interpreting and drawing) is the document's, not each page's:
+/// only the file's size bounds what all its pages draw, so what one page used of it beyond its own
+/// quarter second and pixels is gone for the next (a 1 MiB file of a thousand pages that each draw
+/// forever had a thousand times 6 s at 150 dpi; now 6 s once and a few tenths a page).
 /// CCLABEL_PDF_RENDER_SECONDS overrides it (0: no limit).
 constexpr double kRenderBaseSeconds = 0.25;
 constexpr double kRenderParseSecondsPerMiB = 0.6;
@@ -122,12 +127,17 @@ constexpr double kRenderWallFactor = 10.0;
 constexpr std::uint64_t kRenderMemoryMargin = std::uint64_t(2) << 30;
 constexpr const char* kRenderSecondsVariable = "CCLABEL_PDF_RENDER_SECONDS";
 
-double render_seconds(const std::string& path, double pixels, double file_bytes) {
+/// A page's own part of the budget: the fork and fonts, and its pixels.
+double page_seconds(double pixels) { return kRenderBaseSeconds + pixels / kRenderPixelsPerSecond; }
+
+/// The budget of a page of @p pixels from a file of @p file_bytes whose earlier pages have used
+/// @p spent seconds of the file's share.
+double render_seconds(const std::string& path, double pixels, double file_bytes, double spent) {
     const char* env = std::getenv(kRenderSecondsVariable);
     if (env == nullptr || *env == '\0') {
         const double mib = file_bytes / double(1 << 20);
         const double draw = kRenderDrawSecondsPerMiB * std::pow(pixels / kRenderDrawReferencePixels, kRenderDrawExponent);
-        return kRenderBaseSeconds + mib * (kRenderParseSecondsPerMiB + draw) + pixels / kRenderPixelsPerSecond;
+        return page_seconds(pixels) + std::max(0.0, mib * (kRenderParseSecondsPerMiB + draw) - spent);
     }
     char* end = nullptr;
     const double s = std::strtod(env, &end);
@@ -242,19 +252,26 @@ struct ChildProcess {
     void kill() {
         if (pid > 0 && !reaped) ::kill(pid, SIGKILL);
     }
+    double cpu_seconds = 0;  ///< the processor time it used, once reaped
     void reap() {
         if (pid <= 0 || reaped) return;
-        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        rusage use{};
+        while (::wait4(pid, &status, 0, &use) < 0 && errno == EINTR) {
         }
         reaped = true;
+        cpu_seconds = double(use.ru_utime.tv_sec + use.ru_stime.tv_sec) + double(use.ru_utime.tv_usec + use.ru_stime.tv_usec) * 1e-6;
     }
     /// Whether it has ended by itself (reaped then, its status kept).
     bool ended() {
         if (pid <= 0 || reaped) return reaped;
         pid_t got;
-        while ((got = ::waitpid(pid, &status, WNOHANG)) < 0 && errno == EINTR) {
+        rusage use{};
+        while ((got = ::wait4(pid, &status, WNOHANG, &use)) < 0 && errno == EINTR) {
         }
         reaped = got == pid;
+        if (reaped)
+            cpu_seconds = double(use.ru_utime.tv_sec + use.ru_stime.tv_sec) +
+                          double(use.ru_utime.tv_usec + use.ru_stime.tv_usec) * 1e-6;
         return reaped;
     }
     ~ChildProcess() {
@@ -377,7 +394,8 @@ private:
         const std::size_t bytes = stride * std::size_t(h);
         if (bytes == 0) fail(path_, "the page could not be rendered (it is " + px_text(w, h) + " pixels)");
         const double pixels = double(w) * double(h);
-        const double seconds = render_seconds(path_, pixels, double(file_size_));
+        const double spent = spent_.load();
+        const double seconds = render_seconds(path_, pixels, double(file_size_), spent);
         const ChildLimits limits{seconds, std::uint64_t(pixels) * 7 + kRenderMemoryMargin};
         std::shared_ptr<std::uint8_t> rows = map_shared_rows(path_, bytes);
         FdPair fds;
@@ -408,9 +426,12 @@ private:
         if (late == Late::wall && has_cpu_clock) ::clock_gettime(cpu_clock, &used);
         child.kill();  // done, dead or late: either way it has nothing more to say
         child.reap();
+        spent_.fetch_add(std::max(0.0, child.cpu_seconds - page_seconds(pixels)));
         if (late != Late::no) {
             const std::string limit = "the limit for a page of " + one_decimal(pixels / 1e6) + " Mpx at " + std::to_string(std::lround(dpi_)) +
-                                      " dpi from a file of " + std::to_string(file_size_) + " bytes; " + kRenderSecondsVariable + " overrides it";
+                                      " dpi from a file of " + std::to_string(file_size_) + " bytes" +
+                                      (spent > 0 ? ", whose earlier pages used " + one_decimal(spent) + " s of its share" : "") +
+                                      "; " + kRenderSecondsVariable + " overrides it";
             if (late == Late::processor) {
                 fail(path_, "refused: rendering took more than " + one_decimal(seconds) + " s of processor time (" + limit + ")");
             }
@@ -488,6 +509,10 @@ private:
     std::string path_;
     double dpi_;
     std::uint64_t file_size_ = 0;
+#if CCLABEL_PDF_RENDER_CHILD
+    /// What the pages rendered so far used of the file's share of the budget (render_seconds).
+    std::atomic<double> spent_{0.0};
+#endif
     std::unique_ptr<poppler::document> doc_;
     poppler::page_renderer renderer_;
     int count_ = 0;

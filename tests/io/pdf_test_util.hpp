@@ -64,11 +64,21 @@ inline std::string features_pdf() {
 /// One A4 page whose drawing is a form that draws the next form @p fanout times, @p levels deep,
 /// the last one stroking @p strokes page-wide diagonals: fanout^levels x strokes operators from a
 /// file of a few kilobytes, fine by every size check, that Poppler would draw for days.
-inline std::string nested_forms_pdf(int levels = 8, int fanout = 10, int strokes = 100) {
-    std::vector<std::string> objs = {"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-                                     "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /XObject << /F 5 0 R >> >> "
-                                     "/Contents 4 0 R >>",
-                                     pdf_stream("", "/F Do")};
+/// With @p pages > 1, that many pages draw the same form; @p padding bytes of white space in the
+/// first page's content make the file as large as a real drawing's (its share of the render
+/// budget grows with the file).
+inline std::string nested_forms_pdf(int levels = 8, int fanout = 10, int strokes = 100, int pages = 1,
+                                    std::size_t padding = 0) {
+    std::string kids;
+    for (int i = 0; i < pages; ++i) kids += std::to_string(3 + 2 * i) + " 0 R ";
+    const int form_at = 3 + 2 * pages;
+    std::vector<std::string> objs = {"<< /Type /Catalog /Pages 2 0 R >>",
+                                     "<< /Type /Pages /Kids [" + kids + "] /Count " + std::to_string(pages) + " >>"};
+    for (int i = 0; i < pages; ++i) {
+        objs.push_back("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /XObject << /F " +
+                       std::to_string(form_at) + " 0 R >> >> /Contents " + std::to_string(4 + 2 * i) + " 0 R >>");
+        objs.push_back(pdf_stream("", "/F Do" + std::string(i == 0 ? padding : 0, ' ')));
+    }
     const std::string form = "/Type /XObject /Subtype /Form /BBox [0 0 595 842] ";
     for (int level = 0; level < levels; ++level) {
         std::string draw;

@@ -188,6 +188,34 @@ TEST(PdfChild, DefaultLimitScalesWithThePage) {
     EXPECT_LT(seconds_since(t1), 3.0);
 }
 
+// The file's share of the budget is the document's: a 1 MiB file whose pages all draw forever gets
+// it once. At 8 dpi the first page may take 0.25 s + 1 MiB at (0.6 s + 5 s x (6,300 px / A4 at
+// 150 dpi)^0.75) = 0.91 s; it uses all of it, so each later page gets its own quarter second only.
+TEST(PdfChild, FilesShareOfTheBudgetIsSpentOnceForAllItsPages) {
+    if (!io::PageReader::reads_pdf()) GTEST_SKIP() << "this build reads no PDF";
+    TempDir dir;
+    const std::string forms = write_pdf(dir, "pages.pdf", nested_forms_pdf(8, 10, 100, 4, std::size_t(1) << 20));
+    const ScopedEnv limit(kLimitVariable, nullptr);
+    io::PageReader reader(forms, io::PageOptions{8});
+    ASSERT_EQ(reader.pages(), 4);
+    const auto t0 = Clock::now();
+    for (int i = 0; i < 4; ++i) {
+        try {
+            reader.read(i);
+            ADD_FAILURE() << "page " << i << " rendered";
+        } catch (const Error& e) {
+            const std::string m = e.what();
+            if (i == 0) {
+                EXPECT_NE(m.find("refused: rendering took more than 0.9 s of processor time"), std::string::npos) << m;
+            } else {
+                EXPECT_NE(m.find("refused: rendering took more than 0.3 s of processor time"), std::string::npos) << m;
+                EXPECT_NE(m.find("whose earlier pages used"), std::string::npos) << m;
+            }
+        }
+    }
+    EXPECT_LT(seconds_since(t0), 8.0);  // 0.9 + 3 x 0.3 s of processor time; more on a busy machine
+}
+
 TEST(PdfChild, LimitVariableMustBeANumber) {
     if (!io::PageReader::reads_pdf()) GTEST_SKIP() << "this build reads no PDF";
     TempDir dir;
