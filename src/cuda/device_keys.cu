@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
 #include <string>
@@ -101,21 +102,38 @@ KeyLayout key_layout(PixelFormat f, std::uint64_t images, std::uint64_t image_pi
     return L;
 }
 
+namespace {
+
 // I8 to F32: the background value's bits (floats canonical), as the host's maps; 64-bit: 0
 // (rank_kernel gives the background value key 0).
+std::optional<std::uint32_t> key_of_background(const KeyLayout& L, PixelFormat f, const cclabel::detail::Request& r) {
+    if (!r.has_background) return std::nullopt;
+    if (L.wide) return 0;
+    cclabel::detail::KeyMap m;
+    m.from = f;
+    m.to = L.to;
+    m.kind = cclabel::detail::KeyMap::Kind::Bits;
+    return m.key(r.background_bits);
+}
+
+}  // namespace
+
 Options key_options(const KeyLayout& L, PixelFormat f, const cclabel::detail::Request& r, const Options& options) {
-    if (!L.wide) {
-        cclabel::detail::KeyMap m;
-        m.from = f;
-        m.to = L.to;
-        m.kind = cclabel::detail::KeyMap::Kind::Bits;
-        return cclabel::detail::keyed_options(m, r, options);
-    }
     Options o = options;
     o.background_value.reset();
     o.background.reset();
-    if (r.has_background) o.background = std::vector<std::uint64_t>{0};
+    if (const std::optional<std::uint32_t> k = key_of_background(L, f, r)) o.background = std::vector<std::uint64_t>{*k};
     return o;
+}
+
+cclabel::detail::Request key_request(const KeyLayout& L, const cclabel::detail::Request& r) {
+    cclabel::detail::Request k = r;
+    k.format = L.to;
+    const std::optional<std::uint32_t> key = key_of_background(L, r.format, r);
+    k.has_background = key.has_value();
+    k.background_key = key.value_or(0);
+    k.background_bits = k.background_key;  // a key picture's values are its keys
+    return k;
 }
 
 void enqueue_keys(const KeyLayout& L, PixelFormat f, const keys::Stack& s, std::uint64_t images,
@@ -157,29 +175,26 @@ void enqueue_keys(const KeyLayout& L, PixelFormat f, const keys::Stack& s, std::
     }
 }
 
-void label_typed_device(void* workspace, std::size_t& workspace_bytes, const ImageView& image, std::uint32_t* labels,
-                        std::uint32_t* count, const Options& options, cudaStream_t stream, const Tuning& tuning,
+void label_typed_device(void* workspace, std::size_t& workspace_bytes, const cclabel::detail::Request& r,
+                        std::uint32_t* labels, std::uint32_t* count, cudaStream_t stream, const Tuning& tuning,
                         const StageEvents* events) {
-    static std::uint32_t no_labels;
-    const cclabel::detail::Request r =
-        cclabel::detail::make_request(image, workspace ? labels : &no_labels, options);
-    const KeyLayout L = key_layout(image.format, 1, r.pixels(), stream);
-    const Options ko = key_options(L, image.format, r, options);
+    const KeyLayout L = key_layout(r.format, 1, r.pixels(), stream);
     auto* ws = static_cast<std::uint8_t*>(workspace);
     // The key picture: the caller's memory re-typed, or packed keys at the workspace's start (the
     // size query sees the caller's pointer: the labeller's size depends on the sizes only).
-    ImageView kv{image.data, image.width, image.height, image.stride, L.to};
-    if (L.copies) kv = ImageView{ws ? ws : image.data, image.width, image.height, 0, L.to};
+    cclabel::detail::Request k = key_request(L, r);
+    if (L.copies && r.pixels() != 0) {
+        k.data = ws ? ws : r.data;
+        k.stride = r.width * std::int64_t(bytes_per_pixel(L.to));
+    }
     keyed_call(
         "label_device", L, workspace, workspace_bytes,
-        [&](void* w, std::size_t& bytes) {
-            label_device_tuned(w, bytes, kv, labels, count, ko, stream, tuning, events);
-        },
+        [&](void* w, std::size_t& bytes) { label_device_tuned(w, bytes, k, labels, count, stream, tuning, events); },
         [&] {
             if (!count) throw Error("label_device: the count pointer is null");
-            const keys::Stack s{static_cast<const std::uint8_t*>(r.data), std::uint64_t(r.width), r.pixels(),
-                                r.stride, 0, std::uint32_t(bytes_per_pixel(image.format))};
-            enqueue_keys(L, image.format, s, 1, r, ws, stream);
+            const keys::Stack s{r.data, std::uint64_t(r.width), r.pixels(), r.stride, 0,
+                                std::uint32_t(bytes_per_pixel(r.format))};
+            enqueue_keys(L, r.format, s, 1, r, ws, stream);
         });
 }
 

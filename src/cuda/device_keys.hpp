@@ -43,6 +43,11 @@ KeyLayout key_layout(PixelFormat f, std::uint64_t images, std::uint64_t image_pi
 /// @p f) as a key.
 Options key_options(const KeyLayout& L, PixelFormat f, const cclabel::detail::Request& r, const Options& options);
 
+/// @p r (a typed format) as the request of its key picture: format L.to, the background as the key
+/// key_options gives. The data are @p r's (the re-typed views); a caller of a copying layout points
+/// them at the key pictures.
+cclabel::detail::Request key_request(const KeyLayout& L, const cclabel::detail::Request& r);
+
 /// Enqueues the keys of the @p images pictures of @p s (format @p f) into @p ws as one packed
 /// stack; @p bg holds the validated background.
 void enqueue_keys(const KeyLayout& L, PixelFormat f, const keys::Stack& s, std::uint64_t images,
@@ -70,9 +75,9 @@ void keyed_call(const char* name, const KeyLayout& L, void* workspace, std::size
     label(static_cast<std::uint8_t*>(workspace) + L.keys_bytes, rest);
 }
 
-/// label_device_tuned for a typed @p image: its keys, then label_device_tuned on them.
-void label_typed_device(void* workspace, std::size_t& workspace_bytes, const ImageView& image, std::uint32_t* labels,
-                        std::uint32_t* count, const Options& options, cudaStream_t stream, const Tuning& tuning,
+/// label_device_tuned for a typed request @p r: its keys, then label_device_tuned on them.
+void label_typed_device(void* workspace, std::size_t& workspace_bytes, const cclabel::detail::Request& r,
+                        std::uint32_t* labels, std::uint32_t* count, cudaStream_t stream, const Tuning& tuning,
                         const StageEvents* events);
 
 /// label_batch_device_tuned for a typed @p batch: one key map for the call's images (as the host

@@ -3,6 +3,11 @@
 // calls of cuda/label_tuned.hpp with the defaults) and the host API's CUDA path (pinned staging,
 // chunked copies).
 //
+// The host path hands label()'s validated Request down unchanged (label_cuda_host, label_host, the
+// Request overload of label_device_tuned, enqueue_label), with only the data and stride of the
+// copy on the device swapped in: a call is validated once. The Options entry points (the device
+// API, the tests) make their Request and join it.
+//
 // One call enqueues, on one stream: a memset of the workspace counters; Start+Connect (one
 // kernel, tiles in ticket order) or Start and Connect; Count (roots per Number tile); CUB's in-place exclusive sum over the
 // per-tile root counts; Number (one kernel, ticket order), or on the wide path Collapse and Number;
@@ -279,13 +284,20 @@ void enqueue_label(const cclabel::detail::Request& r, const LaunchPlan& plan, st
 }  // namespace
 
 void label_device_tuned(void* workspace, std::size_t& workspace_bytes, const ImageView& image, std::uint32_t* labels,
-                        std::uint32_t* count, const Options& options, cudaStream_t stream, const Tuning& given,
+                        std::uint32_t* count, const Options& options, cudaStream_t stream, const Tuning& tuning,
                         const StageEvents* events) {
     // The size query needs no buffers (as with CUB): a stand-in for the labels lets it validate the rest.
     static std::uint32_t no_labels;
-    if (is_typed_format(image.format))  // keys on the device first (device_keys.hpp)
-        return label_typed_device(workspace, workspace_bytes, image, labels, count, options, stream, given, events);
-    const cclabel::detail::Request r = cclabel::detail::make_request(image, workspace ? labels : &no_labels, options);
+    label_device_tuned(workspace, workspace_bytes,
+                       cclabel::detail::make_request(image, workspace ? labels : &no_labels, options), labels, count,
+                       stream, tuning, events);
+}
+
+void label_device_tuned(void* workspace, std::size_t& workspace_bytes, const cclabel::detail::Request& r,
+                        std::uint32_t* labels, std::uint32_t* count, cudaStream_t stream, const Tuning& given,
+                        const StageEvents* events) {
+    if (is_typed_format(r.format))  // keys on the device first (device_keys.hpp)
+        return label_typed_device(workspace, workspace_bytes, r, labels, count, stream, given, events);
     const Tuning tuning = r.tolerance > 0 ? for_tolerance(given) : given;  // the pixel pipeline with joins()
     const std::uint64_t pixels = r.pixels();
     const LaunchPlan plan = plan_for(r, tuning, tuning.force_wide_numbering, stream);
@@ -380,7 +392,10 @@ void label_batch_device_tuned(void* workspace, std::size_t& workspace_bytes, con
 }
 
 std::uint32_t label_host(const ImageView& image, std::uint32_t* out, const Options& options, const Tuning& tuning) {
-    const cclabel::detail::Request r = cclabel::detail::make_request(image, out, options);
+    return label_host(cclabel::detail::make_request(image, out, options), out, tuning, options.threads);
+}
+
+std::uint32_t label_host(const cclabel::detail::Request& r, std::uint32_t* out, const Tuning& tuning, int copy_threads) {
     if (!cclabel::detail::cuda_device_present()) throw Error("backend cuda: no CUDA device is present");
     const std::uint64_t pixels = r.pixels();
     if (pixels == 0) return 0;
@@ -397,14 +412,15 @@ std::uint32_t label_host(const ImageView& image, std::uint32_t* out, const Optio
 
     Stream stream;
     stream.create();
-    ImageView d_view{nullptr, r.width, r.height, std::int64_t(row_bytes), r.format};
     std::size_t ws_bytes = 0;
     DeviceBuffer d_image(image_bytes, "the picture");
-    d_view.data = d_image.p;
+    // The request of the packed copy on the device: the caller's, validated already.
+    cclabel::detail::Request d_r = r;
+    d_r.data = static_cast<const std::uint8_t*>(d_image.p);
+    d_r.stride = std::int64_t(row_bytes);
     DeviceBuffer d_labels(label_bytes, "the labels");
     DeviceBuffer d_count(sizeof(std::uint32_t), "the count");
-    label_device_tuned(nullptr, ws_bytes, d_view, static_cast<std::uint32_t*>(d_labels.p), nullptr, options, stream.s,
-                       tuning);
+    label_device_tuned(nullptr, ws_bytes, d_r, static_cast<std::uint32_t*>(d_labels.p), nullptr, stream.s, tuning);
     DeviceBuffer d_ws(ws_bytes, "the workspace");
 
     // Pageable memory goes through a ring of pinned blocks that the call's host threads fill and
@@ -416,7 +432,7 @@ std::uint32_t label_host(const ImageView& image, std::uint32_t* out, const Optio
     const bool out_pinned = st.direct_pinned && host::is_pinned(out, label_bytes);
     host::HostStager stager;
     if (!in_pinned || !out_pinned) {
-        const int threads = host::copy_threads(options.threads);
+        const int threads = host::copy_threads(copy_threads);
         stager.create(std::max(in_pinned ? 0 : image_bytes, out_pinned ? 0 : label_bytes), threads, st);
     }
     host::PooledPinned count_host;
@@ -437,8 +453,8 @@ std::uint32_t label_host(const ImageView& image, std::uint32_t* out, const Optio
     else
         stager.upload(d_image.p, r.data, std::size_t(r.stride), row_bytes, std::size_t(r.height), stream.s);
 
-    label_device_tuned(d_ws.p, ws_bytes, d_view, static_cast<std::uint32_t*>(d_labels.p),
-                       static_cast<std::uint32_t*>(d_count.p), options, stream.s, tuning);
+    label_device_tuned(d_ws.p, ws_bytes, d_r, static_cast<std::uint32_t*>(d_labels.p),
+                       static_cast<std::uint32_t*>(d_count.p), stream.s, tuning);
 
     CCL_CUDA(cudaMemcpyAsync(count_host.p, d_count.p, sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream.s));
     if (out_pinned)
@@ -502,16 +518,12 @@ std::uint64_t gpu_free_bytes() {
     return free_b;
 }
 
-}  // namespace
-
-std::uint32_t label_cuda_host(const Request& r, std::uint32_t* out) {
-    if (!cuda_device_present()) throw Error("backend cuda: no CUDA device is present");
-    const ImageView view{r.data, r.width, r.height, r.stride, r.format};
+/// @p r as Options (its background as channels of its format) for label_tiled, which takes Options:
+/// only a picture too large for the GPU's free memory pays for the conversion.
+Options options_of(const Request& r) {
     Options o;
     o.connectivity = r.connectivity;
     o.tolerance = r.tolerance;
-    // The request carries the background as a key already; the device API takes Options, so pass
-    // the key back as channels of the format.
     if (r.has_background && r.format != PixelFormat::Binary8) {
         const std::uint32_t k = r.background_key;
         switch (r.format) {
@@ -522,20 +534,30 @@ std::uint32_t label_cuda_host(const Request& r, std::uint32_t* out) {
             default: o.background = std::vector<std::uint64_t>{k}; break;
         }
     }
+    return o;
+}
+
+}  // namespace
+
+std::uint32_t label_cuda_host(const Request& r, std::uint32_t* out) {
+    if (!cuda_device_present()) throw Error("backend cuda: no CUDA device is present");
     // A picture whose copy, labels and workspace do not fit in the GPU's free memory is labelled
     // in tiles (label_tiled: the streamed pipeline, or one tile at a time), each of which fits.
     constexpr std::int64_t kMinTile = 256;
-    const std::uint64_t pixels = std::uint64_t(r.width) * std::uint64_t(r.height);
+    const std::uint64_t pixels = r.pixels();
     const std::uint64_t bpp = std::uint64_t(bytes_per_pixel(r.format));
     const std::uint64_t free_b = gpu_free_bytes();
     if (pixels > std::uint64_t(kMinTile * kMinTile) && pixels * (bpp + 5) > free_b / 10 * 9) {
         std::int64_t side = 16384;
         while (side > kMinTile && std::uint64_t(side) * std::uint64_t(side) * (bpp + 12) > free_b / 2) side /= 2;
-        Options to = o;
+        Options to = options_of(r);
         to.backend = Backend::Cuda;
+        const ImageView view{r.data, r.width, r.height, r.stride, r.format};
         return std::uint32_t(label_tiled(view, out, to, side, side).count);
     }
-    return cuda::detail::label_host(view, out, o, cuda::default_tuning(pixels));
+    // Staged with every core but one (copy threads 0), as label() always has: r.threads are the CPU
+    // labeller's.
+    return cuda::detail::label_host(r, out, cuda::default_tuning(pixels), 0);
 }
 
 }  // namespace cclabel::detail

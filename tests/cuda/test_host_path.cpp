@@ -1,8 +1,8 @@
 // The GPU's host path (cuda::detail::label_host, what label() with Backend::Cuda runs on host memory)
 // against the CPU backend: every format, both connectivities, background on and off, pageable and
 // pinned picture and labels, padded rows, with the staging ring cut small so that chunks cross
-// rows, blocks and the ring's wrap many times; rows longer than a block; a failing call. Skipped
-// without a device.
+// rows, blocks and the ring's wrap many times; rows longer than a block; a failing call; the
+// background and the typed formats through the validated request. Skipped without a device.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -13,10 +13,12 @@
 
 #include "cclabel/cclabel.hpp"
 #include "cclabel/cuda.hpp"
+#include "core/request.hpp"
 #include "cuda/gpu_test.hpp"
 #include "cuda/host_stager.hpp"
 #include "cuda/label_tuned.hpp"
 #include "support/test_image.hpp"
+#include "support/typed_pictures.hpp"
 
 namespace cclabel::test {
 namespace {
@@ -173,6 +175,91 @@ TEST(HostPath, DeviceMemoryIsRefusedByName) {
     }
     cudaFree(d);
     for (std::uint32_t v : out) ASSERT_EQ(v, 7u);
+}
+
+/// The labels of @p view with @p o through the host path's two ways in (label() with Backend::Cuda,
+/// which hands its validated request straight to the GPU, and label_host on a request made here)
+/// against the CPU's.
+void expect_request_path(const ImageView& view, const Options& o0, const std::string& what) {
+    Options o = o0;
+    o.backend = Backend::Cpu;
+    const std::size_t n = std::size_t(view.pixels());
+    std::vector<std::uint32_t> want(n);
+    const LabelResult cpu = label(view, want.data(), o);
+    o.backend = Backend::Cuda;
+    std::vector<std::uint32_t> got(n + 1, 0xC0FFEE11u);
+    const LabelResult gpu = label(view, got.data(), o);
+    EXPECT_EQ(gpu.backend, Backend::Cuda) << what;
+    ASSERT_EQ(gpu.count, cpu.count) << what << " (label)";
+    ASSERT_EQ(got[n], 0xC0FFEE11u) << what << " (label): wrote past the labels";
+    got.pop_back();
+    ASSERT_TRUE(got == want) << what << " (label)";
+    got.assign(n + 1, 0xC0FFEE11u);
+    const std::uint32_t count = cuda::detail::label_host(detail::make_request(view, got.data(), o0), got.data());
+    ASSERT_EQ(count, cpu.count) << what << " (label_host)";
+    ASSERT_EQ(got[n], 0xC0FFEE11u) << what << " (label_host): wrote past the labels";
+    got.pop_back();
+    ASSERT_TRUE(got == want) << what << " (label_host)";
+}
+
+TEST(HostPath, BackgroundReachesTheGpuAsTheCpuReadsIt) {
+    REQUIRE_GPU();
+    // The request carries the background as a key; the GPU must read the same key. Each picture
+    // holds the background's channels in another order too (RGB 1,2,0 and 0,2,1; gray16 0x0201 and
+    // 0x0102), so a key packed in the wrong order labels the wrong pixels.
+    struct Case {
+        PixelFormat f;
+        std::uint64_t colours[4];  // colour indices (test_image.hpp's encoding); colours[2] is the background
+    };
+    const Case cases[] = {
+        {PixelFormat::Binary8, {0, 1, 0, 2}},
+        {PixelFormat::Gray8, {0, 1, 2, 3}},
+        {PixelFormat::Gray16, {0, 0x0102, 0x0201, 3}},
+        {PixelFormat::U32, {0, 0x01020304, 0x04030201, 5}},
+        {PixelFormat::RGB8, {0, 0x010200, 0x000201, 0x020001}},
+        {PixelFormat::RGBA8, {0, 0x01020304, 0x04030201, 0x0102}},
+    };
+    std::uint32_t seed = 41;
+    for (const Case& c : cases)
+        for (const auto& [w, h] : {std::pair<std::int64_t, std::int64_t>{97, 61}, {512, 512}}) {
+            std::vector<std::uint64_t> v = random_values(w, h, 4, 0.2, seed++);
+            for (std::uint64_t& x : v) x = c.colours[x];
+            const TestImage img = make_image(w, h, c.f, v, 3, 1);
+            for (int conn : {4, 8}) {
+                const std::string what = std::string(format_name(c.f)) + " " + std::to_string(w) + "x" +
+                                         std::to_string(h) + " conn " + std::to_string(conn);
+                Options o;
+                o.connectivity = conn;
+                expect_request_path(img.view(), o, what + " no background");
+                o.background = background_channels(c.f, c.colours[c.f == PixelFormat::Binary8 ? 0 : 2]);
+                expect_request_path(img.view(), o, what + " background");
+                if (channels(c.f) == 1 && c.f != PixelFormat::Binary8) {
+                    o.background.reset();
+                    o.background_value = Scalar(std::uint64_t(pixel_class(c.f, c.colours[2])));
+                    expect_request_path(img.view(), o, what + " background_value");
+                }
+            }
+        }
+}
+
+TEST(HostPath, TypedRequestsKeyedOnTheGpu) {
+    REQUIRE_GPU();
+    // label_host on a typed request keys the picture on the device (device_keys.hpp: re-typed I16,
+    // canonical F32, ranked I64), the background with it, as label() keys it on the host.
+    auto each = [&]<typename T>() {
+        const std::vector<T> pal = palette<T>();
+        const std::vector<T> v = picture(pal, 131, 77, 5);
+        for (int b = -1; b < 3; ++b) {
+            Options o;
+            o.connectivity = 8;
+            if (b >= 0) o.background_value = scalar_of(pal[std::size_t(b)]);
+            expect_request_path(view_of(v, 131, 77), o,
+                                std::string(format_name(kFormat<T>)) + " background " + std::to_string(b));
+        }
+    };
+    each.template operator()<std::int16_t>();
+    each.template operator()<float>();
+    each.template operator()<std::int64_t>();
 }
 
 }  // namespace
