@@ -203,7 +203,8 @@ int main(int argc, char** argv) {
         variants.emplace_back(std::string(name) + (off_names.empty() ? "" : " -" + off_names), t);
         for (const char* sw : cclabel::cuda::detail::kVolumeSwitchNames) {
             cclabel::cuda::detail::VolumeShape s = t;
-            if (each_off && cclabel::cuda::detail::volume_switch_off(s.switches, sw))
+            if (each_off && cclabel::cuda::detail::volume_switch_off(s.switches, sw) &&
+                std::memcmp(&s.switches, &t.switches, sizeof s.switches) != 0)  // not off already
                 variants.emplace_back(std::string(name) + " -" + (off_names.empty() ? "" : off_names + ",") + sw, s);
         }
     }

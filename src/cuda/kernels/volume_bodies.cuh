@@ -246,8 +246,8 @@ CCL_HD std::uint32_t unite_voxels(Ops& ops, const VolParams& g, std::uint32_t a,
 }
 
 /// Walks the earlier neighbours of voxel @p t inside its tile and the volume: same(dx, dy, dz)
-/// tells whether one has t's value, join(n, dx, dy, dz) is called on those that do and are not
-/// covered (bit n), and the covered ones are returned. With @p Cover (VolumeSwitches::cover) a
+/// tells whether one has t's value, join(dx, dy, dz) is called on those that do and are not
+/// covered (bit k for offset k), and the covered ones are returned. With @p Cover (VolumeSwitches::cover) a
 /// neighbour joined covers those adjacent to it and the walk goes in cover_order; without, a
 /// voxel whose left neighbour has its value (@p left_same) skips what that one covers. Local joins
 /// through it, Border takes Local's decisions again through it, to skip what they cover.
@@ -312,9 +312,9 @@ CCL_HD void volume_local_program(Ops& ops, const VolParams& g, std::uint32_t tid
 }
 
 /// Border for voxel @p v of the tile: a voxel with earlier neighbours in other tiles joins those of
-/// its value. Every lane of @p mask calls it (the warp's votes and shuffles): a voxel whose left neighbour is the lane
-/// before it, joined to it and wanting to join the same parent, leaves that join to it, so a run
-/// along x makes one global join a neighbouring tile set instead of one a voxel. With @p Cover the
+/// its value. Every lane of @p mask calls it (the warp's votes and shuffles): a voxel whose left
+/// neighbour is the lane before it, joined to it and wanting to join the same parent, leaves that
+/// join to it, so a run along x makes one global join a neighbouring tile set instead of one a voxel. With @p Cover the
 /// neighbours that Local's joins cover are skipped (Local's walk again, on the keys in global
 /// memory), and each neighbour of another tile with the voxel's value covers more.
 template <PixelFormat F, int Conn, bool Cover, class Ops>
