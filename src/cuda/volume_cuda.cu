@@ -30,11 +30,11 @@ namespace {
 
 using vol::VolParams;
 
-// At least three blocks of 512 a multiprocessor (at most 42 registers; Local takes 26 to 32, so
-// four fit): left to itself ptxas built Local with the loops over a thread's voxels
-// (VolumeShape::per_thread) for 32 registers and spilled under 26 with cover.
+// Four blocks of 512 a multiprocessor (at most 32 registers), said outright: left to itself
+// ptxas built Local with the loops over a thread's voxels (VolumeShape::per_thread) for 32
+// registers and spilled under 26 with cover, and with prelink it took 35 (three blocks).
 template <PixelFormat F, int Conn, bool Cover>
-__global__ void __launch_bounds__(512, 3) volume_local_kernel(VolParams g) {
+__global__ void __launch_bounds__(512, 4) volume_local_kernel(VolParams g) {
     __shared__ std::uint32_t tsm[kVolumeMaxTileVoxels];
     __shared__ std::uint32_t tkeys[kVolumeMaxTileVoxels];
     DeviceOps ops{nullptr, threadIdx.x, blockDim.x, tsm, tkeys};

@@ -22,14 +22,20 @@ struct VolumeSwitches {
     /// first, so that Border makes only the joins Local could not. Off: a voxel skips only the
     /// neighbours its left neighbour covers when that has its value (covered_by_left).
     bool cover = true;
+    /// With cover, Local first stores each voxel's first join as its parent (a plain store, then
+    /// a barrier) and makes atomic unions only for the joins after it (kernels/volume_bodies.cuh).
+    /// Off: every join an atomic union.
+    bool prelink = true;
 };
 
 /// The names of VolumeSwitches' members, as --off and the tests take them.
-inline constexpr const char* kVolumeSwitchNames[] = {"cover"};
+inline constexpr const char* kVolumeSwitchNames[] = {"cover", "prelink"};
 
 /// Turns off the switch called @p name; false when there is none of that name.
 inline bool volume_switch_off(VolumeSwitches& s, const char* name) {
-    bool* flag = std::strcmp(name, "cover") == 0 ? &s.cover : nullptr;
+    bool* flag = std::strcmp(name, "cover") == 0     ? &s.cover
+                 : std::strcmp(name, "prelink") == 0 ? &s.prelink
+                                                     : nullptr;
     if (flag) *flag = false;
     return flag != nullptr;
 }
@@ -138,6 +144,7 @@ inline VolParams make_vol_params(const cclabel::detail::VolumeRequest& r, const 
     g.prefix = prefix;
     g.tile_x = s.tile_x, g.tile_y = s.tile_y, g.tile_z = s.tile_z;
     g.tile_threads = plan.tile_threads, g.tile_voxels = plan.tile_voxels;
+    g.prelink = s.switches.prelink;
     g.tiles_x = std::uint32_t(plan.tiles_x), g.tiles_y = std::uint32_t(plan.tiles_y);
     g.fd_tile_x = FastDiv(s.tile_x);
     g.fd_tile_xy = FastDiv(s.tile_x * s.tile_y);

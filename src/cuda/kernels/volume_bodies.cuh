@@ -52,6 +52,7 @@ struct VolParams {
     FastDiv fd_tile_x, fd_tile_xy, fd_tiles_x, fd_tiles_xy;
     std::uint32_t background_key = 0;
     bool has_background = false;
+    bool prelink = true;  ///< VolumeSwitches::prelink (volume_plan.hpp); Local with cover only
 };
 
 /// Conn = kDropOffset + k is 26-connectivity without earlier offset k: the emulator's mutation
@@ -278,22 +279,46 @@ CCL_HD void volume_local_program(Ops& ops, const VolParams& g, std::uint32_t tid
     auto foreground = [&](const TileVoxel& t, std::uint32_t key) {
         return t.inside && !(g.has_background && key == g.background_key);
     };
+    const bool prelink = Cover && g.prelink;
     for (std::uint32_t v = tid; v < g.tile_voxels; v += g.tile_threads) {
         const TileVoxel t = tile_voxel(g, tile, v);
         ops.key_st(v, t.inside ? key_at<F>(g, t.x, t.y, t.z) : 0u);
-        ops.sh_st(v, v);  // background too: no join ever reaches it
+        if (!prelink) ops.sh_st(v, v);  // background too: no join ever reaches it
     }
     ops.sync();
+    auto at = [&](std::uint32_t v, int dx, int dy, int dz) {
+        return std::uint32_t(std::int64_t(v) + dx + std::int64_t(dy) * g.tile_x + std::int64_t(dz) * g.tile_x * g.tile_y);
+    };
+    if (prelink) {
+        // Each voxel's parent is its first join's neighbour (or itself), a plain store: no other
+        // thread writes the word before the barrier. Under 26 that join covers all the others
+        // whenever the voxel below has the voxel's value, so about half the voxels of dense noise
+        // and most of a solid region make no atomic union at all.
+        for (std::uint32_t v = tid; v < g.tile_voxels; v += g.tile_threads) {
+            const TileVoxel t = tile_voxel(g, tile, v);
+            const std::uint32_t key = ops.key_ld(v);
+            std::uint32_t parent = v;
+            if (foreground(t, key)) {
+                auto same = [&](int dx, int dy, int dz) { return parent == v && ops.key_ld(at(v, dx, dy, dz)) == key; };
+                tile_joins<Conn, Cover>(g, t, false, same, [&](int dx, int dy, int dz) { parent = at(v, dx, dy, dz); });
+            }
+            ops.sh_st(v, parent);
+        }
+        ops.sync();
+    }
     for (std::uint32_t v = tid; v < g.tile_voxels; v += g.tile_threads) {
         const TileVoxel t = tile_voxel(g, tile, v);
         const std::uint32_t key = ops.key_ld(v);
         if (!foreground(t, key)) continue;
         std::uint32_t self = v;  // v or an ancestor of it: where the next join starts
-        auto at = [&](int dx, int dy, int dz) {
-            return std::uint32_t(std::int64_t(v) + dx + std::int64_t(dy) * g.tile_x + std::int64_t(dz) * g.tile_x * g.tile_y);
+        bool linked = prelink;  // the walk's first join is the parent stored above
+        auto same = [&](int dx, int dy, int dz) { return ops.key_ld(at(v, dx, dy, dz)) == key; };
+        auto join = [&](int dx, int dy, int dz) {
+            if (linked)
+                linked = false;
+            else
+                self = unite_voxels<true>(ops, g, self, at(v, dx, dy, dz));
         };
-        auto same = [&](int dx, int dy, int dz) { return ops.key_ld(at(dx, dy, dz)) == key; };
-        auto join = [&](int dx, int dy, int dz) { self = unite_voxels<true>(ops, g, self, at(dx, dy, dz)); };
         tile_joins<Conn, Cover>(g, t, !Cover && t.lx > 0 && ops.key_ld(v - 1) == key, same, join);
     }
     ops.sync();
