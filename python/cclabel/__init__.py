@@ -193,7 +193,8 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
         ``out_dtype=``, ``return_num`` and ``threads`` as for images; host arrays (NumPy, CPU
         tensors) and CuPy arrays or CUDA tensors (labelled on their GPU); ``stats`` (the volume
         columns of :func:`regions`, on the CPU); ``tolerance`` for host volumes of bool, uint8,
-        uint16 and uint32 (on the CPU).
+        uint16 and uint32 (on the CPU). A ``(Z, Y, X, 3|4)`` uint8 host array is an RGB or RGBA
+        volume (each colour a value; ``background`` a tuple or ``"#rrggbb"``).
     background : None, number, tuple of ints or str
         A value whose pixels get label 0 and join nothing. None (default): every value is a
         region, zeros included (bool images: False is always background). One-channel images

@@ -26,7 +26,8 @@ _FORMATS = {"bool": 0, "uint8": 1, "uint16": 2, "uint32": 3, "int8": 6, "int16":
 
 
 def is_volume(image, connectivity) -> bool:
-    """True for a 3-D array with a volume's connectivity (6, 18, 26, or scikit-image's 3)."""
+    """True for a 3-D array with a volume's connectivity (6, 18, 26, or scikit-image's 3), or a
+    4-D one whose last axis holds 3 or 4 channels (an RGB or RGBA volume)."""
     if isinstance(connectivity, (bool, np.bool_)) or not isinstance(connectivity, numbers.Integral):
         return False
     if int(connectivity) not in CONNECTIVITY:
@@ -34,7 +35,7 @@ def is_volume(image, connectivity) -> bool:
     shape = getattr(image, "shape", None)
     if shape is None and isinstance(image, (list, tuple)):
         shape = np.shape(image)
-    return shape is not None and len(shape) == 3
+    return shape is not None and (len(shape) == 3 or (len(shape) == 4 and shape[3] in (3, 4)))
 
 
 def _on_gpu(image, lib: str) -> bool:
@@ -112,12 +113,18 @@ def label(image, lib, *, connectivity, background, backend, return_num, out, tar
     if stats:
         raise ValueError("stats: regions() of 3-D volumes are not there yet")
     if _on_gpu(image, lib):
+        if len(image.shape) == 4:
+            raise ValueError("image: RGB and RGBA volumes are labelled from host arrays for now; pass a NumPy array")
         if not exact:
             raise ValueError("tolerance: not yet supported for volumes on the GPU; pass a host array (labelled on the CPU)")
         return _label_device(image, lib, connectivity=connectivity, background=background, backend=backend,
                              return_num=return_num, out=out, target=target, threads=threads, num_as_int=num_as_int)
     a = _host_array(image, lib)
     name = a.dtype.name
+    if a.ndim == 4:
+        return _label_colour(a, connectivity=connectivity, background=background, backend=backend,
+                             return_num=return_num, out=out, target=target, threads=threads,
+                             tolerance=None if exact else tolerance, lib=lib)
     if name not in _FORMATS:
         raise TypeError(f"image: dtype {name} is not supported for 3-D volumes (supported: " +
                         ", ".join(_FORMATS) + ")")
@@ -163,6 +170,40 @@ def label(image, lib, *, connectivity, background, backend, return_num, out, tar
 
 def _unsupported(name):
     return TypeError(f"image: dtype {name} is not supported for 3-D volumes (supported: " + ", ".join(_FORMATS) + ")")
+
+
+def _label_colour(a, *, connectivity, background, backend, return_num, out, target, threads, tolerance, lib):
+    """An RGB or RGBA volume (Z, Y, X, 3|4) of uint8 on the host: each colour a value, as for pictures."""
+    from . import _check_out, _narrow
+    if a.dtype != np.uint8:
+        raise TypeError(f"image: an RGB or RGBA volume must be uint8, got {a.dtype.name}")
+    c = int(a.shape[3])
+    if background is not None:
+        if isinstance(background, str):
+            from ._verify import _hex_colour
+            background = _hex_colour(background)
+        if not isinstance(background, (tuple, list)) or len(background) != c:
+            raise ValueError(f"background: an RGB{'A' if c == 4 else ''} volume takes a tuple of {c} channels or "
+                             f"'#rrggbb{'aa' if c == 4 else ''}', got {background!r}")
+        background = tuple(int(v) for v in background)
+        if not all(0 <= v <= 255 for v in background):
+            raise ValueError(f"background: channels must lie in 0..255, got {background!r}")
+    a = np.ascontiguousarray(a)
+    shape = tuple(int(s) for s in a.shape[:3])
+    if out is not None:
+        _check_out(out, shape, "numpy" if lib != "torch" else "torch", target)
+    labels = np.empty(shape, np.uint32)
+    n = _cclabel._label_volume(a.reshape(shape[0], shape[1], shape[2] * c), 4 if c == 3 else 5, labels,
+                               int(CONNECTIVITY[int(connectivity)]), background, backend, _cclabel._threads(threads),
+                               tolerance, c)
+    if lib == "torch":
+        import torch
+        result = torch.from_numpy(labels)
+        if target != "uint32" or out is not None:
+            result = _narrow(result, n, target, out, "torch")
+    else:
+        result = labels if target == "uint32" and out is None else _narrow(labels, n, target, out, "numpy")
+    return (result, n) if return_num else result
 
 
 def _label_device(image, lib, *, connectivity, background, backend, return_num, out, target, threads, num_as_int):

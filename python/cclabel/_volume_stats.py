@@ -53,6 +53,8 @@ def regions(labels, image, *, connectivity, backend, threads):
     """cclabel.regions for a volume (see its docstring)."""
     lab = _labels_volume(labels)
     a = _volume._host_array(image, _volume_lib(image))
+    if a.ndim == 4 and a.shape[3] in (3, 4):
+        raise ValueError("image: statistics of RGB and RGBA volumes are not there yet (label() takes them)")
     if a.ndim != 3:
         raise ValueError(f"image: expected the (Z, Y, X) volume of the labels, got {a.ndim} dimensions")
     name = a.dtype.name

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cclabel/volume.hpp"
 #include "tolerance_arg.hpp"
@@ -34,9 +35,14 @@ cclabel::Backend volume_backend(const std::string& s) {
     throw nb::value_error(("backend: expected 'auto', 'cpu' or 'cuda', got '" + s + "'").c_str());
 }
 
-/// Options::background_value from None, a Python int or a float.
+/// Options::background_value from None, a Python int or a float; a tuple of ints (an RGB or RGBA
+/// volume's colour) is Options::background.
 void set_background(cclabel::Options& o, nb::handle background) {
-    if (nb::isinstance<nb::float_>(background)) {
+    if (nb::isinstance<nb::tuple>(background)) {
+        std::vector<std::uint64_t> channels;
+        for (nb::handle h : nb::borrow<nb::tuple>(background)) channels.push_back(nb::cast<std::uint64_t>(h));
+        o.background = channels;
+    } else if (nb::isinstance<nb::float_>(background)) {
         o.background_value = nb::cast<double>(background);
     } else if (nb::isinstance<nb::int_>(background)) {
         const nb::int_ i = nb::borrow<nb::int_>(background);
@@ -49,21 +55,27 @@ void set_background(cclabel::Options& o, nb::handle background) {
     }
 }
 
+// An RGB or RGBA volume (Z, Y, X, C) of uint8 arrives as its (Z, Y, X * C) bytes with channels C.
 std::uint32_t py_label_volume(const Volume& image, int format, Labels out, int connectivity, nb::handle background,
-                              const std::string& backend, int threads, nb::handle tolerance) {
-    const cclabel::PixelFormat f = cclabel_py::volume_format(format, image.itemsize());
-    const std::int64_t item = cclabel::bytes_per_pixel(f);
-    for (std::size_t i = 0; i < 3; ++i)
-        if (out.shape(i) != image.shape(i)) throw nb::value_error("out: shape must be the image's (Z, Y, X)");
+                              const std::string& backend, int threads, nb::handle tolerance, int channels) {
+    const cclabel::PixelFormat f = channels == 1 ? cclabel_py::volume_format(format, image.itemsize())
+                                                  : cclabel::PixelFormat(format);
+    if (channels != 1 && (image.itemsize() != 1 || cclabel::bytes_per_pixel(f) != channels ||
+                          image.shape(2) % std::size_t(channels) != 0))
+        throw nb::type_error("image: an RGB or RGBA volume must be uint8 of shape (Z, Y, X, 3 or 4)");
+    const std::int64_t item = channels == 1 ? cclabel::bytes_per_pixel(f) : 1;
+    if (out.shape(0) != image.shape(0) || out.shape(1) != image.shape(1) ||
+        out.shape(2) != image.shape(2) / std::size_t(channels))
+        throw nb::value_error("out: shape must be the image's (Z, Y, X)");
     cclabel::VolumeView v;
     v.data = static_cast<const std::uint8_t*>(image.data());
     v.depth = std::int64_t(image.shape(0));
     v.height = std::int64_t(image.shape(1));
-    v.width = std::int64_t(image.shape(2));
+    v.width = std::int64_t(image.shape(2)) / channels;
     v.format = f;
     if (v.voxels() != 0) {
-        if (image.stride(2) != 1 && v.width > 1) throw nb::value_error("image: voxels of a row must be adjacent");
-        v.row_stride = v.height > 1 ? image.stride(1) * item : v.width * item;
+        if (image.stride(2) != 1 && image.shape(2) > 1) throw nb::value_error("image: voxels of a row must be adjacent");
+        v.row_stride = v.height > 1 ? image.stride(1) * item : v.width * cclabel::bytes_per_pixel(f);
         v.slice_stride = v.depth > 1 ? image.stride(0) * item : v.height * v.row_stride;
     }
     cclabel::Options o;
@@ -124,7 +136,7 @@ void py_label_volume_device(std::uintptr_t data, std::int64_t depth, std::int64_
 
 void bind_volume(nb::module_& m) {
     m.def("_label_volume", &py_label_volume, "image"_a, "format"_a, "out"_a, "connectivity"_a, "background"_a.none(),
-          "backend"_a, "threads"_a, "tolerance"_a.none() = nb::none());
+          "backend"_a, "threads"_a, "tolerance"_a.none() = nb::none(), "channels"_a = 1);
 #if CCLABEL_HAVE_CUDA
     m.def("_volume_workspace", &py_volume_workspace, "depth"_a, "height"_a, "width"_a, "slice_stride"_a,
           "row_stride"_a, "format"_a, "connectivity"_a, "background"_a.none());

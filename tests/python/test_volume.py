@@ -224,3 +224,32 @@ def test_errors():
         cclabel.label(np.zeros((2, 2, 2), np.complex64), connectivity=6)
     with pytest.raises(ValueError, match="negative"):
         cclabel.label(a, connectivity=6, threads=-1)
+
+
+@pytest.mark.parametrize("channels", [3, 4])
+@pytest.mark.parametrize("connectivity", CONNECTIVITIES)
+def test_rgb_volumes(channels, connectivity):
+    """(Z, Y, X, 3|4) uint8 volumes: each colour a value, as cc3d labels their colour ids; the
+    background as a tuple or '#rrggbb'; a tolerance compares every channel."""
+    rng = np.random.default_rng(channels * 100 + connectivity)
+    palette = rng.integers(0, 256, (3, channels)).astype(np.uint8)
+    palette[0] = 255
+    v = palette[rng.integers(0, 3, (6, 7, 9))]
+    colour_ids = np.unique(v.reshape(-1, channels), axis=0, return_inverse=True)[1].reshape(v.shape[:3]).astype(np.uint32)
+    white = (255,) * channels
+    got, n = cclabel.label(v, connectivity=connectivity, return_num=True)
+    np.testing.assert_array_equal(got, flood_fill(colour_ids, connectivity))
+    assert n == got.max()
+    with_bg = cclabel.label(v, connectivity=connectivity, background=white)
+    is_white = np.all(v == 255, axis=3)
+    np.testing.assert_array_equal(with_bg, flood_fill(np.where(is_white, -1, colour_ids.astype(np.int64)), connectivity, background=-1))
+    hex_bg = "#" + "ff" * channels
+    np.testing.assert_array_equal(cclabel.label(v, connectivity=connectivity, background=hex_bg), with_bg)
+    np.testing.assert_array_equal(cclabel.label(v, connectivity=connectivity, out_dtype=np.uint16), got)
+    # a tolerance of 255 joins every neighbour: the non-background voxels' components
+    joined = cclabel.label(v, connectivity=connectivity, background=white, tolerance=255)
+    np.testing.assert_array_equal(joined, flood_fill((~is_white).astype(np.uint8), connectivity, background=0))
+    with pytest.raises(ValueError, match="tuple of"):
+        cclabel.label(v, connectivity=connectivity, background=255)
+    with pytest.raises(TypeError, match="uint8"):
+        cclabel.label(v.astype(np.uint16), connectivity=connectivity)
