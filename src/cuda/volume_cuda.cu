@@ -30,9 +30,10 @@ namespace {
 
 using vol::VolParams;
 
-// Four blocks of 512 a multiprocessor (at most 32 registers), said outright: left to itself
-// ptxas built Local with the loops over a thread's voxels (VolumeShape::per_thread) for 32
-// registers and spilled under 26 with cover, and with prelink it took 35 (three blocks).
+// Local and Border: four blocks of 512 a multiprocessor (at most 32 registers), said outright:
+// left to itself ptxas built some variants for more (Local with prelink took 35, three blocks) or
+// for 32 with spills (Border with cover, before tile_corner took the tile's FastDivs out of each
+// voxel's place).
 template <PixelFormat F, int Conn, bool Cover>
 __global__ void __launch_bounds__(512, 4) volume_local_kernel(VolParams g) {
     __shared__ std::uint32_t tsm[kVolumeMaxTileVoxels];
@@ -41,12 +42,8 @@ __global__ void __launch_bounds__(512, 4) volume_local_kernel(VolParams g) {
     vol::volume_local_program<F, Conn, Cover>(ops, g, threadIdx.x, blockIdx.x);
 }
 
-// With cover, at least three blocks of 512 a multiprocessor (at most 42 registers; it takes 37 to
-// 40): left to itself ptxas built Border for four (32 registers) and spilled under 18 and 26.
-// Without, no minimum (0), which builds the kernel as it was before cover (32 registers; a
-// minimum of 1 gave 34, three blocks a multiprocessor instead of four).
 template <PixelFormat F, int Conn, bool Cover>
-__global__ void __launch_bounds__(512, Cover ? 3 : 0) volume_border_kernel(VolParams g) {
+__global__ void __launch_bounds__(512, 4) volume_border_kernel(VolParams g) {
     DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
     vol::volume_border_program<F, Conn, Cover>(ops, g, threadIdx.x, blockIdx.x, blockIdx.y);
 }

@@ -155,17 +155,26 @@ struct TileVoxel {
     bool inside = false;
 };
 
-CCL_HD TileVoxel tile_voxel(const VolParams& g, std::uint64_t tile, std::uint32_t tid) {
-    TileVoxel t;
-    const std::uint32_t t32 = std::uint32_t(tile);  // < 2^31 by the plan
+/// The first voxel of tile @p tile (< 2^31 by the plan): a thread of Local finds it once for its
+/// per_thread voxels (two FastDivs fewer a voxel).
+struct TileCorner {
+    std::uint32_t x = 0, y = 0, z = 0;  ///< inside the volume: < 2^32
+};
+
+CCL_HD TileCorner tile_corner(const VolParams& g, std::uint64_t tile) {
+    const std::uint32_t t32 = std::uint32_t(tile);
     const std::uint32_t tz = g.fd_tiles_xy.div(t32), rest = t32 - tz * g.fd_tiles_xy.d;
     const std::uint32_t ty = g.fd_tiles_x.div(rest), tx = rest - ty * g.tiles_x;
+    return {tx * g.tile_x, ty * g.tile_y, tz * g.tile_z};
+}
+
+CCL_HD TileVoxel tile_voxel(const VolParams& g, const TileCorner& c, std::uint32_t tid) {
+    TileVoxel t;
     t.lz = g.fd_tile_xy.div(tid);
     const std::uint32_t in_slice = tid - t.lz * g.fd_tile_xy.d;
     t.ly = g.fd_tile_x.div(in_slice);
     t.lx = in_slice - t.ly * g.tile_x;
-    const std::uint64_t x = std::uint64_t(tx) * g.tile_x + t.lx, y = std::uint64_t(ty) * g.tile_y + t.ly,
-                        z = std::uint64_t(tz) * g.tile_z + t.lz;
+    const std::uint64_t x = std::uint64_t(c.x) + t.lx, y = std::uint64_t(c.y) + t.ly, z = std::uint64_t(c.z) + t.lz;
     t.inside = x < g.width && y < g.height && z < g.depth;
     t.x = std::uint32_t(x), t.y = std::uint32_t(y), t.z = std::uint32_t(z);
     return t;
@@ -280,8 +289,9 @@ CCL_HD void volume_local_program(Ops& ops, const VolParams& g, std::uint32_t tid
         return t.inside && !(g.has_background && key == g.background_key);
     };
     const bool prelink = Cover && g.prelink;
+    const TileCorner corner = tile_corner(g, tile);
     for (std::uint32_t v = tid; v < g.tile_voxels; v += g.tile_threads) {
-        const TileVoxel t = tile_voxel(g, tile, v);
+        const TileVoxel t = tile_voxel(g, corner, v);
         ops.key_st(v, t.inside ? key_at<F>(g, t.x, t.y, t.z) : 0u);
         if (!prelink) ops.sh_st(v, v);  // background too: no join ever reaches it
     }
@@ -295,7 +305,7 @@ CCL_HD void volume_local_program(Ops& ops, const VolParams& g, std::uint32_t tid
         // whenever the voxel below has the voxel's value, so about half the voxels of dense noise
         // and most of a solid region make no atomic union at all.
         for (std::uint32_t v = tid; v < g.tile_voxels; v += g.tile_threads) {
-            const TileVoxel t = tile_voxel(g, tile, v);
+            const TileVoxel t = tile_voxel(g, corner, v);
             const std::uint32_t key = ops.key_ld(v);
             std::uint32_t parent = v;
             if (foreground(t, key)) {
@@ -307,7 +317,7 @@ CCL_HD void volume_local_program(Ops& ops, const VolParams& g, std::uint32_t tid
         ops.sync();
     }
     for (std::uint32_t v = tid; v < g.tile_voxels; v += g.tile_threads) {
-        const TileVoxel t = tile_voxel(g, tile, v);
+        const TileVoxel t = tile_voxel(g, corner, v);
         const std::uint32_t key = ops.key_ld(v);
         if (!foreground(t, key)) continue;
         std::uint32_t self = v;  // v or an ancestor of it: where the next join starts
@@ -323,7 +333,7 @@ CCL_HD void volume_local_program(Ops& ops, const VolParams& g, std::uint32_t tid
     }
     ops.sync();
     for (std::uint32_t v = tid; v < g.tile_voxels; v += g.tile_threads) {
-        const TileVoxel t = tile_voxel(g, tile, v);
+        const TileVoxel t = tile_voxel(g, corner, v);
         if (!t.inside) continue;
         std::uint32_t label = kVolumeBackground;
         if (foreground(t, ops.key_ld(v))) {
@@ -345,7 +355,7 @@ CCL_HD void volume_local_program(Ops& ops, const VolParams& g, std::uint32_t tid
 template <PixelFormat F, int Conn, bool Cover, class Ops>
 CCL_HD void border_voxel(Ops& ops, const VolParams& g, std::uint64_t tile, std::uint32_t v, std::uint32_t lane,
                          std::uint32_t mask) {
-    const TileVoxel t = tile_voxel(g, tile, v);
+    const TileVoxel t = tile_voxel(g, tile_corner(g, tile), v);
     // Earlier neighbours leave the tile only through its first slice, its first and last rows and
     // its first and last columns (dz is never +1; dy = +1 only with dz = -1, so not under 6).
     const bool shell = t.lz == 0 || t.ly == 0 || t.lx == 0 || (Conn != 6 && (t.ly + 1 == g.tile_y || t.lx + 1 == g.tile_x));
@@ -409,9 +419,9 @@ CCL_HD void border_voxel(Ops& ops, const VolParams& g, std::uint64_t tile, std::
 
 /// Border: step @p step (< per_thread) of tile @p tile, voxel tid + step·tile_threads
 /// (VolumeShape::per_thread). Border needs no barrier and no shared memory, so a tile's steps are
-/// blocks of their own (the grid's y) rather than a loop, which built Border for more registers
-/// than three blocks a multiprocessor allow (it spilled). The lanes of a warp take consecutive
-/// voxels, so the lane before a voxel holds its left neighbour.
+/// blocks of their own (the grid's y) rather than a loop, which needed more registers (it spilled
+/// at three blocks a multiprocessor). The lanes of a warp take consecutive voxels, so the lane
+/// before a voxel holds its left neighbour.
 template <PixelFormat F, int Conn, bool Cover, class Ops>
 CCL_HD void volume_border_program(Ops& ops, const VolParams& g, std::uint32_t tid, std::uint64_t tile, std::uint32_t step) {
     const std::uint32_t lane = tid % 32u, threads = g.tile_threads;
