@@ -62,6 +62,19 @@ struct VolumeShape {
 /// The most voxels a tile: Local's shared parents and keys, 8 bytes a voxel (16 KiB).
 inline constexpr std::uint32_t kVolumeMaxTileVoxels = 2048;
 
+/// The public call's shape for a volume of @p depth slices: VolumeShape{}, its tiles cut down to
+/// the smallest power of two of slices that holds the volume (fewer voxels a thread first, then
+/// fewer threads), so that a stack of one to four slices does not leave most of each tile's
+/// threads outside the volume (32 × 8 × 1 tiles, one voxel a thread, for one slice).
+inline VolumeShape volume_shape_for_depth(std::uint64_t depth) {
+    VolumeShape s{};
+    while (s.tile_z > 1 && s.tile_z / 2 >= depth) {
+        s.tile_z /= 2;
+        if (s.per_thread > 1) s.per_thread /= 2;
+    }
+    return s;
+}
+
 struct VolumePlan {
     std::uint64_t voxels = 0;
     std::uint64_t tiles_x = 0, tiles_y = 0, tiles_z = 0, tiles = 0;

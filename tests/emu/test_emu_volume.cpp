@@ -271,6 +271,22 @@ TEST(EmuVolume, EachSwitchOffMatchesTheCpu) {
     }
 }
 
+TEST(EmuVolumePlan, ThinVolumesGetThinnerTiles) {
+    for (std::uint64_t depth : {0ull, 1ull, 2ull, 3ull, 4ull, 5ull, 8ull, 9ull, 1000ull}) {
+        const VolumeShape s = cd::volume_shape_for_depth(depth);
+        const cd::VolumePlan p = cd::plan_volume(100, 30, std::max<std::uint64_t>(depth, 1), s, 0);
+        ASSERT_TRUE(p.error.empty()) << depth << ": " << p.error;
+        EXPECT_EQ(s.tile_z, depth <= 1 ? 1u : depth == 2 ? 2u : depth <= 4 ? 4u : 8u) << depth;
+        EXPECT_EQ(p.tile_threads, depth <= 1 ? 256u : 512u) << depth;
+    }
+    // Their labels, as the public call launches them.
+    for (int conn : kConnectivities)
+        for (std::int64_t depth : {1, 2, 3}) {
+            Volume v = random_volume(37, 19, depth, 2, 0.4, std::uint32_t(500 + depth));
+            expect_cpu(v, PixelFormat::Binary8, conn, true, "thin", {cd::volume_shape_for_depth(std::uint64_t(depth))});
+        }
+}
+
 TEST(EmuVolume, SeveralVoxelsAThread) {
     std::uint32_t seed = 300;
     for (int conn : kConnectivities)
