@@ -234,11 +234,12 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
         CPU threads for host arrays; None or 0 (default): the library's rule (the cores this
         process may use, at most one a 32,768 pixels). The labels never depend on it. Ignored
         on the GPU.
-    tolerance : int
+    tolerance : int or float
         0 (default): exact values. Above 0, neighbours join when every channel differs by at most
         this much (cc3d's ``delta``), so an anti-aliased stroke and its fringe are one region:
         :func:`cclabel.graph.label_tolerance`, on the CPU or the GPU (``backend``), for one host
-        image of integers or bool (not yet with ``out=``, ``out_dtype=``, ``stats=`` or batches).
+        image of integers or bool, or on the CPU for 64-bit and float images (a float tolerance;
+        a NaN joins only a NaN), not yet with ``out=``, ``out_dtype=``, ``stats=`` or batches.
         CuPy arrays and CUDA tensors of bool, uint8, uint16 and uint32 (images, batches, RGB)
         are labelled on their GPU with ``out=`` and ``out_dtype=`` as without a tolerance.
 

@@ -30,6 +30,34 @@ __all__ = ["label_tolerance", "adjacency"]
 _SIGNED = {np.dtype(np.int8): np.uint8, np.dtype(np.int16): np.uint16, np.dtype(np.int32): np.uint32}
 
 
+# dtypes labelled by value in the core (cclabel::PixelFormat), the tolerance a number of their values
+_BY_VALUE = {"int64": 9, "uint64": 10, "float16": 11, "float32": 12, "float64": 13}
+
+
+def _by_value(img, tolerance, connectivity, background, backend, threads, return_num):
+    """A 64-bit or float picture: |a - b| <= tolerance on the values (floats: -0 == +0, a NaN joins
+    only a NaN), the background one value of the dtype."""
+    if isinstance(tolerance, (bool, np.bool_)) or not isinstance(tolerance, (numbers.Real, np.number)):
+        raise TypeError(f"tolerance: must be a number, got {tolerance!r}")
+    t = float(tolerance)
+    if not (t >= 0) or t == float("inf"):
+        raise ValueError(f"tolerance: must be a finite number of at least 0, got {tolerance!r}")
+    if img.dtype.kind in "iu" and not t.is_integer():
+        raise ValueError(f"tolerance: {tolerance!r} is not a whole number, but the image is {img.dtype}")
+    if isinstance(background, (bool, np.bool_)) or not (background is None or isinstance(background, (numbers.Real, np.number))):
+        raise TypeError(f"background: expected None or a number of the image's dtype, got {background!r}")
+    if background is not None:
+        background = float(background) if img.dtype.kind == "f" else int(background)
+    if img.ndim != 2:
+        raise ValueError(f"image: expected shape (H, W), got {img.shape}")
+    a = np.ascontiguousarray(img)
+    if not a.dtype.isnative:
+        a = a.astype(a.dtype.newbyteorder("="))
+    out = np.empty(a.shape, dtype=np.uint32)
+    n = _cclabel._label_tolerance_value(a, _BY_VALUE[a.dtype.name], out, t, connectivity, background, backend, threads)
+    return (out, n) if return_num else out
+
+
 def _channels(background, image):
     """The background as a list of channel values in the (unsigned) format graph.cpp receives."""
     if background is None:
@@ -73,15 +101,17 @@ def label_tolerance(image, tolerance, *, connectivity=8, background=None, backen
     Parameters
     ----------
     image : array_like
-        ``(H, W)`` of ``bool``, ``uint8``, ``uint16``, ``uint32``, ``int8``, ``int16`` or
-        ``int32``, or ``(H, W, 3|4)`` of ``uint8`` (RGB / RGBA, every channel compared on its
-        own): a host array (other layouts are copied once to C order), or a CuPy array or CUDA
+        ``(H, W)`` of ``bool``, ``uint8``, ``uint16``, ``uint32``, ``int8``, ``int16``,
+        ``int32``, ``int64``, ``uint64`` or a float dtype, or ``(H, W, 3|4)`` of ``uint8`` (RGB /
+        RGBA, every channel compared on its own): a host array (other layouts are copied once to
+        C order; 64-bit and float pictures are labelled on the CPU), or a CuPy array or CUDA
         tensor of the unsigned dtypes and bool, labelled on its GPU (labels of the same library).
-    tolerance : int
+    tolerance : int or float
         Two neighbours join when every channel differs by at most this: 0 is exact-value
         labelling (as :func:`cclabel.label`), at most 255 for 8-bit channels, 65535 for 16-bit
-        and 4294967295 for 32-bit values. A bool image ignores it. ``TypeError`` for a
-        non-integer, ``ValueError`` below 0 or above the range.
+        and 4294967295 for 32-bit values. A bool image ignores it. Float pictures take any finite
+        number (``-0.0`` equals ``0.0``; a NaN joins only a NaN), 64-bit integer ones a whole
+        number. ``TypeError`` for a non-number, ``ValueError`` below 0 or above the range.
     connectivity : int
         8 (default) or 4; scikit-image's 2 and 1 mean the same.
     background : None, int, tuple of ints or str
@@ -107,8 +137,8 @@ def label_tolerance(image, tolerance, *, connectivity=8, background=None, backen
             return label(image, connectivity=connectivity, background=background, backend=backend,
                          return_num=return_num, tolerance=tolerance)
     img = np.asarray(image)
-    if img.dtype.kind == "f":
-        raise TypeError(f"image: dtype {img.dtype} is not supported with a tolerance yet (integers and bool only)")
+    if img.dtype.name in _BY_VALUE:
+        return _by_value(img, tolerance, connectivity, background, backend, threads, return_num)
     bg = _channels(background, img)
     if img.dtype in _SIGNED:
         # Flipping the sign bit maps signed order onto unsigned order and keeps every difference.

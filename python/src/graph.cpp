@@ -65,17 +65,13 @@ cclabel::PixelFormat format_of(const HostIn& a) {
     throw nb::type_error("image: dtype must be bool, uint8, uint16 or uint32 here (graph.py maps signed integers)");
 }
 
-std::uint32_t label_tolerance(const HostIn& image, LabelsOut out, nb::handle tolerance, int connectivity,
-                              std::optional<std::vector<std::uint64_t>> background, const std::string& backend,
-                              int threads) {
-    cclabel::Options o;
-    o.tolerance = tolerance_arg(tolerance);
+/// label() of @p image as format @p f into @p out, with @p o and the arguments every tolerance call takes.
+std::uint32_t label_into(const HostIn& image, cclabel::PixelFormat f, LabelsOut out, cclabel::Options& o, int connectivity,
+                         const std::string& backend, int threads) {
     o.connectivity = connectivity_arg(connectivity);
     o.backend = backend_arg(backend);
     if (threads < 0) throw nb::value_error(("threads: must not be negative, got " + std::to_string(threads)).c_str());
     o.threads = threads;
-    o.background = std::move(background);
-    const cclabel::PixelFormat f = format_of(image);
     const auto h = std::int64_t(image.shape(0)), w = std::int64_t(image.shape(1));
     if (std::int64_t(out.shape(0)) != h || std::int64_t(out.shape(1)) != w)
         throw nb::value_error("out: shape must be the image's (H, W)");
@@ -86,6 +82,38 @@ std::uint32_t label_tolerance(const HostIn& image, LabelsOut out, nb::handle tol
     } catch (const cclabel::Error& e) {
         throw nb::value_error(e.what());
     }
+}
+
+std::uint32_t label_tolerance(const HostIn& image, LabelsOut out, nb::handle tolerance, int connectivity,
+                              std::optional<std::vector<std::uint64_t>> background, const std::string& backend,
+                              int threads) {
+    cclabel::Options o;
+    o.tolerance = tolerance_arg(tolerance);
+    o.background = std::move(background);
+    return label_into(image, format_of(image), out, o, connectivity, backend, threads);
+}
+
+/// A host picture of a typed format (I64, U64, F16, F32, F64: graph.py maps the narrower signed
+/// integers onto unsigned ones) labelled with a tolerance in its values; the background is one
+/// value of its type (None, an int or a float).
+std::uint32_t label_tolerance_value(const HostIn& image, int format, LabelsOut out, double tolerance, int connectivity,
+                                    nb::handle background, const std::string& backend, int threads) {
+    const auto f = cclabel::PixelFormat(format);
+    if (!cclabel::is_typed_format(f) || std::size_t(cclabel::bytes_per_pixel(f)) != image.itemsize() || image.ndim() != 2)
+        throw nb::type_error("image: expected (H, W) of int64, uint64 or a float dtype here");
+    cclabel::Options o;
+    o.tolerance_value = tolerance;
+    if (nb::isinstance<nb::float_>(background)) {
+        o.background_value = nb::cast<double>(background);
+    } else if (nb::isinstance<nb::int_>(background)) {
+        if (nb::cast<bool>(nb::borrow<nb::int_>(background).attr("__lt__")(0)))
+            o.background_value = nb::cast<std::int64_t>(background);
+        else
+            o.background_value = nb::cast<std::uint64_t>(background);
+    } else if (!background.is_none()) {
+        throw nb::type_error("background: expected None, an int or a float");
+    }
+    return label_into(image, f, out, o, connectivity, backend, threads);
 }
 
 /// The edges of @p h × @p w packed uint32 labels at @p labels (host or device memory) as (E, 3) rows.
@@ -130,6 +158,9 @@ void bind_graph(nb::module_& m) {
     m.def("_label_tolerance", &label_tolerance, "image"_a, "out"_a, "tolerance"_a, "connectivity"_a,
           "background"_a.none(), "backend"_a, "threads"_a,
           "Tolerance labelling of a host image into out; returns N (see cclabel.graph.label_tolerance).");
+    m.def("_label_tolerance_value", &label_tolerance_value, "image"_a, "format"_a, "out"_a, "tolerance"_a,
+          "connectivity"_a, "background"_a.none(), "backend"_a, "threads"_a,
+          "Tolerance labelling of a host picture of a typed format by value (see cclabel.graph.label_tolerance).");
     m.def("_adjacency", &adjacency, "labels"_a, "connectivity"_a, "background"_a, "backend"_a, "threads"_a,
           "The region adjacency graph of a uint32 label image as (E, 3) uint64 rows a, b, contacts "
           "(see cclabel.graph.adjacency).");

@@ -5,15 +5,23 @@
 #include "cclabel/label.hpp"
 #include "core/backends.hpp"
 #include "core/format_keys.hpp"
+#include "core/format_value.hpp"
 #include "core/request.hpp"
 #include "cpu/label_cpu.hpp"
+#include "cpu/tolerance_cpu.hpp"
 
 namespace cclabel {
 
 bool cuda_available() noexcept { return detail::cuda_device_present(); }
 
 LabelResult label(const ImageView& image, std::uint32_t* out, const Options& options) {
-    const detail::Request r = detail::make_request(image, out, options);
+    const detail::Request r = detail::make_request(image, out, options, true);
+    if (r.tolerance_value > 0) {  // a typed picture compared by value (cpu/tolerance_cpu.cpp)
+        if (options.backend == Backend::Cuda)
+            throw Error("tolerance " + detail::format_double(r.tolerance_value) + " is not yet supported for " +
+                        std::string(format_name(image.format)) + " on the GPU (backend cuda); use backend cpu or auto");
+        return LabelResult{r.pixels() ? cpu::label_tolerance_typed(r, out) : 0, Backend::Cpu};
+    }
     if (is_typed_format(image.format)) {  // labelled as a picture of keys (core/format_keys.hpp)
         const detail::KeyedImage k = detail::keyed_image(image, options, r);
         return label(k.view, out, k.options);

@@ -250,6 +250,8 @@ Options keyed_options(const KeyMap& m, const Request& r, const Options& options)
     Options o = options;
     o.background_value.reset();
     o.background.reset();
+    o.tolerance_value.reset();  // exact values (a tolerance of 0.0); the keys' picture takes no tolerance
+    o.tolerance = 0;
     if (r.has_background)
         if (const std::optional<std::uint32_t> k = m.key(r.background_bits))
             o.background = std::vector<std::uint64_t>{*k};

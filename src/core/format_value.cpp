@@ -5,6 +5,8 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <sstream>
@@ -139,6 +141,25 @@ std::uint64_t value_bits(PixelFormat f, const Scalar& v, std::string_view arg) {
     IntRange r{};
     if (int_range(f, r)) return integer_bits(f, r, v, arg);
     return float_bits(f, v, arg);
+}
+
+std::string format_double(double x) {
+    char buf[40];
+    for (int digits = 1; digits <= 17; ++digits) {
+        std::snprintf(buf, sizeof buf, "%.*g", digits, x);
+        if (std::strtod(buf, nullptr) == x || x != x) break;
+    }
+    return buf;
+}
+
+double f16_value(std::uint16_t b) noexcept {
+    const int exponent = (b >> 10) & 0x1F;
+    const int fraction = b & 0x3FF;
+    double v;
+    if (exponent == 0) v = std::ldexp(double(fraction), -24);  // subnormal
+    else if (exponent == 31) v = fraction ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+    else v = std::ldexp(double(fraction | 0x400), exponent - 25);
+    return (b & 0x8000) ? -v : v;
 }
 
 }  // namespace cclabel::detail

@@ -2,6 +2,7 @@
 // Values of the single-channel formats as bits: the canonical form of a float's bits (the equality
 // the typed float formats label by) and a caller's Scalar turned into the bits of a format's pixel.
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "cclabel/image_view.hpp"
@@ -23,6 +24,13 @@ constexpr std::uint64_t canonical_f64(std::uint64_t b) noexcept {
     if ((b & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull) return 0x7FF8000000000000ull;
     return b == 0x8000000000000000ull ? 0ull : b;
 }
+
+/// @p x as an error message shows a number: the shortest of %g's forms that reads back as @p x
+/// ("2", "0.5", "1e+30", "nan").
+std::string format_double(double x);
+
+/// The value of a binary16's bits @p b, exactly.
+double f16_value(std::uint16_t b) noexcept;
 
 /// @p v as the bits of one pixel of the single-channel format @p f (the value's bits in the
 /// format's width, zero-extended; floats canonical). Throws Error, naming @p arg, when @p f has

@@ -23,12 +23,17 @@ struct Request {
     std::uint64_t background_bits = 0;
     int threads = 1;  ///< resolved: ≥ 1
     std::uint32_t tolerance = 0;  ///< Options::tolerance, checked against the format's channel range
+    /// The typed formats' tolerance in their values (Options::tolerance or tolerance_value); 0: exact.
+    double tolerance_value = 0;
 
     std::uint64_t pixels() const { return std::uint64_t(width) * std::uint64_t(height); }
     const std::uint8_t* row(std::int64_t y) const { return data + y * stride; }
 };
 
-/// Validates and resolves a call; throws Error naming the first problem found.
-Request make_request(const ImageView& image, const std::uint32_t* out, const Options& options);
+/// Validates and resolves a call; throws Error naming the first problem found. A tolerance on a
+/// typed format is an Error unless @p typed_tolerance (label()'s CPU path; the keyed paths of
+/// batches, statistics and the GPU join exact values only).
+Request make_request(const ImageView& image, const std::uint32_t* out, const Options& options,
+                     bool typed_tolerance = false);
 
 }  // namespace cclabel::detail

@@ -1,5 +1,6 @@
 // Argument checks for every call, in 64-bit arithmetic, before anything is allocated or read.
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "core/cores.hpp"
@@ -64,7 +65,7 @@ std::uint64_t channel_max(PixelFormat f) {
 
 }  // namespace
 
-Request make_request(const ImageView& image, const std::uint32_t* out, const Options& options) {
+Request make_request(const ImageView& image, const std::uint32_t* out, const Options& options, bool typed_tolerance) {
     const int bpp = bytes_per_pixel(image.format);
     if (bpp == 0)
         throw Error("unknown pixel format " + std::to_string(int(image.format)) +
@@ -90,17 +91,29 @@ Request make_request(const ImageView& image, const std::uint32_t* out, const Opt
     if (options.backend != Backend::Auto && options.backend != Backend::Cpu && options.backend != Backend::Cuda)
         throw Error("unknown backend " + std::to_string(int(options.backend)) + " (supported: auto, cpu, cuda)");
 
-    if (options.tolerance != 0 && is_typed_format(image.format))
-        throw Error("tolerance " + std::to_string(options.tolerance) + " is not supported for " +
-                    std::string(format_name(image.format)) + " yet (exact values only)");
-    if (std::uint64_t(options.tolerance) > channel_max(image.format))
+    const bool typed = is_typed_format(image.format);
+    if (options.tolerance_value) {
+        const double t = *options.tolerance_value;
+        if (options.tolerance != 0) throw Error("tolerance and tolerance_value are both set; give the tolerance one way");
+        if (!typed)
+            throw Error("tolerance_value is for the typed formats (I8 to F64); a " + std::string(format_name(image.format)) +
+                        " picture takes tolerance");
+        if (!(t >= 0) || !std::isfinite(t))
+            throw Error("tolerance_value " + format_double(t) + " must be a finite number of at least 0");
+    }
+    const double typed_tol = typed ? options.tolerance_value.value_or(double(options.tolerance)) : 0.0;
+    if (typed_tol != 0 && !typed_tolerance)
+        throw Error("tolerance " + format_double(typed_tol) + " is not supported for " +
+                    std::string(format_name(image.format)) + " here yet (exact values only; label() takes it on the CPU)");
+    if (!typed && std::uint64_t(options.tolerance) > channel_max(image.format))
         throw Error("tolerance " + std::to_string(options.tolerance) + " is out of range for " +
                     std::string(format_name(image.format)) + " (max " + std::to_string(channel_max(image.format)) +
                     ", the largest difference of one channel)");
 
     Request r;
     r.format = image.format;
-    r.tolerance = options.tolerance;
+    r.tolerance = typed ? 0 : options.tolerance;
+    r.tolerance_value = typed_tol;
     r.width = image.width;
     r.height = image.height;
     r.connectivity = options.connectivity;

@@ -20,9 +20,14 @@
 #include "cpu/tolerance_cpu.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "cclabel/detail/pixel_traits.hpp"
+#include "core/format_value.hpp"
 #include "cpu/band_numbering.hpp"
 #include "cpu/close_pixels.hpp"
 #include "cpu/thread_pool.hpp"
@@ -32,11 +37,58 @@ namespace {
 
 using Band = BandRoots;
 
-template <PixelFormat F, int Conn>
-void scan_band(const detail::Request& r, Band& b, std::uint32_t* out) {
-    constexpr int bpp = detail::PixelTraits<F>::kBytes;
+/// What joins for the unsigned formats: every channel within r.tolerance; background by key.
+template <PixelFormat F>
+struct ChannelJoins {
+    static constexpr int kBytes = detail::PixelTraits<F>::kBytes;
+    const detail::Request& r;
+    bool background(const std::uint8_t* p) const {
+        return r.has_background && detail::PixelTraits<F>::key(p) == r.background_key;
+    }
+    bool close(const std::uint8_t* a, const std::uint8_t* b) const { return cpu::close<F>(a, b, r.tolerance); }
+};
+
+/// What joins for a typed format stored as T: values within r.tolerance_value, computed in double
+/// (64-bit integers exactly, by their difference); -0 and +0 one value, a NaN only with a NaN; the
+/// background by the canonical bits of its value.
+template <PixelFormat F, typename T>
+struct ValueJoins {
+    static constexpr int kBytes = sizeof(T);
+    const detail::Request& r;
+    static T load(const std::uint8_t* p) {
+        T v;
+        std::memcpy(&v, p, sizeof v);
+        return v;
+    }
+    static double value(const std::uint8_t* p) {
+        if constexpr (F == PixelFormat::F16) return detail::f16_value(load(p));
+        else return double(load(p));
+    }
+    std::uint64_t bits(const std::uint8_t* p) const {
+        if constexpr (F == PixelFormat::F16) return detail::canonical_f16(load(p));
+        else if constexpr (F == PixelFormat::F32) return detail::canonical_f32(std::bit_cast<std::uint32_t>(load(p)));
+        else if constexpr (F == PixelFormat::F64) return detail::canonical_f64(std::bit_cast<std::uint64_t>(load(p)));
+        else return std::uint64_t(std::make_unsigned_t<T>(load(p)));
+    }
+    bool background(const std::uint8_t* p) const { return r.has_background && bits(p) == r.background_bits; }
+    bool close(const std::uint8_t* a, const std::uint8_t* b) const {
+        if constexpr (F != PixelFormat::F16 && F != PixelFormat::F32 && F != PixelFormat::F64) {
+            const T u = load(a), v = load(b);
+            // The difference as unsigned is exact for any two 64-bit values.
+            const auto d = u > v ? std::uint64_t(u) - std::uint64_t(v) : std::uint64_t(v) - std::uint64_t(u);
+            return double(d) <= r.tolerance_value;
+        } else {
+            const double u = value(a), v = value(b);
+            if (u != u || v != v) return u != u && v != v;
+            return std::fabs(u - v) <= r.tolerance_value;
+        }
+    }
+};
+
+template <class Joins, int Conn>
+void scan_band(const detail::Request& r, const Joins& j, Band& b, std::uint32_t* out) {
+    constexpr int bpp = Joins::kBytes;
     const auto w = std::uint64_t(r.width);
-    const std::uint32_t tol = r.tolerance;
     const Forest forest{out};
     b.row_roots.assign(std::size_t(b.y1 - b.y0), 0);
     for (std::int64_t y = b.y0; y < b.y1; ++y) {
@@ -47,13 +99,13 @@ void scan_band(const detail::Request& r, Band& b, std::uint32_t* out) {
         std::uint32_t& roots = b.row_roots[std::size_t(y - b.y0)];
         for (std::uint64_t x = 0; x < w; ++x) {
             const std::uint8_t* p = row + x * bpp;
-            if (r.has_background && detail::PixelTraits<F>::key(p) == r.background_key) {
+            if (j.background(p)) {
                 o[x] = 0;
                 continue;
             }
             std::uint32_t label = 0;
             auto consider = [&](std::uint32_t l, const std::uint8_t* q) {
-                if (l == 0 || !close<F>(p, q, tol)) return;  // background labels are 0
+                if (l == 0 || !j.close(p, q)) return;  // background labels are 0
                 if (label == 0) {
                     label = l;
                 } else if (l != label) {
@@ -76,16 +128,16 @@ void scan_band(const detail::Request& r, Band& b, std::uint32_t* out) {
     }
 }
 
-template <PixelFormat F, int Conn>
-std::uint32_t label_bands(const detail::Request& r, std::uint32_t* out) {
-    constexpr int bpp = detail::PixelTraits<F>::kBytes;
+template <class Joins, int Conn>
+std::uint32_t label_bands(const detail::Request& r, const Joins& j, std::uint32_t* out) {
+    constexpr int bpp = Joins::kBytes;
     const int nb = int(std::min<std::int64_t>(r.threads, r.height));
     const auto w = std::uint64_t(r.width);
     std::vector<Band> bands = split_bands<Band>(nb, r.height, w);
     if (nb == 1)
-        scan_band<F, Conn>(r, bands[0], out);
+        scan_band<Joins, Conn>(r, j, bands[0], out);
     else
-        run_parallel(nb, [&](int i) { scan_band<F, Conn>(r, bands[std::size_t(i)], out); });
+        run_parallel(nb, [&](int i) { scan_band<Joins, Conn>(r, j, bands[std::size_t(i)], out); });
 
     const Forest forest{out};
     std::vector<std::uint32_t> hung;
@@ -95,7 +147,7 @@ std::uint32_t label_bands(const detail::Request& r, std::uint32_t* out) {
         const std::uint8_t* up = r.row(y - 1);
         merge_seam<Conn>(
             forest, std::uint32_t(w), y,
-            [&](std::uint32_t x, std::uint32_t q) { return close<F>(row + std::size_t(x) * bpp, up + std::size_t(q) * bpp, r.tolerance); }, hung);
+            [&](std::uint32_t x, std::uint32_t q) { return j.close(row + std::size_t(x) * bpp, up + std::size_t(q) * bpp); }, hung);
     }
     SeamRoots ext;
     const std::uint32_t total = settle_seams(bands, forest, w, hung, ext);
@@ -129,9 +181,28 @@ std::uint32_t label_tolerance(const detail::Request& r, std::uint32_t* out) {
         if constexpr (F == PixelFormat::Binary8) {
             return 0;  // not reached: label() keeps Binary8 on the exact path (its foreground is one value)
         } else {
-            return r.connectivity == 4 ? label_bands<F, 4>(r, out) : label_bands<F, 8>(r, out);
+            const ChannelJoins<F> j{r};
+            return r.connectivity == 4 ? label_bands<ChannelJoins<F>, 4>(r, j, out) : label_bands<ChannelJoins<F>, 8>(r, j, out);
         }
     });
+}
+
+std::uint32_t label_tolerance_typed(const detail::Request& r, std::uint32_t* out) {
+    auto run = [&]<PixelFormat F, typename T>() {
+        const ValueJoins<F, T> j{r};
+        return r.connectivity == 4 ? label_bands<ValueJoins<F, T>, 4>(r, j, out) : label_bands<ValueJoins<F, T>, 8>(r, j, out);
+    };
+    switch (r.format) {
+        case PixelFormat::I8: return run.template operator()<PixelFormat::I8, std::int8_t>();
+        case PixelFormat::I16: return run.template operator()<PixelFormat::I16, std::int16_t>();
+        case PixelFormat::I32: return run.template operator()<PixelFormat::I32, std::int32_t>();
+        case PixelFormat::I64: return run.template operator()<PixelFormat::I64, std::int64_t>();
+        case PixelFormat::U64: return run.template operator()<PixelFormat::U64, std::uint64_t>();
+        case PixelFormat::F16: return run.template operator()<PixelFormat::F16, std::uint16_t>();
+        case PixelFormat::F32: return run.template operator()<PixelFormat::F32, float>();
+        case PixelFormat::F64: return run.template operator()<PixelFormat::F64, double>();
+        default: return label_tolerance(r, out);
+    }
 }
 
 }  // namespace cclabel::cpu

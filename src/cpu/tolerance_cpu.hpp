@@ -9,4 +9,8 @@ namespace cclabel::cpu {
 /// packed): neighbours join when every channel differs by at most r.tolerance. Returns N.
 std::uint32_t label_tolerance(const detail::Request& r, std::uint32_t* out);
 
+/// The same for a typed format (I8 to F64): neighbours join when their values differ by at most
+/// r.tolerance_value (floats: -0 equals +0, a NaN joins only a NaN); the background by value.
+std::uint32_t label_tolerance_typed(const detail::Request& r, std::uint32_t* out);
+
 }  // namespace cclabel::cpu

@@ -4,11 +4,15 @@
 // case; the range checks.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
+#include <type_traits>
 #include <string>
 
 #include "cclabel/cclabel.hpp"
+#include "reference/bfs_labels.hpp"
 #include "reference/tolerance_flood_fill.hpp"
 #include "support/channel_image.hpp"
 
@@ -249,6 +253,122 @@ TEST(Tolerance, SeamsOfTilesLabelledDifferentlyAreAnError) {
     EXPECT_THROW(seam_equivalences(a, b, 8), Error);
     const TileInfo b2 = label_tile(bottom, 0, 1, 8, lb.data(), Options{.tolerance = 2});
     EXPECT_NO_THROW(seam_equivalences(a, b2, 8));
+}
+
+}  // namespace
+}  // namespace cclabel::test
+
+namespace cclabel::test {
+namespace {
+
+/// A typed picture (I8 to F64) of values that wander by small steps, with NaN, -0 and +0 among the
+/// floats and the type's extremes among the integers, labelled with a tolerance against a flood
+/// fill that compares the values themselves.
+template <typename T>
+void expect_typed_tolerance(PixelFormat f, double step, double tol, std::uint32_t seed) {
+    const std::int64_t w = 37, h = 23;
+    std::mt19937 rng(seed);
+    std::vector<T> v(std::size_t(w * h));
+    double cur = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        cur += (double(rng() % 5) - 2) * step;
+        if (rng() % 25 == 0) cur = (double(rng() % 9) - 4) * 10 * step;
+        T x = T(cur);
+        if constexpr (std::is_floating_point_v<T>) {
+            if (rng() % 30 == 0) x = std::numeric_limits<T>::quiet_NaN();
+            if (rng() % 30 == 0) x = -T(0);
+        } else {
+            if (rng() % 40 == 0) x = std::numeric_limits<T>::max();
+            if (rng() % 40 == 0) x = std::numeric_limits<T>::min();
+        }
+        v[i] = x;
+    }
+    for (int conn : {4, 8})
+        for (bool bg : {false, true}) {
+            const auto value = [&](std::int64_t p) { return v[std::size_t(p)]; };
+            const auto close = [&](std::int64_t p, std::int64_t q) {
+                const T a = value(p), b = value(q);
+                if constexpr (std::is_floating_point_v<T>) {
+                    if (a != a || b != b) return a != a && b != b;
+                    return std::fabs(double(a) - double(b)) <= tol;
+                } else {
+                    const auto d = a > b ? std::uint64_t(a) - std::uint64_t(b) : std::uint64_t(b) - std::uint64_t(a);
+                    return double(d) <= tol;
+                }
+            };
+            const auto is_bg = [&](std::int64_t p) { return bg && value(p) == T(0); };
+            std::uint32_t n_ref = 0;
+            const auto ref = bfs_labels(w, h, conn, is_bg, close, &n_ref);
+            Options o{.connectivity = conn, .backend = Backend::Cpu, .threads = int(seed % 3) + 1};
+            o.tolerance_value = tol;
+            if (bg) o.background_value = 0;
+            std::vector<std::uint32_t> out(v.size() + 1, 0xDEADBEEFu);
+            const LabelResult r = label(ImageView{v.data(), w, h, 0, f}, out.data(), o);
+            const std::string what = std::string(format_name(f)) + " conn " + std::to_string(conn) + (bg ? " bg" : "");
+            ASSERT_EQ(out.back(), 0xDEADBEEFu) << what;
+            out.pop_back();
+            EXPECT_EQ(r.backend, Backend::Cpu);
+            ASSERT_EQ(r.count, n_ref) << what;
+            ASSERT_EQ(out, ref) << what;
+        }
+}
+
+TEST(Tolerance, TypedPicturesJoinByValue) {
+    expect_typed_tolerance<std::int8_t>(PixelFormat::I8, 1, 2, 1);
+    expect_typed_tolerance<std::int16_t>(PixelFormat::I16, 50, 100, 2);
+    expect_typed_tolerance<std::int32_t>(PixelFormat::I32, 1000, 2000, 3);
+    expect_typed_tolerance<std::int64_t>(PixelFormat::I64, 1e12, 2e12, 4);
+    expect_typed_tolerance<std::uint64_t>(PixelFormat::U64, 1e12, 2e12, 5);
+    expect_typed_tolerance<float>(PixelFormat::F32, 0.25, 0.5, 6);
+    expect_typed_tolerance<double>(PixelFormat::F64, 0.1, 0.25, 7);
+}
+
+TEST(Tolerance, HalfFloatsJoinByValue) {
+    // binary16 bits of 0, 0.5, 1.0, 1.5, 2.5, two NaNs, -0, +inf: with tolerance 0.5 the first
+    // four chain, 2.5 is 1.0 from 1.5, a NaN joins only a NaN, -0 and +inf join neither.
+    const std::uint16_t px[] = {0x0000, 0x3800, 0x3C00, 0x3E00, 0x4100, 0x7E00, 0x7E01, 0x8000, 0x7C00};
+    std::vector<std::uint32_t> out(9);
+    Options o{.connectivity = 4, .backend = Backend::Cpu};
+    o.tolerance_value = 0.5;
+    EXPECT_EQ(label(ImageView{px, 9, 1, 0, PixelFormat::F16}, out.data(), o).count, 5u);
+    EXPECT_EQ(out, (std::vector<std::uint32_t>{1, 1, 1, 1, 2, 3, 3, 4, 5}));
+}
+
+TEST(Tolerance, TypedToleranceErrorsNameTheProblem) {
+    const float px[4] = {0, 1, 2, 3};
+    std::uint32_t out[4];
+    auto expect_error = [&](const Options& o, PixelFormat f, const std::string& part) {
+        try {
+            label(ImageView{px, 4, 1, 0, f}, out, o);
+            ADD_FAILURE() << "accepted: " << part;
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+        }
+    };
+    Options o;
+    o.tolerance_value = -1;
+    expect_error(o, PixelFormat::F32, "tolerance_value -1 must be a finite number of at least 0");
+    o.tolerance_value = std::numeric_limits<double>::infinity();
+    expect_error(o, PixelFormat::F32, "must be a finite number");
+    o.tolerance_value = 0.5;
+    o.tolerance = 1;
+    expect_error(o, PixelFormat::F32, "both set");
+    o.tolerance = 0;
+    expect_error(o, PixelFormat::Gray8, "tolerance_value is for the typed formats");
+    o.backend = Backend::Cuda;
+    expect_error(o, PixelFormat::F32, "not yet supported for f32 on the GPU");
+    // The keyed paths (batches) join exact values only: refused, not answered wrongly.
+    o.backend = Backend::Cpu;
+    std::vector<std::uint32_t> bout(8);
+    try {
+        label_batch(BatchView{px, 2, 2, 1, 0, 0, PixelFormat::F32}, bout.data(), o);
+        ADD_FAILURE() << "label_batch accepted a typed tolerance";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("label() takes it on the CPU"), std::string::npos) << e.what();
+    }
+    // An integer tolerance is a tolerance_value for a typed format.
+    Options oi{.connectivity = 4, .backend = Backend::Cpu, .tolerance = 1};
+    EXPECT_EQ(label(ImageView{px, 4, 1, 0, PixelFormat::F32}, out, oi).count, 1u);
 }
 
 }  // namespace

@@ -209,9 +209,11 @@ def test_gpu_arrays_with_a_tolerance_label_on_their_gpu():
         np.testing.assert_array_equal(got.view(torch.int32).cpu().numpy().view(np.uint32), label_tolerance(img, 3))
 
 
-def test_float_images_are_refused():
-    with pytest.raises(TypeError, match="float"):
-        label_tolerance(np.zeros((2, 2), np.float32), 1)
+def test_complex_and_rgb_float_images_are_refused():
+    with pytest.raises(TypeError):
+        label_tolerance(np.zeros((2, 2), np.complex64), 1)
+    with pytest.raises((TypeError, ValueError)):
+        label_tolerance(np.zeros((2, 2, 3), np.float32), 1)
 
 
 @pytest.mark.parametrize("connectivity", [4, 8])
@@ -359,3 +361,41 @@ def test_label_takes_tolerance_and_cc3d_delta():
         cclabel.connected_components(img, delta=2, tolerance=3)
     with pytest.raises((TypeError, ValueError), match="tolerance"):
         cclabel.label(img, tolerance=-1)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int64, np.uint64])
+def test_float_and_64_bit_pictures_join_by_value(dtype):
+    """Values within the tolerance join (floats: -0.0 equals 0.0, a NaN joins only a NaN), against
+    the flood fill on the same values."""
+    rng = np.random.default_rng(np.dtype(dtype).itemsize)
+    steps = rng.integers(-2, 3, size=(19, 23)).cumsum(axis=1)
+    if np.dtype(dtype).kind == "f":
+        img = (steps * 0.25).astype(dtype)
+        img[rng.random(img.shape) < 0.05] = np.nan
+        img[rng.random(img.shape) < 0.05] = -0.0
+        tolerance = 0.5
+    else:
+        img = (steps + (10 if dtype == np.uint64 else -5) * 10 ** 12).astype(dtype)
+        tolerance = 2
+    v = img.astype(np.float64)
+
+    def joins(y, x, y2, x2):
+        a, b = v[y, x], v[y2, x2]
+        return (np.isnan(a) and np.isnan(b)) if (np.isnan(a) or np.isnan(b)) else abs(a - b) <= tolerance
+
+    for connectivity in (4, 8):
+        for background in (None, 0):
+            got, n = cclabel.label(img, tolerance=tolerance, connectivity=connectivity, background=background,
+                                   return_num=True)
+            is_bg = (lambda y, x: False) if background is None else (lambda y, x: v[y, x] == 0)
+            want = bfs_labels(img.shape[0], img.shape[1], joins, connectivity, is_bg)
+            np.testing.assert_array_equal(got, want, err_msg=f"{np.dtype(dtype)} conn {connectivity} bg {background}")
+            assert n == want.max()
+    if np.dtype(dtype).kind == "f":
+        with pytest.raises(ValueError, match="finite"):
+            cclabel.label(img, tolerance=float("nan"))
+    else:
+        with pytest.raises(ValueError, match="whole number"):
+            cclabel.label(img, tolerance=0.5)
+    with pytest.raises(ValueError, match="not yet supported"):
+        cclabel.label(img, tolerance=tolerance, backend="cuda")
