@@ -460,6 +460,10 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None,
         raise TypeError("array: expected a dask.array.Array, got " + type(array).__name__ +
                         " (use cclabel.label for NumPy / CuPy arrays, or dask.array.from_array)")
     volume = _is_volume(array, connectivity)
+    if volume and not (tolerance is None or (type(tolerance) is int and tolerance == 0)):
+        # cclabel.label takes it for a volume in memory; the faces' merge joins equal values only.
+        raise ValueError("tolerance: cclabel.dask.label does not take a tolerance for 3-D volumes yet; "
+                         "cclabel.label labels a volume in memory with it")
     if volume or not (type(tolerance) is int and tolerance == 0):  # anything else is checked there
         return _label_faces(array, volume, connectivity, background, backend, dtype, threads, tolerance)
     _check(array, connectivity, background, backend)

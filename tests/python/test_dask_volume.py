@@ -166,6 +166,14 @@ def test_many_chunks_several_levels(monkeypatch):
     check_many([(vol, (3, 3, 3), conn, None) for conn in (6, 18, 26)])
 
 
+def test_a_tolerance_is_refused_for_volumes_rather_than_ignored():
+    vol = np.zeros((4, 4, 4), np.uint8)
+    vol[0, 0, :2] = (1, 2)
+    assert cclabel.label(vol, connectivity=26, tolerance=2).max() == 1  # in memory it joins 0, 1, 2
+    with pytest.raises(ValueError, match="does not take a tolerance for 3-D volumes"):
+        cdask.label(da.from_array(vol, chunks=2), connectivity=26, tolerance=2)
+
+
 def in_memory_error(img, **kw):
     with pytest.raises(Exception) as info:
         cclabel.label(img, **kw)
@@ -175,7 +183,6 @@ def in_memory_error(img, **kw):
 @pytest.mark.parametrize("kw, img", [
     (dict(connectivity=26), np.zeros((4, 4), np.uint8)),             # a volume's connectivity on a picture
     (dict(connectivity=6), np.zeros((4, 4), np.uint8)),
-    (dict(connectivity=26, tolerance=2), np.zeros((4, 4, 4), np.uint8)),
     (dict(connectivity=26, background=300), np.zeros((4, 4, 4), np.uint8)),
     (dict(connectivity=26, background=1.5), np.zeros((4, 4, 4), np.int16)),
     (dict(connectivity=26), np.zeros((4, 4, 4), np.complex64)),
