@@ -174,7 +174,8 @@ namespace cclabel::cuda {
 void label_volume_device(void* workspace, std::size_t& workspace_bytes, const VolumeView& volume, std::uint32_t* labels,
                          std::uint32_t* count, const Options& options, cudaStream_t stream) {
     detail::label_volume_device_shaped(workspace, workspace_bytes, volume, labels, count, options, stream,
-                                       detail::volume_shape_for_depth(std::uint64_t(std::max<std::int64_t>(volume.depth, 0))));
+                                       detail::volume_shape_for(std::uint64_t(std::max<std::int64_t>(volume.depth, 0)),
+                                                                options.connectivity));
 }
 
 }  // namespace cclabel::cuda

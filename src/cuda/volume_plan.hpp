@@ -75,6 +75,22 @@ inline VolumeShape volume_shape_for_depth(std::uint64_t depth) {
     return s;
 }
 
+/// The public call's shape for a volume of @p depth slices and @p connectivity: 26-connected
+/// volumes take volume_shape_for_depth's 32 × 8 × 8 tiles of four voxels a thread; 6- and
+/// 18-connected ones the 32 × 4 × 4 tiles of one voxel a thread (cut down the same way for thin
+/// volumes). On the H100 (512³, 2026-12-07, bench_volume --tile 32x4x4/1,32x8x8/4) the large tiles
+/// were faster on 5 of the 7 volumes at 26 (blobs 9.3 against 10.5 ms, Voronoi 8.5 against 10.1)
+/// but slower on 6 of 7 at 6 (binary 0.5: 8.9 against 7.8 ms) and at 18 (5 labels: 19.5 against 16.7).
+inline VolumeShape volume_shape_for(std::uint64_t depth, int connectivity) {
+    if (connectivity == 26) return volume_shape_for_depth(depth);
+    VolumeShape s{};
+    s.tile_y = 4;
+    s.tile_z = 4;
+    s.per_thread = 1;
+    while (s.tile_z > 1 && s.tile_z / 2 >= depth) s.tile_z /= 2;
+    return s;
+}
+
 struct VolumePlan {
     std::uint64_t voxels = 0;
     std::uint64_t tiles_x = 0, tiles_y = 0, tiles_z = 0, tiles = 0;

@@ -284,6 +284,15 @@ TEST(EmuVolumePlan, ThinVolumesGetThinnerTiles) {
         for (std::int64_t depth : {1, 2, 3}) {
             Volume v = random_volume(37, 19, depth, 2, 0.4, std::uint32_t(500 + depth));
             expect_cpu(v, PixelFormat::Binary8, conn, true, "thin", {cd::volume_shape_for_depth(std::uint64_t(depth))});
+            expect_cpu(v, PixelFormat::Binary8, conn, true, "thin, the public shape",
+                       {cd::volume_shape_for(std::uint64_t(depth), conn)});
+        }
+    // The public call's shapes by connectivity plan on every depth.
+    for (int conn : kConnectivities)
+        for (std::uint64_t depth : {1ull, 2ull, 3ull, 5ull, 1000ull}) {
+            const VolumeShape s = cd::volume_shape_for(depth, conn);
+            EXPECT_TRUE(cd::plan_volume(100, 30, depth, s, 0).error.empty()) << conn << " " << depth;
+            EXPECT_EQ(s.per_thread, conn == 26 ? cd::volume_shape_for_depth(depth).per_thread : 1u) << conn << " " << depth;
         }
 }
 
