@@ -10,25 +10,37 @@
 #include "core/format_keys.hpp"
 #include "core/parallel_for.hpp"
 #include "core/probe.hpp"
+#include "core/request.hpp"
 
 namespace cclabel {
 namespace {
 
 /// The break density (core/probe.hpp) of up to 16 evenly spaced images, pixel-weighted, over a
-/// 64th of the batch's pixels (at least 2^12, at most 2^16), as auto samples one picture: what the images hold decides the CPU's cost as it does for one picture (a batch
-/// of masks of blobs labels several times faster than one of noise).
-double sampled_density(const detail::BatchRequest& r) {
+/// 64th of the batch's pixels (at least 2^12, at most 2^16), as auto samples one picture: what the
+/// images hold decides the CPU's cost as it does for one picture (a batch of masks of blobs labels
+/// several times faster than one of noise); with a background, the share of the sampled runs that
+/// are background too (the CPU skips their joins, cost_model.hpp).
+void sample_batch(const detail::BatchRequest& r, detail::Workload& w) {
     const std::uint64_t B = r.images.size(), k = std::min<std::uint64_t>(B, 16);
     const std::uint64_t sample = std::clamp<std::uint64_t>(r.label_offsets.back() / 64, 1 << 12, 1 << 16);
-    double sum = 0, weight = 0;
+    std::optional<std::uint32_t> background;
+    if (B > 0) {
+        static std::uint32_t dummy;
+        const detail::Request q = detail::make_request(r.images[0], &dummy, r.options);
+        if (q.has_background) background = q.background_key;
+    }
+    double sum = 0, weight = 0, runs = 0, background_runs = 0;
     for (std::uint64_t i = 0; i < k; ++i) {
         const ImageView& im = r.images[std::size_t(i * B / k)];
         if (im.pixels() == 0) continue;
-        const double d = detail::break_density(im, sample / k);
-        sum += d * double(im.pixels());
+        const detail::PictureSample s = detail::sample_picture(im, sample / k, background);
+        sum += s.density * double(im.pixels());
         weight += double(im.pixels());
+        runs += s.runs * double(im.pixels());
+        background_runs += s.background_runs * double(im.pixels());
     }
-    return weight > 0 ? sum / weight : -1;
+    w.density = weight > 0 ? sum / weight : -1;
+    w.background_share = runs > 0 ? background_runs / runs : 0;
 }
 
 BatchResult run(const detail::BatchRequest& r, std::uint32_t* out) {
@@ -40,8 +52,7 @@ BatchResult run(const detail::BatchRequest& r, std::uint32_t* out) {
                        r.label_offsets.back(), r.images.empty() ? PixelFormat::Gray8 : r.images[0].format,
                        r.options.threads};
     w.images = std::max<std::uint64_t>(B, 1);
-    if (r.options.backend == Backend::Auto && B > 1 && detail::cuda_device_present())
-        w.density = sampled_density(r);
+    if (r.options.backend == Backend::Auto && B > 1 && detail::cuda_device_present()) sample_batch(r, w);
     const Backend use = detail::resolve_auto(r.options.backend, w);
     BatchResult res;
     res.backend = use;
