@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cclabel/adjacency.hpp"
@@ -289,11 +290,15 @@ std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std:
     CCL_CUDA(cudaMemcpyAsync(staged.p, packed.p, n * sizeof(PackedEdge), cudaMemcpyDeviceToHost, stream));
     CCL_CUDA(cudaStreamSynchronize(stream));
     step("download");
-    const PackedEdge* from = staged.as<const PackedEdge>();
+    // The pinned bytes are AdjacencyEdge's layout (PackedEdge's static_assert): one block copy
+    // (memmove, as the edges are trivially copyable) instead of building each edge (9.2 ms with
+    // the page faults on huge pages, H100 host, 2026-12-07).
+    static_assert(std::is_trivially_copyable_v<AdjacencyEdge>);
+    const auto* from = staged.as<const AdjacencyEdge>();
     std::vector<AdjacencyEdge> edges;
     edges.reserve(n);
     cclabel::detail::advise_huge_pages(edges.data(), n * sizeof(AdjacencyEdge));
-    for (std::uint64_t i = 0; i < n; ++i) edges.push_back(AdjacencyEdge{from[i].a, from[i].b, from[i].contacts});
+    edges.assign(from, from + n);
     step("vector");
     return edges;
 }
