@@ -156,6 +156,7 @@ int main(int argc, char** argv) {
     bool check = true;
     cclabel::cuda::detail::VolumeShape shape{};
     std::vector<cclabel::cuda::detail::VolumeShape> tiles = {shape};
+    bool by_connectivity = true;  // no --tile: each connectivity's rows take the public call's tiles
     bool each_off = false;
     std::string off_names;
     for (int i = 1; i < argc; ++i) {
@@ -166,6 +167,7 @@ int main(int argc, char** argv) {
         else if (a == "--only" && i + 1 < argc) only = argv[++i];
         else if (a == "--tile" && i + 1 < argc) {
             tiles.clear();
+            by_connectivity = false;
             for (const char* p = argv[++i]; *p;) {
                 cclabel::cuda::detail::VolumeShape t{};
                 t.per_thread = 1;
@@ -195,19 +197,30 @@ int main(int argc, char** argv) {
     }
     // The rows of each volume and connectivity: each tile with the switches as given, then (with
     // --each-off) with each one off.
-    std::vector<std::pair<std::string, cclabel::cuda::detail::VolumeShape>> variants;
-    for (cclabel::cuda::detail::VolumeShape t : tiles) {
-        t.switches = shape.switches;
-        char name[64];
-        std::snprintf(name, sizeof name, "%ux%ux%u/%u", t.tile_x, t.tile_y, t.tile_z, t.per_thread);
-        variants.emplace_back(std::string(name) + (off_names.empty() ? "" : " -" + off_names), t);
-        for (const char* sw : cclabel::cuda::detail::kVolumeSwitchNames) {
-            cclabel::cuda::detail::VolumeShape s = t;
-            if (each_off && cclabel::cuda::detail::volume_switch_off(s.switches, sw) &&
-                std::memcmp(&s.switches, &t.switches, sizeof s.switches) != 0)  // not off already
-                variants.emplace_back(std::string(name) + " -" + (off_names.empty() ? "" : off_names + ",") + sw, s);
-        }
+    // The switches of each row: as given, then (with --each-off) each one off; the tiles are
+    // --tile's, or (without it) the public call's for the row's connectivity (volume_shape_for).
+    std::vector<std::pair<std::string, cclabel::cuda::detail::VolumeSwitches>> switch_sets;
+    switch_sets.emplace_back(off_names.empty() ? "" : " -" + off_names, shape.switches);
+    for (const char* sw : cclabel::cuda::detail::kVolumeSwitchNames) {
+        cclabel::cuda::detail::VolumeSwitches s = shape.switches;
+        if (each_off && cclabel::cuda::detail::volume_switch_off(s, sw) &&
+            std::memcmp(&s, &shape.switches, sizeof s) != 0)  // not off already
+            switch_sets.emplace_back(" -" + (off_names.empty() ? "" : off_names + ",") + sw, s);
     }
+    auto variants_for = [&](int conn) {
+        std::vector<std::pair<std::string, cclabel::cuda::detail::VolumeShape>> out;
+        const std::vector<cclabel::cuda::detail::VolumeShape> shapes =
+            by_connectivity ? std::vector{cclabel::cuda::detail::volume_shape_for(std::uint64_t(n), conn)} : tiles;
+        for (cclabel::cuda::detail::VolumeShape t : shapes) {
+            char name[64];
+            std::snprintf(name, sizeof name, "%ux%ux%u/%u", t.tile_x, t.tile_y, t.tile_z, t.per_thread);
+            for (const auto& [suffix, sw] : switch_sets) {
+                t.switches = sw;
+                out.emplace_back(std::string(name) + suffix, t);
+            }
+        }
+        return out;
+    };
     cudaDeviceProp p{};
     ck(cudaGetDeviceProperties(&p, 0), "cudaGetDeviceProperties");
     const std::uint64_t voxels = std::uint64_t(n) * std::uint64_t(n) * std::uint64_t(n);
@@ -270,7 +283,7 @@ int main(int argc, char** argv) {
         const cclabel::VolumeView host = cclabel::make_volume_view(v.bytes.data(), n, n, n, v.format);
         const cclabel::VolumeView dev = cclabel::make_volume_view(d_in, n, n, n, v.format);
         for (int conn : conns)
-        for (const auto& [variant, vshape] : variants) {
+        for (const auto& [variant, vshape] : variants_for(conn)) {
             cclabel::Options o;
             o.connectivity = conn;
             if (v.background) o.background = std::vector<std::uint64_t>{0};

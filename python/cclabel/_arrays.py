@@ -35,6 +35,17 @@ DENSE_SEARCH_MAX = 1 << 20  # distinct values up to which NumPy keys are found b
 _DTYPE_NAMES: dict = {}
 
 
+def hex_colour(text: str) -> list:
+    """'#rrggbb' or '#rrggbbaa' as its channels; ValueError naming the argument otherwise."""
+    s = text[1:]
+    if text.startswith("#") and len(s) in (6, 8):
+        try:
+            return [int(s[i:i + 2], 16) for i in range(0, len(s), 2)]
+        except ValueError:
+            pass
+    raise ValueError(f"background: '{text}' is not '#rrggbb' or '#rrggbbaa'")
+
+
 def dtype_name(a) -> Optional[str]:
     """'int64', 'float32', ... for NumPy, CuPy and PyTorch arrays; None without a dtype."""
     d = getattr(a, "dtype", None)

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _cclabel
+from . import _arrays, _cclabel
 from ._volume import CONNECTIVITY as _VOLUME_CONNECTIVITY
 
 _GRAY = {"bool": 0, "uint8": 1, "uint16": 2, "uint32": 3}
@@ -29,17 +29,6 @@ class Verdict(NamedTuple):
 
     def __bool__(self) -> bool:
         return self.ok
-
-
-def _hex_colour(text: str) -> tuple:
-    """'#rrggbb' or '#rrggbbaa' as a tuple of channels."""
-    h = text[1:] if text.startswith("#") else ""
-    try:
-        if len(h) in (6, 8):
-            return tuple(int(h[i:i + 2], 16) for i in range(0, len(h), 2))
-    except ValueError:
-        pass
-    raise ValueError(f"background: expected '#rrggbb' or '#rrggbbaa', got {text!r}")
 
 
 def verify(image, labels, *, connectivity=8, background=None) -> Verdict:
@@ -100,7 +89,7 @@ def verify(image, labels, *, connectivity=8, background=None) -> Verdict:
         raise ValueError("labels: values must lie in 0..4294967295")
     if background is not None:
         if isinstance(background, str):
-            background = _hex_colour(background)
+            background = tuple(_arrays.hex_colour(background))
         elif isinstance(background, (tuple, list)):
             background = tuple(int(v) for v in background)
         elif isinstance(background, (bool, np.bool_)) or not isinstance(background, numbers.Integral):

@@ -180,8 +180,7 @@ def _label_colour(a, *, connectivity, background, backend, return_num, out, targ
     c = int(a.shape[3])
     if background is not None:
         if isinstance(background, str):
-            from ._verify import _hex_colour
-            background = _hex_colour(background)
+            background = _arrays.hex_colour(background)
         if not isinstance(background, (tuple, list)) or len(background) != c:
             raise ValueError(f"background: an RGB{'A' if c == 4 else ''} volume takes a tuple of {c} channels or "
                              f"'#rrggbb{'aa' if c == 4 else ''}', got {background!r}")

@@ -23,7 +23,7 @@ import numbers
 
 import numpy as np
 
-from . import _cclabel
+from . import _arrays, _cclabel
 
 __all__ = ["label_tolerance", "adjacency"]
 
@@ -63,13 +63,7 @@ def _channels(background, image):
     if background is None:
         return None
     if isinstance(background, str):
-        s = background.lstrip("#")
-        if not (background.startswith("#") and len(s) in (6, 8)):
-            raise ValueError(f"background: '{background}' is not '#rrggbb' or '#rrggbbaa'")
-        try:
-            return [int(s[i:i + 2], 16) for i in range(0, len(s), 2)]
-        except ValueError:
-            raise ValueError(f"background: '{background}' is not '#rrggbb' or '#rrggbbaa'") from None
+        return _arrays.hex_colour(background)
     values = list(background) if isinstance(background, (tuple, list)) else [background]
     out = []
     for v in values:

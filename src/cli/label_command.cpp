@@ -208,7 +208,7 @@ int run_label(LabelArgs& a) {
     // beside the decoding thread (and the GPU measurement's copies, which take every core) the pool
     // would find the machine oversubscribed, mark the probe disturbed and time it again, and after
     // three tries keep a rate several times too slow for the process. Taken before the decode
-    // instead, it would only move its 10-15 ms, not hide them.
+    // instead, it would only move its time (expected 10-15 ms), not hide it.
     std::jthread ahead;
     if (a.label.backend == "auto" && !cli_switch_off("ahead")) ahead = std::jthread([] { detail::measure_auto_rates_ahead(); });
     Progress files(a.inputs.size(), many && isatty(STDERR_FILENO));

@@ -4,7 +4,8 @@
 // Nothing is measured where there is no choice: no CUDA device, an explicit backend, or a rate
 // given in CCLABEL_RATES. Otherwise the first Auto call that could go either way measures the CPU at
 // its format and thread count (a small and three large probe pictures, best of three runs each:
-// 10-15 ms at 16 threads by the H100 host's rates, where building the probes a pixel at a time, a
+// expected 10-15 ms at 16 threads from the H100 host's per-pixel rates (not yet timed there),
+// where building the probes a pixel at a time, a
 // separate warm run each and a noise probe as large as the others took 110-130 ms, paid by every
 // CLI run) and, once in the process, the GPU's host path (two probe pictures
 // through it, and a pageable copy each way); later calls read the cache. A call whose two estimates

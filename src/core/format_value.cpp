@@ -22,7 +22,7 @@ std::string show(const Scalar& v) {
     switch (v.kind) {
         case Scalar::Kind::Signed: s << v.i; break;
         case Scalar::Kind::Unsigned: s << v.u; break;
-        case Scalar::Kind::Float: s.precision(17); s << v.f; break;
+        case Scalar::Kind::Float: return format_double(v.f);
     }
     return s.str();
 }

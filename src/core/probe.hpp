@@ -56,11 +56,6 @@ inline std::vector<std::uint8_t> probe_picture(PixelFormat f, std::int64_t width
     return px;
 }
 
-/// The key (PixelTraits) of the pixel at @p p.
-inline std::uint32_t pixel_key(PixelFormat f, const void* p) {
-    return dispatch_format(f, [&]<PixelFormat F>() { return PixelTraits<F>::key(static_cast<const std::uint8_t*>(p)); });
-}
-
 /// What a picture's sampled rows hold (sample_picture).
 struct PictureSample {
     /// The share of horizontally adjacent pixel pairs that differ (what starts a new run): the

@@ -4,7 +4,8 @@
 // labeller's runs do not apply: this is a union-find over voxels, in the output itself.
 //
 // Slabs of slices are scanned on the threads, each joining its voxels to their earlier close
-// neighbours inside the slab (min-linking: a root is its region's first voxel in raster order);
+// neighbours inside the slab (band_numbering.hpp's Forest over labels index + 1 in the output,
+// min-linking: a root is its region's first voxel in raster order);
 // then, on one thread, the first slice of every slab joins the slice above it; then one pass in
 // raster order numbers the roots and gives every other voxel the label its parent already holds
 // (a parent always comes earlier, so it is numbered first).
@@ -13,28 +14,12 @@
 
 #include "cclabel/detail/pixel_traits.hpp"
 #include "core/parallel_for.hpp"
+#include "cpu/band_numbering.hpp"
 #include "cpu/close_pixels.hpp"
 #include "cpu/label3d_cpu.hpp"
 
 namespace cclabel::cpu {
 namespace {
-
-constexpr std::uint32_t kBackground = 0xFFFFFFFFu;  // never an index: a volume has at most 2^32 - 1 voxels
-
-std::uint32_t find(std::uint32_t* p, std::uint32_t x) {
-    while (p[x] != x) {
-        p[x] = p[p[x]];  // path halving keeps every parent earlier than its child
-        x = p[x];
-    }
-    return x;
-}
-
-void unite(std::uint32_t* p, std::uint32_t a, std::uint32_t b) {
-    a = find(p, a);
-    b = find(p, b);
-    if (a < b) p[b] = a;
-    else if (b < a) p[a] = b;
-}
 
 struct Offset {
     int dx, dy, dz;
@@ -63,6 +48,7 @@ std::uint32_t label(const detail::VolumeRequest& r, std::uint32_t* out) {
     };
     const auto px = [&](std::int64_t x, std::int64_t y, std::int64_t z) { return r.row(z, y) + x * T::kBytes; };
     const auto background = [&](const std::uint8_t* p) { return r.has_background && T::key(p) == r.background_key; };
+    const Forest forest{out};  // labels are voxel index + 1 (a volume has at most 2^32 - 1), background 0
     Offset off[13];
     const int n_off = earlier_offsets(r.connectivity, off);
     // Joins voxel (x, y, z) to its earlier close neighbours: those in its own slice, in the slice
@@ -76,8 +62,7 @@ std::uint32_t label(const detail::VolumeRequest& r, std::uint32_t* out) {
             const std::int64_t nx = x + o.dx, ny = y + o.dy, nz = z + o.dz;
             if (nx < 0 || nx >= W || ny < 0 || ny >= H || nz < 0) continue;
             const std::uint32_t j = at(nx, ny, nz);
-            if (out[j] == kBackground) continue;
-            if (close<F>(v, px(nx, ny, nz), r.tolerance)) unite(out, at(x, y, z), j);
+            if (out[j] != 0 && close<F>(v, px(nx, ny, nz), r.tolerance)) forest.unite(at(x, y, z) + 1, j + 1);
         }
     };
     const int slabs = int(std::clamp<std::int64_t>(r.threads, 1, D));
@@ -88,10 +73,10 @@ std::uint32_t label(const detail::VolumeRequest& r, std::uint32_t* out) {
                 for (std::int64_t x = 0; x < W; ++x) {
                     const std::uint32_t i = at(x, y, z);
                     if (background(px(x, y, z))) {
-                        out[i] = kBackground;
+                        out[i] = 0;
                         continue;
                     }
-                    out[i] = i;
+                    out[i] = i + 1;
                     join(x, y, z, z > z0 ? kBoth : kSameSlice);  // the slice above a slab is another's
                 }
     });
@@ -99,13 +84,13 @@ std::uint32_t label(const detail::VolumeRequest& r, std::uint32_t* out) {
         const std::int64_t z = D * s / slabs;
         for (std::int64_t y = 0; y < H; ++y)
             for (std::int64_t x = 0; x < W; ++x)
-                if (out[at(x, y, z)] != kBackground) join(x, y, z, kAbove);
+                if (out[at(x, y, z)] != 0) join(x, y, z, kAbove);
     }
     std::uint32_t n = 0;
     const std::uint64_t voxels = r.voxels();
     for (std::uint64_t i = 0; i < voxels; ++i) {
         const std::uint32_t p = out[i];
-        out[i] = p == kBackground ? 0 : p == std::uint32_t(i) ? ++n : out[p];
+        out[i] = p == 0 ? 0 : p == std::uint32_t(i + 1) ? ++n : out[p - 1];
     }
     return n;
 }

@@ -122,6 +122,8 @@ Options key_options(const KeyLayout& L, PixelFormat f, const cclabel::detail::Re
     Options o = options;
     o.background_value.reset();
     o.background.reset();
+    o.tolerance_value.reset();  // exact values (0.0), as keyed_options: the keys' picture takes no tolerance
+    o.tolerance = 0;
     if (const std::optional<std::uint32_t> k = key_of_background(L, f, r)) o.background = std::vector<std::uint64_t>{*k};
     return o;
 }

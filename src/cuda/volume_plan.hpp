@@ -62,12 +62,11 @@ struct VolumeShape {
 /// The most voxels a tile: Local's shared parents and keys, 8 bytes a voxel (16 KiB).
 inline constexpr std::uint32_t kVolumeMaxTileVoxels = 2048;
 
-/// The public call's shape for a volume of @p depth slices: VolumeShape{}, its tiles cut down to
+/// The shape for a volume of @p depth slices: @p s (VolumeShape{} by default), its tiles cut down to
 /// the smallest power of two of slices that holds the volume (fewer voxels a thread first, then
 /// fewer threads), so that a stack of one to four slices does not leave most of each tile's
 /// threads outside the volume (32 × 8 × 1 tiles, one voxel a thread, for one slice).
-inline VolumeShape volume_shape_for_depth(std::uint64_t depth) {
-    VolumeShape s{};
+inline VolumeShape volume_shape_for_depth(std::uint64_t depth, VolumeShape s = {}) {
     while (s.tile_z > 1 && s.tile_z / 2 >= depth) {
         s.tile_z /= 2;
         if (s.per_thread > 1) s.per_thread /= 2;
@@ -80,15 +79,15 @@ inline VolumeShape volume_shape_for_depth(std::uint64_t depth) {
 /// 18-connected ones the 32 × 4 × 4 tiles of one voxel a thread (cut down the same way for thin
 /// volumes). On the H100 (512³, 2026-12-07, bench_volume --tile 32x4x4/1,32x8x8/4) the large tiles
 /// were faster on 5 of the 7 volumes at 26 (blobs 9.3 against 10.5 ms, Voronoi 8.5 against 10.1)
-/// but slower on 6 of 7 at 6 (binary 0.5: 8.9 against 7.8 ms) and at 18 (5 labels: 19.5 against 16.7).
+/// but slower on 6 of 7 at 6 (binary 0.5: 8.9 against 7.8 ms) and at 18 (5 labels: 19.5 against
+/// 16.7); every row in bench/RESULTS.md, "sixteenth session (second run)".
 inline VolumeShape volume_shape_for(std::uint64_t depth, int connectivity) {
     if (connectivity == 26) return volume_shape_for_depth(depth);
     VolumeShape s{};
     s.tile_y = 4;
     s.tile_z = 4;
     s.per_thread = 1;
-    while (s.tile_z > 1 && s.tile_z / 2 >= depth) s.tile_z /= 2;
-    return s;
+    return volume_shape_for_depth(depth, s);
 }
 
 struct VolumePlan {

@@ -131,21 +131,6 @@ TEST(CostModel, AutoOnThisMachine) {
         EXPECT_EQ(resolve_auto(Backend::Auto, work(16)), Backend::Cuda);
     }
     {
-        // A forced backend holds for a picture auto would look at, with a background or not.
-        const std::vector<std::uint8_t> px = probe_picture(PixelFormat::RGB8, 256, 256, 8);
-        std::vector<std::uint32_t> out(256 * 256);
-        Options o;
-        o.background = std::vector<std::uint64_t>{0, 1, 2};
-        const Request r = make_request(make_view(px.data(), 256, 256, PixelFormat::RGB8), out.data(), o);
-        ASSERT_TRUE(r.has_background);
-        Workload w = work(256 * 256, PixelFormat::RGB8);
-        w.picture = &r;
-        for (const char* forced : {"cuda", "cpu"}) {
-            ScopedRates force(forced);
-            EXPECT_EQ(resolve_auto(Backend::Auto, w), forced[1] == 'u' ? Backend::Cuda : Backend::Cpu) << forced;
-        }
-    }
-    {
         ScopedRates bad("cpu_gpxs=-3");
         EXPECT_THROW(resolve_auto(Backend::Auto, work(16)), Error);
         EXPECT_EQ(resolve_auto(Backend::Cpu, work(16)), Backend::Cpu);  // only Auto reads it
@@ -294,7 +279,8 @@ TEST(CostModel, SampleCountsTheBackgroundsRuns) {
     // RGB8: the key of the first pixel, as the probes take it for their background.
     const std::vector<std::uint8_t> blocks = probe_picture(PixelFormat::RGB8, 256, 256, 8);
     const ImageView bv = make_view(blocks.data(), 256, 256, PixelFormat::RGB8);
-    const PictureSample bs = sample_picture(bv, 1 << 16, pixel_key(PixelFormat::RGB8, blocks.data()));
+    const std::uint64_t first[3] = {blocks[0], blocks[1], blocks[2]};
+    const PictureSample bs = sample_picture(bv, 1 << 16, pack_key(PixelFormat::RGB8, first));
     EXPECT_GT(bs.background_runs, 0.1 * bs.runs);  // one of four values: about a quarter of the runs
     EXPECT_LT(bs.background_runs, 0.4 * bs.runs);
 }
@@ -362,8 +348,15 @@ TEST(CostModel, TheMeasuredRateSeesNoiseCostMore) {
 
 TEST(CostModel, TheMeasuredRateHasThreeRisingKnots) {
     // RGB8 at two threads, as a sheet is labelled, and the operations timed on the probes' labels:
-    // three knots rising in density (the probes' densities do not depend on the timing; the
-    // smaller noise probe has the same density as a large one) and in cost.
+    // three knots rising in density, each cost positive and finite (their rise is the measurement's
+    // own clamp, not checked here). A narrow noise picture has a large one's density.
+    {
+        const std::vector<std::uint8_t> wide = probe_picture(PixelFormat::RGB8, 1024, 1024, 1);
+        const std::vector<std::uint8_t> narrow = probe_picture(PixelFormat::RGB8, 128, 1024, 1);
+        const double dw = sample_picture(make_view(wide.data(), 1024, 1024, PixelFormat::RGB8), 1 << 16).density;
+        const double dn = sample_picture(make_view(narrow.data(), 128, 1024, PixelFormat::RGB8), 1 << 16).density;
+        EXPECT_NEAR(dn, dw, 0.02);
+    }
     for (Op op : {Op::Label, Op::Filter}) {
         const CpuRate r = measure_cpu_rate(op, PixelFormat::RGB8, 2);
         ASSERT_EQ(r.knots, 3);
@@ -371,11 +364,9 @@ TEST(CostModel, TheMeasuredRateHasThreeRisingKnots) {
         EXPECT_LT(r.knot_density[0], r.knot_density[1]);
         EXPECT_LT(r.knot_density[1], r.knot_density[2]);
         EXPECT_GT(r.knot_density[2], 0.6);  // noise of four values
-        EXPECT_EQ(r.probe_density, r.knot_density[1]);
         for (int k = 0; k < 3; ++k) {
             EXPECT_GT(r.knot_per_pixel[k], 0.0) << k;
             EXPECT_TRUE(std::isfinite(r.knot_per_pixel[k])) << k;
-            if (k > 0) EXPECT_GE(r.knot_per_pixel[k], r.knot_per_pixel[k - 1]) << k;
         }
     }
 }

@@ -366,6 +366,14 @@ TEST(Tolerance, TypedToleranceErrorsNameTheProblem) {
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("label() takes it on the CPU"), std::string::npos) << e.what();
     }
+    // A tolerance_value of 0 is exact labelling, also through the keyed paths (batches).
+    Options zero{.connectivity = 4, .backend = Backend::Cpu};
+    zero.tolerance_value = 0.0;
+    const float two[4] = {1, 1, 2, 2};
+    std::vector<std::uint32_t> zout(4);
+    ASSERT_NO_THROW(label_batch(BatchView{two, 2, 2, 1, 0, 0, PixelFormat::F32}, zout.data(), zero));
+    EXPECT_EQ(zout, (std::vector<std::uint32_t>{1, 1, 1, 1}));
+    EXPECT_EQ(label(ImageView{two, 4, 1, 0, PixelFormat::F32}, zout.data(), zero).count, 2u);
     // An integer tolerance is a tolerance_value for a typed format.
     Options oi{.connectivity = 4, .backend = Backend::Cpu, .tolerance = 1};
     EXPECT_EQ(label(ImageView{px, 4, 1, 0, PixelFormat::F32}, out, oi).count, 1u);

@@ -144,6 +144,21 @@ TEST(ToleranceCuda, TiledEqualsTheFloodFill) {
         }
 }
 
+TEST(ToleranceCuda, TypedBatchWithAZeroToleranceValueIsExact) {
+    // The device keys' options drop a tolerance_value of 0 as the host's do (device_keys.cu).
+    REQUIRE_GPU();
+    const float px[8] = {1, 1, 2, 2, 0.5f, 0.5f, 0.5f, 3};
+    Options o{.connectivity = 4, .backend = Backend::Cuda};
+    o.tolerance_value = 0.0;
+    std::vector<std::uint32_t> gpu(8), cpu(8);
+    const BatchResult g = label_batch(BatchView{px, 2, 4, 1, 0, 0, PixelFormat::F32}, gpu.data(), o);
+    o.backend = Backend::Cpu;
+    const BatchResult c = label_batch(BatchView{px, 2, 4, 1, 0, 0, PixelFormat::F32}, cpu.data(), o);
+    EXPECT_EQ(g.counts, c.counts);
+    EXPECT_EQ(gpu, cpu);
+    EXPECT_EQ(cpu, (std::vector<std::uint32_t>{1, 1, 2, 2, 1, 1, 1, 2}));
+}
+
 TEST(ToleranceCuda, BatchEqualsEachImage) {
     REQUIRE_GPU();
     const std::int64_t w = 61, h = 47, B = 6;

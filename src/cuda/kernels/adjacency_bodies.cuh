@@ -108,12 +108,6 @@ CCL_HD LaneNeighbours lane_neighbours(const AdjParams& p, std::uint64_t tile, st
     return n;
 }
 
-/// The pair of lane @p lane of row @p r of tile @p tile in direction @p d, or kNoPair (outside the
-/// picture, no neighbour there, or no pair).
-CCL_HD std::uint64_t lane_pair(const AdjParams& p, std::uint64_t tile, std::uint32_t r, std::uint32_t lane, int d) {
-    return neighbour_pair(lane_neighbours(p, tile, r, lane), d, p.include_background);
-}
-
 /// True when lane @p lane starts a run: the first lane, or a pair other than its left neighbour's.
 CCL_HD bool run_head(std::uint32_t lane, std::uint64_t pair, std::uint64_t left_pair) {
     return lane == 0 || pair != left_pair;

@@ -279,7 +279,7 @@ CCL_HD std::uint32_t tile_joins(const VolParams& g, const TileVoxel& t, bool lef
     return covered;
 }
 
-/// Local: every thread of the tile's block calls it (two barriers). A thread takes the tile's
+/// Local: every thread of the tile's block calls it (two barriers; three with prelink). A thread takes the tile's
 /// voxels tid, tid + tile_threads, ... (VolumeShape::per_thread), in each step. @p Cover:
 /// VolumeSwitches::cover (volume_plan.hpp), a template parameter so that each kernel is built for
 /// its own registers.
