@@ -21,11 +21,12 @@ from __future__ import annotations
 from . import _arrays, _cclabel, _volume, _volume_stats
 from ._cclabel import built_with_cuda, cuda_available
 
+from ._slabs import label_slabs
 from ._verify import Verdict, verify
 from .graph import adjacency, label_tolerance
 
 __all__ = ["label", "connected_components", "regions", "remove_small", "keep_largest", "adjacency",
-           "label_tolerance", "verify", "Verdict", "cuda_available", "built_with_cuda"]
+           "label_tolerance", "label_slabs", "verify", "Verdict", "cuda_available", "built_with_cuda"]
 __version__ = _cclabel.__version__
 
 

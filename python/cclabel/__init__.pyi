@@ -1,5 +1,5 @@
 """Type stubs of cclabel (see the docstrings of cclabel.label for the full contract)."""
-from typing import Any, Literal, Optional, Sequence, Tuple, Union, overload
+from typing import Any, Iterable, Literal, Optional, Sequence, Tuple, Union, overload
 
 __version__: str
 built_with_cuda: bool
@@ -88,3 +88,14 @@ def keep_largest(labels: _Array, k: int, *, in_place: bool = False, return_num: 
                  backend: Backend = "auto", threads: Optional[int] = None) -> Tuple[_Array, int]: ...
 
 from .graph import adjacency as adjacency, label_tolerance as label_tolerance
+
+# label_slabs(): a volume as an iterable of (z, Y, X) host arrays in z order; labels equal label()'s of
+# the whole, written into out (a (Z, Y, X) uint32/uint64 array, e.g. a np.memmap) when given.
+@overload
+def label_slabs(slabs: Iterable[_Array], *, connectivity: Literal[3, 6, 18, 26] = 26, background: Background = None,
+                out: Optional[_Array] = None, dtype: LabelDtype = None, return_num: Literal[False] = False,
+                threads: Optional[int] = None) -> _Array: ...
+@overload
+def label_slabs(slabs: Iterable[_Array], *, connectivity: Literal[3, 6, 18, 26] = 26, background: Background = None,
+                out: Optional[_Array] = None, dtype: LabelDtype = None, return_num: Literal[True],
+                threads: Optional[int] = None) -> Tuple[_Array, int]: ...
