@@ -42,8 +42,13 @@ constexpr std::uint32_t kAdjThreads = 256;
 struct AdjTally {
     unsigned long long items;
     unsigned int largest_a;
-    unsigned int pad;
+    unsigned int next_chunk;  ///< the next run of kAdjChunk tiles a block takes
 };
+
+/// Tiles a block takes at a time, from a counter: consecutive tiles (left to right, then down),
+/// so that the pairs of a boundary that crosses them meet in the block's table, and few enough
+/// that the blocks finish together on a picture whose boundaries crowd into one part.
+constexpr std::uint32_t kAdjChunk = 16;
 
 struct AdjOut {
     std::uint64_t* keys;
@@ -74,39 +79,69 @@ __device__ __forceinline__ void put_item(const AdjOut& o, std::uint64_t at, std:
     }
 }
 
-// Warp shuffles of a lane's neighbour labels: lanes 0 and 31 load what lies beyond the warp.
-__device__ __forceinline__ LaneNeighbours warp_neighbours(const AdjParams& p, std::uint32_t x, std::uint32_t y,
-                                                          std::uint32_t lane) {
+// A warp's band of the tile: kAdjBand rows and the row below them, loaded at once (one coalesced
+// load a row, all in flight together), and the labels just beyond the warp's 32 columns (lane 31
+// the column to the right, lane 0 the one to the left) for the pairs that cross into the next
+// warp's columns. A lane's neighbours in each row then come from registers and shuffles.
+constexpr std::uint32_t kAdjWarps = kAdjThreads / 32;
+constexpr std::uint32_t kAdjBand = kAdjTileH / kAdjWarps;
+static_assert(kAdjBand * kAdjWarps == kAdjTileH);
+
+struct WarpBand {
+    std::uint32_t v[kAdjBand + 1];     ///< the lane's column, rows y0 .. y0 + kAdjBand
+    std::uint32_t edge[kAdjBand + 1];  ///< lane 31: column x + 1; lane 0: column x - 1
+};
+
+__device__ __forceinline__ void load_band(const AdjParams& p, std::uint32_t x, std::uint32_t y0, std::uint32_t lane,
+                                          WarpBand& b) {
+    const bool in_x = x < p.width;
+    const std::int64_t ex = lane == 31 ? std::int64_t(x) + 1 : std::int64_t(x) - 1;
+    const bool edge_in = (lane == 31 || lane == 0) && in_x && ex >= 0 && ex < std::int64_t(p.width);
+    const std::uint32_t* col = p.labels + std::int64_t(y0) * p.stride;
+#pragma unroll
+    for (std::uint32_t r = 0; r <= kAdjBand; ++r) {
+        const bool row_in = y0 + r < p.height;
+        b.v[r] = in_x && row_in ? __ldg(col + std::int64_t(r) * p.stride + x) : 0u;
+        b.edge[r] = edge_in && row_in ? __ldg(col + std::int64_t(r) * p.stride + ex) : 0u;
+    }
+}
+
+// Row r of the band as lane_neighbours() reads it from memory (kernels/adjacency_bodies.cuh).
+__device__ __forceinline__ LaneNeighbours band_row(const AdjParams& p, const WarpBand& b, std::uint32_t r,
+                                                   std::uint32_t x, std::uint32_t y, std::uint32_t lane) {
     LaneNeighbours n;
     n.in = x < p.width && y < p.height;
     n.has_right = x + 1 < p.width;
     n.has_below = y + 1 < p.height;
     n.has_left = x > 0;
-    const std::uint32_t* row = p.labels + std::int64_t(y) * p.stride;
-    const std::uint32_t* below = row + p.stride;
-    n.self = n.in ? __ldg(row + x) : 0u;
-    n.below = n.in && n.has_below ? __ldg(below + x) : 0u;
+    n.self = n.in ? b.v[r] : 0u;
+    n.below = n.in && n.has_below ? b.v[r + 1] : 0u;
     n.right = __shfl_down_sync(0xFFFFFFFFu, n.self, 1);
     n.below_right = __shfl_down_sync(0xFFFFFFFFu, n.below, 1);
     n.below_left = __shfl_up_sync(0xFFFFFFFFu, n.below, 1);
     if (lane == 31 && n.in && n.has_right) {
-        n.right = __ldg(row + x + 1);
-        if (n.has_below) n.below_right = __ldg(below + x + 1);
+        n.right = b.edge[r];
+        if (n.has_below) n.below_right = b.edge[r + 1];
     }
-    if (lane == 0 && n.in && n.has_below && n.has_left) n.below_left = __ldg(below + x - 1);
+    if (lane == 0 && n.in && n.has_below && n.has_left) n.below_left = b.edge[r + 1];
     return n;
 }
 
-__global__ void __launch_bounds__(kAdjThreads) adjacency_tile_kernel(AdjParams p, AdjOut o) {
+/// A block takes runs of kAdjChunk tiles while there are any. The table goes out only when
+/// it is half full and at the end: a tile costs one barrier, where putting the table out after
+/// every tile cost three, and the warps waited for each other's loads at each (12 ms on the 800
+/// dpi sheet in 32 x 32 tiles of one row a warp at a time, H100, 2026-12-07). Three blocks an SM:
+/// left to itself ptxas held the band in 64 registers and spilled.
+__global__ void __launch_bounds__(kAdjThreads, 3) adjacency_tile_kernel(AdjParams p, AdjOut o) {
     __shared__ unsigned long long s_keys[kAdjTable];
     __shared__ unsigned int s_counts[kAdjTable];
-    // The slots this tile took, so that putting them out and clearing them touches only those: a
-    // drawing's tile holds a few pairs, and reading and clearing the whole table a tile was most of
-    // the kernel's 12 ms on the 800 dpi sheet (H100, 2026-12-07).
+    // The slots taken since the table last went out, so that putting it out and clearing it
+    // touches only those.
     __shared__ unsigned short s_used[kAdjTable];
-    __shared__ unsigned int s_nused, s_n;
+    __shared__ unsigned int s_nused;
     __shared__ unsigned long long s_base;
-    const std::uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    __shared__ unsigned int s_chunk;
+    const std::uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
     const int dirs = adjacency_directions(p);
     std::uint32_t largest = 0;
     auto cas = [&](std::uint32_t slot, std::uint64_t expected, std::uint64_t desired) {
@@ -115,52 +150,12 @@ __global__ void __launch_bounds__(kAdjThreads) adjacency_tile_kernel(AdjParams p
         return old;
     };
     auto add = [&](std::uint32_t slot, std::uint32_t n) { atomicAdd(&s_counts[slot], n); };
-    for (std::uint32_t i = threadIdx.x; i < kAdjTable; i += blockDim.x) {
-        s_keys[i] = kNoPair;
-        s_counts[i] = 0;
-    }
-    if (threadIdx.x == 0) s_nused = 0;
-    __syncthreads();
-    for (std::uint64_t tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
-        std::uint32_t x0, y0;
-        lane_place(p, tile, 0, lane, x0, y0);
-        for (std::uint32_t r = warp; r < kAdjTileH && y0 + r < p.height; r += warps) {
-            const LaneNeighbours nb = warp_neighbours(p, x0, y0 + r, lane);
-            if (__ballot_sync(0xFFFFFFFFu, lane_has_pair(nb, dirs, p.include_background)) == 0) continue;
-            for (int d = 0; d < dirs; ++d) {
-                const std::uint64_t key = neighbour_pair(nb, d, p.include_background);
-                const std::uint64_t left = __shfl_up_sync(0xFFFFFFFFu, key, 1);
-                const bool head = run_head(lane, key, left);
-                const std::uint32_t heads = __ballot_sync(0xFFFFFFFFu, head);
-                bool spill = false;
-                std::uint32_t n = 0;
-                if (head && key != kNoPair) {
-                    n = run_length(heads, lane);
-                    spill = table_full(*static_cast<volatile unsigned int*>(&s_nused)) || !table_add(key, n, cas, add);
-                }
-                // Pairs that found no slot (a tile of noise) go out on their own, a warp's at once.
-                const std::uint32_t spills = __ballot_sync(0xFFFFFFFFu, spill);
-                if (spills != 0) {
-                    unsigned long long base = 0;
-                    if (lane == ffs32(spills) - 1u) base = atomicAdd(&o.tally->items, (unsigned long long)popc32(spills));
-                    base = __shfl_sync(0xFFFFFFFFu, base, ffs32(spills) - 1u);
-                    if (spill) {
-                        put_item(o, base + popc32(spills & mask_below(lane)), key, n);
-                        largest = max(largest, std::uint32_t(key >> 32));
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        // The table's pairs out: one global reservation a block, then each taken slot written and
-        // cleared for the next tile.
-        if (threadIdx.x == 0) {
-            s_n = s_nused;
-            s_nused = 0;
-            s_base = s_n ? atomicAdd(&o.tally->items, (unsigned long long)s_n) : 0ull;
-        }
-        __syncthreads();
-        const std::uint32_t used = s_n;
+    // Every thread calls it after a barrier that follows the last add: all read the same count.
+    auto put_out = [&] {
+        const std::uint32_t used = s_nused;
+        if (threadIdx.x == 0) s_base = used ? atomicAdd(&o.tally->items, (unsigned long long)used) : 0ull;
+        __syncthreads();  // s_base is set and every thread has read s_nused
+        if (threadIdx.x == 0) s_nused = 0;
         for (std::uint32_t i = threadIdx.x; i < used; i += blockDim.x) {
             const std::uint32_t slot = s_used[i];
             const std::uint64_t key = s_keys[slot];
@@ -169,16 +164,76 @@ __global__ void __launch_bounds__(kAdjThreads) adjacency_tile_kernel(AdjParams p
             s_keys[slot] = kNoPair;
             s_counts[slot] = 0;
         }
-        __syncthreads();  // the table is clear, and s_n read, before the next tile takes slots
+        __syncthreads();  // the table is clear before the next tile takes slots
+    };
+    for (std::uint32_t i = threadIdx.x; i < kAdjTable; i += blockDim.x) {
+        s_keys[i] = kNoPair;
+        s_counts[i] = 0;
     }
+    if (threadIdx.x == 0) s_nused = 0;
+    __syncthreads();
+    for (;;) {
+        if (threadIdx.x == 0) s_chunk = atomicAdd(&o.tally->next_chunk, 1u);
+        __syncthreads();
+        // Read before the chunk's first tile ends in a barrier, after which thread 0 may take the next.
+        const std::uint64_t first = std::uint64_t(s_chunk) * kAdjChunk;
+        if (first >= p.tiles) break;
+        const std::uint64_t last = min(first + kAdjChunk, p.tiles);
+        for (std::uint64_t tile = first; tile < last; ++tile) {
+            std::uint32_t x, y0;
+            lane_place(p, tile, warp * kAdjBand, lane, x, y0);
+            WarpBand band;
+            load_band(p, x, y0, lane, band);
+#pragma unroll
+            for (std::uint32_t r = 0; r < kAdjBand; ++r) {
+                if (y0 + r >= p.height) break;  // the same for the whole warp
+                const LaneNeighbours nb = band_row(p, band, r, x, y0 + r, lane);
+                if (__ballot_sync(0xFFFFFFFFu, lane_has_pair(nb, dirs, p.include_background)) == 0) continue;
+                for (int d = 0; d < dirs; ++d) {
+                    const std::uint64_t key = neighbour_pair(nb, d, p.include_background);
+                    const std::uint64_t left = __shfl_up_sync(0xFFFFFFFFu, key, 1);
+                    const bool head = run_head(lane, key, left);
+                    const std::uint32_t heads = __ballot_sync(0xFFFFFFFFu, head);
+                    bool spill = false;
+                    std::uint32_t n = 0;
+                    if (head && key != kNoPair) {
+                        n = run_length(heads, lane);
+                        spill = table_full(*static_cast<volatile unsigned int*>(&s_nused)) || !table_add(key, n, cas, add);
+                    }
+                    // Pairs that found no slot (a tile of noise) go out on their own, a warp's at once.
+                    const std::uint32_t spills = __ballot_sync(0xFFFFFFFFu, spill);
+                    if (spills != 0) {
+                        unsigned long long base = 0;
+                        if (lane == ffs32(spills) - 1u) base = atomicAdd(&o.tally->items, (unsigned long long)popc32(spills));
+                        base = __shfl_sync(0xFFFFFFFFu, base, ffs32(spills) - 1u);
+                        if (spill) {
+                            put_item(o, base + popc32(spills & mask_below(lane)), key, n);
+                            largest = max(largest, std::uint32_t(key >> 32));
+                        }
+                    }
+                }
+            }
+            // Thread 0's look at the count may miss a warp's last adds: it only decides when the table
+            // goes out early (the same answer for every thread); the last put_out takes whatever is left.
+            if (__syncthreads_or(threadIdx.x == 0 && s_nused > kAdjTable / 2)) put_out();
+        }
+    }
+    __syncthreads();
+    if (s_nused != 0) put_out();
     largest = __reduce_max_sync(0xFFFFFFFFu, largest);
     if (lane == 0 && largest != 0) atomicMax(&o.tally->largest_a, largest);
 }
 
+// As many blocks as fit on the device at once (the band's registers decide: four or so an SM); they
+// take the tiles from a counter.
 unsigned grid_for(std::uint64_t tiles) {
-    int device = 0, sms = 132;
+    int device = 0, sms = 132, per_sm = 4;
     if (cudaGetDevice(&device) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    const std::uint64_t resident = std::uint64_t(sms) * 8;  // 8 blocks of 256 threads an SM (14 KiB of table each)
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, adjacency_tile_kernel, int(kAdjThreads), 0) != cudaSuccess ||
+        per_sm < 1)
+        per_sm = 1;
+    cudaGetLastError();
+    const std::uint64_t resident = std::uint64_t(sms) * std::uint64_t(per_sm);
     return unsigned(std::max<std::uint64_t>(1, std::min(tiles, resident)));
 }
 
@@ -236,7 +291,8 @@ std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std:
         CCL_CUDA(cudaMemsetAsync(tally_d.p, 0, sizeof(AdjTally), stream));
         const AdjOut out{items_buf.as<std::uint64_t>(), items_buf.as<std::uint64_t>() + 2 * capacity, capacity,
                          tally_d.as<AdjTally>()};
-        adjacency_tile_kernel<<<grid_for(p.tiles), kAdjThreads, 0, stream>>>(p, out);
+        const unsigned grid = grid_for(p.tiles);
+        adjacency_tile_kernel<<<grid, kAdjThreads, 0, stream>>>(p, out);
         CCL_LAUNCHED("adjacency_tile_kernel");
         CCL_CUDA(cudaMemcpyAsync(tally, tally_d.p, sizeof(AdjTally), cudaMemcpyDeviceToHost, stream));
         CCL_CUDA(cudaStreamSynchronize(stream));

@@ -1,18 +1,18 @@
 #pragma once
 // The region adjacency graph on the GPU (cclabel::adjacency with Backend::Cuda). Every pixel owns
 // the unordered neighbour pairs the CPU gives it (right; below; with 8-connectivity below-right and
-// below-left: every pair once). A block takes a tile of kAdjTileH rows of kAdjTileW = 32 pixels, a
-// warp a row of it at a time (coalesced loads); in each direction the lanes whose pair equals their
-// left neighbour's continue its run (a boundary along a row gives one pair at every pixel), and
-// each run's head adds the run's length to the block's table of pairs in shared memory, which also
-// merges the pairs that recur from row to row (a vertical boundary). The tables, a few entries a
-// tile on a drawing, are the items a CUB sort and reduce-by-key sum by pair
-// (src/cuda/adjacency_cuda.cu). The first kernel emitted every run of a 32-pixel segment from one
-// thread: uncoalesced loads, twice (a counting pass and an emitting pass) and several times more
-// items to sort; 110 ms on the 800 dpi sheet where labelling it took 5 (H100, 2026-12-07). The
-// second took 12: it cleared and read its whole 2048-slot table for every tile and loaded a label a
-// direction; now a warp loads its row and the row below once (the rest by shuffles), skips a row
-// where no lane has a pair after one ballot, and only the slots a tile took are put out and cleared.
+// below-left: every pair once). A block takes tiles of kAdjTileH rows of kAdjTileW = 32 pixels, a
+// warp a band of rows of a tile (coalesced loads, the band's rows all in flight at once); in each
+// direction the lanes whose pair equals their left neighbour's continue its run (a boundary along a
+// row gives one pair at every pixel), and each run's head adds the run's length to the block's
+// table of pairs in shared memory, which also merges the pairs that recur from row to row (a
+// vertical boundary) and from tile to tile. The tables, a few entries a tile on a drawing, are the
+// items a CUB sort and reduce-by-key sum by pair (src/cuda/adjacency_cuda.cu). The first kernel
+// emitted every run of a 32-pixel segment from one thread: uncoalesced loads, twice (a counting pass
+// and an emitting pass) and several times more items to sort; 110 ms on the 800 dpi sheet where
+// labelling it took 5 (H100, 2026-12-07). The second took 12: it cleared and read its whole
+// 2048-slot table for every tile and loaded a label a direction; the third 7.0, a row a warp at a
+// time with three barriers a tile.
 // Written once for the kernels and the CPU tests (tests/cpp/test_adjacency.cpp).
 #include <cstdint>
 
@@ -22,7 +22,7 @@
 namespace cclabel::cuda::detail {
 
 inline constexpr std::uint32_t kAdjTileW = 32;   ///< pixels of a tile's row: one warp
-inline constexpr std::uint32_t kAdjTileH = 32;   ///< rows of a tile
+inline constexpr std::uint32_t kAdjTileH = 64;   ///< rows of a tile: eight a warp of a 256-thread block
 inline constexpr std::uint32_t kAdjTable = 1024; ///< slots of a block's table (a power of two)
 inline constexpr std::uint32_t kAdjProbes = 32;  ///< slots a pair tries before it goes out on its own
 inline constexpr std::uint64_t kNoPair = ~std::uint64_t(0);  ///< no pair; an empty slot (a < b, so no key is all ones)
