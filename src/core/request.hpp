@@ -30,6 +30,10 @@ struct Request {
     const std::uint8_t* row(std::int64_t y) const { return data + y * stride; }
 };
 
+/// Throws Error for a negative size or row stride (make_request's first checks, which
+/// label_tiled's pictures of more than 2^32 - 1 pixels need without the pixel limit).
+void check_size_and_stride(const ImageView& image);
+
 /// Validates and resolves a call; throws Error naming the first problem found. A tolerance on a
 /// typed format is an Error unless @p typed_tolerance (label()'s CPU path; the keyed paths of
 /// batches, statistics and the GPU join exact values only).

@@ -25,12 +25,7 @@ constexpr std::uint64_t kMaxIndex = ~std::uint64_t(0) >> 1;
 void validate_large(const ImageView& image, const void* out, const Options& options) {
     // The option checks (format, connectivity, background, backend, threads) on an empty view.
     (void)detail::make_request(ImageView{nullptr, 0, 0, 0, image.format}, nullptr, options);
-    if (image.width < 0 || image.height < 0)
-        throw Error("image size must not be negative (got " + std::to_string(image.width) + " x " +
-                    std::to_string(image.height) + ")");
-    if (image.stride < 0)
-        throw Error("negative row stride " + std::to_string(image.stride) +
-                    " is not supported: flip a bottom-up image before labelling it");
+    detail::check_size_and_stride(image);
     if (image.width == 0 || image.height == 0) return;  // (pixels() would wrap for 2^40 x 2^40)
     if (std::uint64_t(image.height) > kMaxIndex / std::uint64_t(image.width))
         throw Error("image of " + std::to_string(image.width) + " x " + std::to_string(image.height) +

@@ -65,17 +65,21 @@ std::uint64_t channel_max(PixelFormat f) {
 
 }  // namespace
 
-Request make_request(const ImageView& image, const std::uint32_t* out, const Options& options, bool typed_tolerance) {
-    const int bpp = bytes_per_pixel(image.format);
-    if (bpp == 0)
-        throw Error("unknown pixel format " + std::to_string(int(image.format)) +
-                    " (supported: binary8, gray8, gray16, u32, rgb8, rgba8, i8, i16, i32, i64, u64, f16, f32, f64)");
+void check_size_and_stride(const ImageView& image) {
     if (image.width < 0 || image.height < 0)
         throw Error("image size must not be negative (got " + std::to_string(image.width) + " x " +
                     std::to_string(image.height) + ")");
     if (image.stride < 0)
         throw Error("negative row stride " + std::to_string(image.stride) +
                     " is not supported: flip a bottom-up image before labelling it");
+}
+
+Request make_request(const ImageView& image, const std::uint32_t* out, const Options& options, bool typed_tolerance) {
+    const int bpp = bytes_per_pixel(image.format);
+    if (bpp == 0)
+        throw Error("unknown pixel format " + std::to_string(int(image.format)) +
+                    " (supported: binary8, gray8, gray16, u32, rgb8, rgba8, i8, i16, i32, i64, u64, f16, f32, f64)");
+    check_size_and_stride(image);
     // Both factors are < 2^63, so compare by division to stay within 64 bits.
     if (image.width != 0 && image.height != 0 &&
         std::uint64_t(image.height) > kMaxPixels / std::uint64_t(image.width))
