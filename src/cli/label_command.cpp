@@ -200,7 +200,8 @@ int run_label(LabelArgs& a) {
     }
 
     if (a.label.volume)
-        return run_label_volumes(a.inputs, *labeller, a.label, {a.output, a.format, a.stats, a.preview, a.adjacency});
+        return run_label_volumes(a.inputs, *labeller, a.label,
+                                 {a.output, a.format, a.stats, a.preview, a.adjacency, a.budget});
     // Auto's first call measures the GPU's host path, the device's start-up included (about a
     // second on the H100 host, where the labelling of an 800 dpi sheet takes a quarter of that);
     // decoding the first picture keeps one core busy and leaves the others idle meanwhile.
@@ -268,7 +269,16 @@ Command add_label_command(CLI::App& app) {
     lab->add_option("--memory-budget", a->label.memory_budget,
                     "Memory for one page, e.g. 512M or 8G (default: 3/4 of the memory available at start): a TIFF "
                     "page needing more (pixels + 4 or 8 bytes of labels a pixel) is streamed, in bands of at most "
-                    "half of it (and 256 MiB)");
+                    "half of it (and 256 MiB); with --volume, a TIFF whose voxels and labels need more is read in "
+                    "slabs of as many pages as fit half of it");
+    lab->add_option("--slab", a->label.slab,
+                    "With --volume: read N pages of the TIFF at a time (a z-slab), label each in memory and join "
+                    "the slabs at their seams, writing the labels through a temporary file beside -o: the labels "
+                    "of the volume labelled whole (uint32, or uint64 past 4294967295 voxels) without it ever being "
+                    "in memory. Done by itself past --memory-budget. Not with a .npy volume, --stats, --min-size, "
+                    "--largest, --verify or --background auto")
+        ->type_name("N")
+        ->check(CLI::PositiveNumber);
     lab->add_flag("--verify", a->label.verify, "Check every labelling with the built-in certificate (cclabel::verify)");
     lab->add_option("--stats", a->stats,
                     "CSV of region statistics (after filtering), as 'cclabel stats' prints them; a folder with "
@@ -288,7 +298,8 @@ Command add_label_command(CLI::App& app) {
         "  cclabel label plan.png -b '#ffffff' --tolerance 64 --adjacency plan-edges.csv\n"
         "  cclabel label photo.png --kmeans 6 --seed 1 --preview photo-regions.png\n"
         "  cclabel label slide.tif --tile 8192x8192 -o slide.npy\n"
-        "  cclabel label huge.tif --stream --memory-budget 2G -o huge-labels.tif");
+        "  cclabel label huge.tif --stream --memory-budget 2G -o huge-labels.tif\n"
+        "  cclabel label stack.tif --volume --slab 64 -b 0 -o stack-labels.npy");
     return {lab, [a] { return run_label(*a); }};
 }
 

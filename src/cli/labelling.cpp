@@ -84,6 +84,7 @@ Labeller::Labeller(const LabelOptions& o) : o_(o) {
     if (!o.volume && (c == 6 || c == 18 || c == 26))
         throw Error("-c " + std::to_string(c) + " is for volumes: add --volume to label every page of a TIFF or a "
                     "3-D .npy as one volume (pictures take 4 or 8)");
+    if (o.slab > 0 && !o.volume) throw Error("--slab reads a volume's pages in slabs: it needs --volume");
     if (o.volume) {
         // The volume labeller takes whole volumes in memory, for now.
         for (const auto& [given, name] : {std::pair{!o.threshold.empty(), "--threshold"}, {o.kmeans > 0, "--kmeans"},
@@ -119,9 +120,17 @@ void Labeller::require_narrow(const ImageView& page, const std::string& what) co
 }
 
 Options Labeller::streamed_options(const std::string& why) const {
-    auto refuse = [&](const std::string& what) {
-        throw Error(what + " needs the whole picture in memory, but this page is streamed (" + why + ")");
-    };
+    return bounded_options(" needs the whole picture in memory, but this page is streamed (" + why + ")");
+}
+
+Options Labeller::slab_options(const ImageView& slice, const std::string& why) const {
+    Options o = bounded_options(" needs the whole volume in memory, but this volume is read in slabs (" + why + ")");
+    if (bg_) resolve_background(*bg_, slice, o);  // as run_volume: the value checked against the pages' format
+    return o;
+}
+
+Options Labeller::bounded_options(const std::string& refusal) const {
+    auto refuse = [&](const std::string& what) { throw Error(what + refusal); };
     if (!o_.threshold.empty()) refuse("--threshold");
     if (o_.kmeans > 0) refuse("--kmeans");
     if (o_.min_size > 1) refuse("--min-size");
@@ -135,7 +144,7 @@ Options Labeller::streamed_options(const std::string& why) const {
     o.backend = o_.backend == "cpu" ? Backend::Cpu : o_.backend == "cuda" ? Backend::Cuda : Backend::Auto;
     if (bg_ && bg_->value.empty())
         throw BadOption("--background '" + bg_->text + "': negative, fractional, nan and inf values are for signed and "
-                        "float .npy images, not a streamed TIFF page");
+                        "float .npy images, not TIFF pages");
     if (bg_) o.background = bg_->value;
     return o;
 }

@@ -37,6 +37,7 @@ struct LabelOptions {
     std::string tile;  ///< --tile WxH ("" : only pages too large for label() are tiled)
     bool stream = false;        ///< --stream: TIFF pages are streamed band by band (src/cli/streamed.hpp)
     std::string memory_budget;  ///< --memory-budget SIZE ("" : 3/4 of the memory available at start)
+    std::int64_t slab = 0;      ///< --slab N: a --volume read N pages at a time (src/cli/volume_slabs.hpp)
     std::string tolerance;      ///< --tolerance T ("" : exact values); checked by Labeller
 };
 
@@ -93,11 +94,17 @@ public:
     /// needs the whole picture in memory (segmentation, filters, --verify, --background auto), with
     /// @p why (why the page is streamed) in the message.
     Options streamed_options(const std::string& why) const;
+    /// The same for a volume read in slabs (src/cli/volume_slabs.hpp), the background checked
+    /// against the format of @p slice (one page) as run_volume checks it.
+    Options slab_options(const ImageView& slice, const std::string& why) const;
     const std::optional<TileSize>& tile() const { return tile_; }
     /// Pixels above which a page's labels are uint64 (kMaxPixels unless a test lowered it).
     std::uint64_t untiled_limit() const { return untiled_limit_; }
 
 private:
+    /// streamed_options' work: @p refusal follows the name of an option it refuses.
+    Options bounded_options(const std::string& refusal) const;
+
     LabelOptions o_;
     std::optional<TileSize> tile_;
     /// kMaxPixels; the environment variable CCLABEL_TEST_UNTILED_LIMIT lowers it so that tests run

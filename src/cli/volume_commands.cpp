@@ -1,5 +1,6 @@
 // `cclabel label --volume` and `cclabel stats --volume`: each input is one volume (every page of a
-// TIFF a slice, or a (Z, Y, X) .npy), labelled whole in memory by Labeller::run_volume; the labels
+// TIFF a slice, or a (Z, Y, X) .npy), labelled whole in memory by Labeller::run_volume, or for
+// `label` a slab of pages at a time (--slab, or past --memory-budget: cli/volume_slabs.hpp); the labels
 // go to a .npy of shape (Z, Y, X) or a TIFF of one page a slice, the statistics to the CSV of
 // kVolumeStatsHeader.
 #include <iostream>
@@ -11,6 +12,7 @@
 #include "cli/labelling.hpp"
 #include "cli/output_names.hpp"
 #include "cli/stats_csv.hpp"
+#include "cli/volume_slabs.hpp"
 
 namespace cclabel::cli {
 namespace {
@@ -51,6 +53,14 @@ int run_label_volumes(const std::vector<std::string>& inputs, const Labeller& la
     bool bad_option = false;
     for (const std::string& input : inputs) {
         try {
+            std::string why;
+            if (const std::int64_t pages = slab_pages(input, options.slab, out.budget, labeller, why); pages > 0) {
+                if (!out.stats.empty())
+                    throw Error("--stats needs the whole volume in memory, but this volume is read in slabs (" + why + ")");
+                std::cout << label_volume_in_slabs(input, output_name(out.output, input, many, ext, 0, 1), labeller, pages, why)
+                          << std::endl;
+                continue;
+            }
             const io::Volume v = io::read_volume(input);
             const LabelledVolume r = labeller.run_volume(v.view());
             if (const std::string st = output_name(out.stats, input, many, "csv", 0, 1); !st.empty())
