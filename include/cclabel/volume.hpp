@@ -54,9 +54,10 @@ inline VolumeView make_volume_view(const void* data, std::int64_t width, std::in
 /// @param options  connectivity 6 (faces), 18 (faces and edges) or 26 (faces, edges and corners);
 ///                 4 and 8 are for pictures and give an Error here, as does any other value.
 ///                 background / background_value as for label(). threads: 0 means every core
-///                 this process may use, at most one a 2^15 voxels. backend: Auto and Cpu label on
-///                 the CPU; Cuda on the GPU (the same labels; an Error without a device or CUDA
-///                 build; cuda_volume.hpp labels volumes already on the GPU). tolerance as for
+///                 this process may use, at most one a 2^15 voxels. backend: Cpu labels on the
+///                 CPU; Cuda on the GPU (the same labels; an Error without a device or CUDA build;
+///                 cuda_volume.hpp labels volumes already on the GPU); Auto on whichever this
+///                 machine's measured rates say is faster for the volume, as label() decides. tolerance as for
 ///                 label(): neighbours join when every channel differs by at most it (on the CPU:
 ///                 Auto and Cpu; Cuda gives an Error for now).
 /// @return N (background excluded) and the backend that ran.

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "cclabel/error.hpp"
+#include "cclabel/volume.hpp"
 #include "core/adjacency_backends.hpp"
 #include "core/backends.hpp"
 #include "core/cost_model.hpp"
@@ -31,6 +32,8 @@
 #include "core/probe.hpp"
 #include "core/request.hpp"
 #include "core/stats_backends.hpp"
+#include "core/volume_request.hpp"
+#include "cpu/label3d_cpu.hpp"
 #include "cpu/label_cpu.hpp"
 #include "cpu/spin_wait.hpp"
 
@@ -76,7 +79,66 @@ struct ProbeBuffers {
         }, cpu::Work::streaming);
         return make_view(px.get(), width, height, format);
     }
+
+    /// A probe volume, side × side × depth: the picture's squares as cubes, each block of @p
+    /// block slices with values of its own (a seed a block), slices side by side.
+    VolumeView build_volume(std::int64_t side, std::int64_t depth, int block) {
+        const std::size_t slice = std::size_t(side * side) * std::size_t(bytes_per_pixel(format));
+        parallel_for(std::uint64_t(depth), threads, [&](std::uint64_t z) {
+            const std::uint64_t seed = (z / std::uint64_t(block) + 1) * 0xD6E8FEB86659FD93ull;
+            fill_probe_rows(px.get() + z * slice, format, side, 0, side, block, seed);
+        }, cpu::Work::streaming);
+        return make_volume_view(px.get(), side, side, depth, format);
+    }
 };
+
+// Side of the large probe volumes: every thread gets about 2^17 voxels (a voxel is several times
+// a pixel's work under 26 neighbours).
+std::int64_t volume_side(int threads) {
+    std::int64_t side = 64;
+    while (side < 512 && side * side * side < std::int64_t(threads) << 17) side *= 2;
+    return side;
+}
+
+// Op::Volume: as for pictures, a small probe for the fixed cost and three large ones for the knots,
+// cubes of 16, 4 and 1 voxels of four values at random (the noise an eighth of the slices), labelled
+// at the call's connectivity. The density is the pictures' (run starts along x), which the call's
+// volume is sampled for too.
+CpuRate measure_volume_rate_once(PixelFormat f, int threads, int connectivity, ProbeBuffers& buf) {
+    Options o;
+    o.backend = Backend::Cpu;
+    o.threads = threads;
+    o.connectivity = connectivity;
+    std::uint32_t* const labels = buf.labels.get();
+    double density = 0;
+    auto seconds = [&](std::int64_t side, std::int64_t depth, int block) {
+        const VolumeView v = buf.build_volume(side, depth, block);
+        density = break_density(make_view(v.data, side, side * depth, f), std::uint64_t(1) << 16);
+        const VolumeRequest r = make_volume_request(v, labels, o);
+        return best_seconds(3, [&] { cpu::label_volume(r, labels); });
+    };
+    const std::int64_t small = 16, large = volume_side(threads);
+    const double ts = seconds(small, small, 4);
+    const double S = double(small * small * small);
+    CpuRate rate;
+    const int blocks[3] = {16, 4, 1};
+    for (int k = 0; k < 3; ++k) {
+        const std::int64_t depth = blocks[k] == 1 ? large / 8 : large;
+        const double V = double(large * large * depth);
+        const double t = seconds(large, depth, blocks[k]);
+        rate.knot_density[k] = density;
+        rate.knot_per_pixel[k] = std::max(0.0, t - ts) / (V - S);
+    }
+    rate.knots = 3;
+    rate.per_pixel_s = rate.knot_per_pixel[1];
+    rate.probe_density = rate.knot_density[1];
+    rate.fixed_s = std::max(0.0, ts - S * rate.per_pixel_s);
+    for (int k = 1; k < 3; ++k) {
+        if (rate.knot_density[k] < rate.knot_density[k - 1]) rate.knot_density[k] = rate.knot_density[k - 1];
+        rate.knot_per_pixel[k] = std::max(rate.knot_per_pixel[k], rate.knot_per_pixel[k - 1]);
+    }
+    return rate;
+}
 
 // Side of the large probes: every thread gets about 2^18 pixels of them.
 std::int64_t large_side(int threads) {
@@ -152,23 +214,24 @@ CpuRate measure_cpu_rate_once(Workload::Op op, PixelFormat f, int threads, Probe
 // 16 times too slow would send every later call to the GPU. Such a measurement is taken again (the
 // mark lasts 100 ms), at most twice; a machine that stays oversubscribed keeps the slow rate, which
 // is then the truth.
-CpuRate measure_cpu_rate(Workload::Op op, PixelFormat f, int threads) {
+CpuRate measure_cpu_rate(Workload::Op op, PixelFormat f, int threads, int connectivity) {
     CpuRate r;
     const std::int64_t t0 = cpu::steady_ns();
-    const std::int64_t large = large_side(threads);
-    ProbeBuffers buf(f, threads, large * large);
+    const std::int64_t large = large_side(threads), side = volume_side(threads);
+    ProbeBuffers buf(f, threads, op == Workload::Op::Volume ? side * side * side : large * large);
     const double setup_ms = double(cpu::steady_ns() - t0) * 1e-6;
     for (int attempt = 0; attempt < 3; ++attempt) {
         while (cpu::machine_oversubscribed() && attempt < 2)
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         const std::int64_t t1 = cpu::steady_ns();
-        r = measure_cpu_rate_once(op, f, threads, buf);
+        r = op == Workload::Op::Volume ? measure_volume_rate_once(f, threads, connectivity, buf)
+                                       : measure_cpu_rate_once(op, f, threads, buf);
         const bool disturbed = cpu::oversubscribed_until_ns.load(std::memory_order_relaxed) > t1;
         if (trace_auto())
             std::fprintf(stderr,
-                         "cclabel auto: cpu rate op %d format %d at %d threads in %.1f ms (and %.1f ms for its "
+                         "cclabel auto: cpu rate op %d format %d at %d threads (connectivity %d) in %.1f ms (and %.1f ms for its "
                          "buffers)%s: fixed %.1f us, ns/px %.3f %.3f %.3f at density %.3f %.3f %.3f\n",
-                         int(op), int(f), threads, double(cpu::steady_ns() - t1) * 1e-6, setup_ms,
+                         int(op), int(f), threads, connectivity, double(cpu::steady_ns() - t1) * 1e-6, setup_ms,
                          disturbed ? " (disturbed)" : "", r.fixed_s * 1e6, r.knot_per_pixel[0] * 1e9,
                          r.knot_per_pixel[1] * 1e9, r.knot_per_pixel[2] * 1e9, r.knot_density[0], r.knot_density[1],
                          r.knot_density[2]);
@@ -189,7 +252,7 @@ struct Cache {
     std::mutex m;
     bool gpu_measured = false;
     std::optional<GpuHostRate> gpu;
-    std::map<std::tuple<int, int, int>, CpuRate> cpu;  // (op, format, threads)
+    std::map<std::tuple<int, int, int, int>, CpuRate> cpu;  // (op, format, threads, connectivity)
 };
 
 Cache& cache() {
@@ -241,9 +304,10 @@ Backend resolve_auto(Backend b, const Workload& w) {
     Cache& c = cache();
     std::lock_guard<std::mutex> lock(c.m);  // one measurement at a time; later calls read the cache
     auto cpu_rate_at = [&](int threads) {
-        const auto key = std::make_tuple(int(w.op == Workload::Op::Segment ? Workload::Op::Label : w.op), int(w.format), threads);
+        const auto key = std::make_tuple(int(w.op == Workload::Op::Segment ? Workload::Op::Label : w.op), int(w.format), threads,
+                                         w.connectivity);
         auto it = c.cpu.find(key);
-        if (it == c.cpu.end()) it = c.cpu.emplace(key, measure_cpu_rate(w.op, w.format, threads)).first;
+        if (it == c.cpu.end()) it = c.cpu.emplace(key, measure_cpu_rate(w.op, w.format, threads, w.connectivity)).first;
         return it->second;
     };
     // The CPU first: the GPU's measurement keeps every core busy copying, and a CPU probe timed just

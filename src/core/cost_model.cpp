@@ -16,7 +16,8 @@ std::uint64_t bytes_per_pixel_moved(const Workload& w) noexcept {
     const std::uint64_t bpp = std::uint64_t(bytes_per_pixel(w.format));
     switch (w.op) {
         case Workload::Op::Label:
-        case Workload::Op::Tolerance: return bpp + 4;  // picture in, uint32 labels out
+        case Workload::Op::Tolerance:
+        case Workload::Op::Volume: return bpp + 4;  // picture in, uint32 labels out
         case Workload::Op::Stats: return bpp + 4;    // picture and labels in, a table out
         case Workload::Op::Filter: return 4 + 4;     // labels in and out
         case Workload::Op::Segment: return bpp + 1;  // picture in, a byte a pixel out

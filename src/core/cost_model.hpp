@@ -24,7 +24,7 @@ struct Request;  // core/request.hpp
 
 /// What Auto decides for: the operation, its size and where its data is.
 struct Workload {
-    enum class Op { Label, Tolerance, Stats, Filter, Segment, Adjacency };
+    enum class Op { Label, Tolerance, Stats, Filter, Segment, Adjacency, Volume };
     Op op = Op::Label;
     std::uint64_t pixels = 0;       ///< of the largest single launch (a tile, an image, a whole batch)
     PixelFormat format = PixelFormat::Gray8;
@@ -47,6 +47,10 @@ struct Workload {
     /// side, an image a thread while there are more images than threads, so it pays a call's fixed
     /// cost once a round of images, not once. 1: one picture.
     std::uint64_t images = 1;
+    /// A volume's connectivity (Op::Volume: 6, 18 or 26; `pixels` are its voxels and `picture`
+    /// its slices one under another, or its first slice): the CPU's rate is measured at it, as the
+    /// work a voxel does grows with its neighbours. 0 for pictures.
+    int connectivity = 0;
 };
 
 /// Above this break density (runs shorter than four pixels on average) the CPU labels a picture
@@ -109,8 +113,9 @@ struct GivenRates {
 GivenRates parse_rates(const std::string& text);
 
 /// The CPU's rate for @p op on this machine at @p format and @p threads, measured on the probe
-/// pictures (core/probe.hpp); 5-8 ms for RGB8 at 2 threads on the 2-core build machine.
-CpuRate measure_cpu_rate(Workload::Op op, PixelFormat format, int threads);
+/// pictures (core/probe.hpp); 5-8 ms for RGB8 at 2 threads on the 2-core build machine. Op::Volume
+/// labels probe volumes at @p connectivity.
+CpuRate measure_cpu_rate(Workload::Op op, PixelFormat format, int threads, int connectivity = 0);
 
 /// Applies the given rates over measured ones.
 CpuRate with_given(CpuRate r, const GivenRates& g) noexcept;

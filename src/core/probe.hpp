@@ -21,8 +21,9 @@ namespace cclabel::detail {
 /// picture, rows packed. A hash a block, and a block's first row copied to its other rows: building
 /// the three probes a pixel at a time took longer on the H100 host than timing them (an 800 dpi
 /// CLI run paid it at every start). Row ranges may be filled side by side.
+/// @p seed varies the squares' values (a volume's probe gives each block of slices its own).
 inline void fill_probe_rows(std::uint8_t* px, PixelFormat f, std::int64_t width, std::int64_t y0, std::int64_t y1,
-                            int block = 8) {
+                            int block = 8, std::uint64_t seed = 0) {
     int shift = 0;
     while (shift < 10 && (2 << shift) <= block) ++shift;
     const int bpp = bytes_per_pixel(f);
@@ -36,7 +37,7 @@ inline void fill_probe_rows(std::uint8_t* px, PixelFormat f, std::int64_t width,
             std::memcpy(row, row - row_bytes, row_bytes);
             continue;
         }
-        const std::uint64_t hy = std::uint64_t(y >> shift) * 0xC2B2AE3D27D4EB4Full;
+        const std::uint64_t hy = std::uint64_t(y >> shift) * 0xC2B2AE3D27D4EB4Full ^ seed;
         for (std::int64_t bx = 0; (bx << shift) < width; ++bx) {
             std::uint64_t h = std::uint64_t(bx) * 0x9E3779B97F4A7C15ull ^ hy;
             h ^= h >> 29;

@@ -10,6 +10,8 @@
 #include "core/cores.hpp"
 #include "core/format_keys.hpp"
 #include "core/request.hpp"
+#include "core/backends.hpp"
+#include "core/cost_model.hpp"
 #include "core/volume_backends.hpp"
 #include "core/volume_request.hpp"
 #include "cpu/label3d_cpu.hpp"
@@ -97,6 +99,18 @@ VolumeRequest make_volume_request(const VolumeView& v, const std::uint32_t* out,
     return r;
 }
 
+Backend volume_auto(const VolumeRequest& r, const std::uint32_t* out, const Options& options) {
+    if (options.backend != Backend::Auto) return options.backend;
+    // What Auto samples of the volume (its run starts along x, its background's share): the
+    // slices one under another when they lie back to back, else the first slice.
+    const bool packed = r.slice_stride == r.row_stride * r.height;
+    const Request picture = make_request(ImageView{r.data, r.width, packed ? r.height * r.depth : r.height, r.row_stride, r.format},
+                                         out, as_picture_options(options));
+    Workload w{Workload::Op::Volume, r.voxels(), r.format, r.threads, &picture};
+    w.connectivity = r.connectivity;
+    return resolve_auto(Backend::Auto, w);
+}
+
 }  // namespace detail
 
 void validate_volume(const VolumeView& volume, const std::uint32_t* out, const Options& options) {
@@ -105,11 +119,14 @@ void validate_volume(const VolumeView& volume, const std::uint32_t* out, const O
 
 LabelResult label_volume(const VolumeView& volume, std::uint32_t* out, const Options& options) {
     const detail::VolumeRequest r = detail::make_volume_request(volume, out, options, true);
-    // Auto stays on the CPU: no measured rule says when the GPU's copies pay for volumes yet.
     if (options.backend == Backend::Cuda) return LabelResult{detail::label_volume_cuda_host(volume, out, options), Backend::Cuda};
     if (r.voxels() == 0) return LabelResult{0, Backend::Cpu};
     if (r.tolerance != 0) return LabelResult{cpu::label_volume_tolerance(r, out), Backend::Cpu};
-    if (!is_typed_format(volume.format)) return LabelResult{cpu::label_volume(r, out), Backend::Cpu};
+    if (!is_typed_format(volume.format)) {
+        if (detail::volume_auto(r, out, options) == Backend::Cuda)
+            return LabelResult{detail::label_volume_cuda_host(volume, out, options), Backend::Cuda};
+        return LabelResult{cpu::label_volume(r, out), Backend::Cpu};
+    }
 
     // A typed volume becomes a volume of keys (core/format_keys.hpp) through the picture of its
     // slices one under another: the volume itself when they lie back to back, else a packed copy.

@@ -34,4 +34,9 @@ struct VolumeRequest {
 VolumeRequest make_volume_request(const VolumeView& v, const std::uint32_t* out, const Options& options,
                                   bool takes_tolerance = false);
 
+/// Backend::Auto for a validated untyped volume in host memory: the backend the cost model
+/// (core/cost_model.hpp, Op::Volume) says is faster for it on this machine; any other backend as
+/// given. The CPU where there is no device.
+Backend volume_auto(const VolumeRequest& r, const std::uint32_t* out, const Options& options);
+
 }  // namespace cclabel::detail

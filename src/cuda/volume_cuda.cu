@@ -20,6 +20,7 @@
 #include "cuda/device_keys.hpp"
 #include "cuda/device_ops.cuh"
 #include "cuda/handles.hpp"
+#include "cuda/host_stager.hpp"
 #include "cuda/kernels/volume_bodies.cuh"
 #include "cuda/pinned_pool.hpp"
 #include "cuda/volume_plan.hpp"
@@ -212,20 +213,25 @@ std::uint32_t label_volume_cuda_host(const VolumeView& volume, std::uint32_t* ou
             cudaGetLastError();
         }
     } sync_on_exit{stream.s};
-    if (r.slice_stride == r.row_stride * r.height)  // slices back to back: one picture of height × depth rows
-        CCL_CUDA(cudaMemcpy2DAsync(d_volume.p, row_bytes, r.data, std::size_t(r.row_stride), row_bytes,
-                                   std::size_t(r.height * r.depth), cudaMemcpyHostToDevice, stream.s));
-    else
+    // Through the pinned ring on the call's threads, as pictures go (cuda/host_stager.hpp): one
+    // thread's cudaMemcpy from pageable memory moves a fraction of what the link can.
+    const int threads = cuda::host::copy_threads(options.threads);
+    if (r.slice_stride == r.row_stride * r.height) {  // slices back to back: one picture of height × depth rows
+        cuda::host::copy_up(d_volume.p, r.data, std::size_t(r.row_stride), row_bytes, std::size_t(r.height * r.depth),
+                            stream.s, threads);
+    } else {
+        cuda::host::HostStager up;
+        up.create(slice_bytes, threads);
         for (std::int64_t z = 0; z < r.depth; ++z)
-            CCL_CUDA(cudaMemcpy2DAsync(d_volume.as<std::uint8_t>() + std::size_t(z) * slice_bytes, row_bytes, r.row(z, 0),
-                                       std::size_t(r.row_stride), row_bytes, std::size_t(r.height),
-                                       cudaMemcpyHostToDevice, stream.s));
+            up.upload(d_volume.as<std::uint8_t>() + std::size_t(z) * slice_bytes, r.row(z, 0), std::size_t(r.row_stride),
+                      row_bytes, std::size_t(r.height), stream.s);
+    }
     cuda::label_volume_device(d_ws.p, ws_bytes, packed, d_labels.as<std::uint32_t>(), d_count.as<std::uint32_t>(), options,
                               stream.s);
     std::uint32_t n = 0;
     CCL_CUDA(cudaMemcpyAsync(&n, d_count.p, sizeof n, cudaMemcpyDeviceToHost, stream.s));
-    CCL_CUDA(cudaMemcpyAsync(out, d_labels.p, std::size_t(r.voxels()) * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
-                             stream.s));
+    const std::size_t label_row = std::size_t(r.width) * sizeof(std::uint32_t);
+    cuda::host::copy_down(out, label_row, d_labels.p, label_row, std::size_t(r.height * r.depth), stream.s, threads);
     CCL_CUDA(cudaStreamSynchronize(stream.s));
     return n;
 }

@@ -108,6 +108,26 @@ TEST(CostModel, MeasuresThisCpu) {
     }
 }
 
+// Volumes are measured on probe volumes at the call's connectivity: cubes of 16, 4 and 1 voxels, so
+// the knots' densities (run starts along x) rise, and 26 neighbours cost more a voxel than 6 on
+// noise. Each knot's rate is a real measurement on this machine.
+TEST(CostModel, MeasuresThisCpuForVolumes) {
+    for (int conn : {6, 26}) {
+        const CpuRate r = measure_cpu_rate(Op::Volume, PixelFormat::Gray8, 2, conn);
+        ASSERT_EQ(r.knots, 3);
+        EXPECT_GT(r.per_pixel_s, 0) << conn;
+        EXPECT_LT(r.per_pixel_s, 1e-6) << conn;
+        EXPECT_GE(r.fixed_s, 0) << conn;
+        EXPECT_LT(r.knot_density[0], 0.1) << conn;   // cubes of 16: about 3/4 of 1/16
+        EXPECT_GT(r.knot_density[2], 0.5) << conn;   // noise of four values: about 3/4
+        EXPECT_LT(r.knot_density[1], r.knot_density[2]) << conn;
+    }
+    // A volume moves its voxels in and its labels out.
+    Workload v{Op::Volume, 1 << 20, PixelFormat::Gray16, 4};
+    v.connectivity = 26;
+    EXPECT_EQ(bytes_per_pixel_moved(v), 6u);
+}
+
 /// Sets CCLABEL_RATES for one test and restores it.
 struct ScopedRates {
     std::string old;

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <deque>
 #include <random>
 #include <string>
@@ -139,6 +140,38 @@ TEST(VolumeCuda, PaddedRowsAndSlices) {
             expect_cpu(v, f, conn, true, "padded", 5, 3);
             expect_cpu(v, f, conn, false, "padded", 1, 0);
         }
+}
+
+// Backend::Auto on a machine with a GPU: whichever backend the rates pick (forced each way through
+// CCLABEL_RATES, then measured), the CPU's labels; a strided volume goes up slice by slice.
+TEST(VolumeCuda, AutoTakesEitherBackendWithTheCpusLabels) {
+    REQUIRE_GPU();
+    const char* had = std::getenv("CCLABEL_RATES");
+    const std::string saved = had ? had : "";
+    for (const char* rates : {"cuda", "cpu", ""}) {
+        if (*rates)
+            setenv("CCLABEL_RATES", rates, 1);
+        else
+            unsetenv("CCLABEL_RATES");
+        for (int conn : kConnectivities)
+            for (std::int64_t slice_pad : {0, 7}) {
+                Volume v = random_volume(96, 40, 70, 3, 0.5, std::uint32_t(conn + slice_pad));
+                const VolumeView& view = v.as(PixelFormat::Gray8, 0, slice_pad);
+                const Options o = volume_options(PixelFormat::Gray8, conn, true, Backend::Auto);
+                const Labels want = on_cpu(view, o);
+                Labels got;
+                got.labels.assign(view.voxels(), kPoison);
+                const LabelResult r = label_volume(view, got.labels.data(), o);
+                if (std::string(rates) == "cuda") EXPECT_EQ(r.backend, Backend::Cuda);
+                if (std::string(rates) == "cpu") EXPECT_EQ(r.backend, Backend::Cpu);
+                ASSERT_EQ(r.count, want.count) << "rates '" << rates << "' conn " << conn << " pad " << slice_pad;
+                ASSERT_EQ(got.labels, want.labels) << "rates '" << rates << "' conn " << conn << " pad " << slice_pad;
+            }
+    }
+    if (had)
+        setenv("CCLABEL_RATES", saved.c_str(), 1);
+    else
+        unsetenv("CCLABEL_RATES");
 }
 
 TEST(VolumeCuda, DensitiesAndPalettes) {
