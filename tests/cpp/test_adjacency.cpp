@@ -215,6 +215,95 @@ TEST(Adjacency, PairsBeyondATilesTableGoOutOnTheirOwn) {
     expect_brute_force(l, w, h, 4, true, 5, "distinct labels, conn 4");
 }
 
+TEST(Adjacency, RowsEqualButOnePixelMatchBruteForce) {
+    // The CPU skips windows that are one label throughout, sixteen or eight at a time, then looks
+    // at the rest one window at a time: one odd pixel at every position of rows 1..40 wide (every
+    // place in and around a block) must give its pairs, and nothing else.
+    for (std::int64_t w = 1; w <= 40; ++w)
+        for (std::int64_t x = 0; x < w; ++x)
+            for (std::uint32_t odd : {0u, 7u})
+                for (int conn : {4, 8})
+                    for (bool bg : {false, true}) {
+                        const std::int64_t h = 3;
+                        std::vector<std::uint32_t> l(std::size_t(w * h), 5);
+                        l[std::size_t(w + x)] = odd;
+                        expect_brute_force(l, w, h, conn, bg, x % 2 ? 3 : 0,
+                                           "width " + std::to_string(w) + ", odd pixel " + std::to_string(odd) +
+                                               " at x " + std::to_string(x) + ", conn " + std::to_string(conn) +
+                                               (bg ? " bg" : ""));
+                    }
+}
+
+TEST(Adjacency, RunsAcrossBlockBoundariesMatchBruteForce) {
+    // Runs of 1..17 labels (0 among them) that start at every offset from the blocks' edges,
+    // shifted from row to row so that below-left and below-right pairs cross block edges too.
+    for (std::int64_t w = 1; w <= 40; ++w)
+        for (std::int64_t run : {1, 3, 7, 8, 9, 16, 17})
+            for (std::int64_t shift : {0, 1, 5})
+                for (int conn : {4, 8})
+                    for (bool bg : {false, true}) {
+                        const std::int64_t h = 4;
+                        std::vector<std::uint32_t> l(std::size_t(w * h));
+                        for (std::int64_t y = 0; y < h; ++y)
+                            for (std::int64_t x = 0; x < w; ++x)
+                                l[std::size_t(y * w + x)] = std::uint32_t(((x + y * shift) / run) % 3);
+                        expect_brute_force(l, w, h, conn, bg, run % 2 ? 0 : 2,
+                                           "width " + std::to_string(w) + ", runs of " + std::to_string(run) +
+                                               " shifted " + std::to_string(shift) + ", conn " + std::to_string(conn) +
+                                               (bg ? " bg" : ""));
+                    }
+}
+
+TEST(Adjacency, ThreadCountsGiveIdenticalEdges) {
+    // Enough distinct pairs that the bands' lists are split into several parts by key, sorted one
+    // part a thread; a blocky picture with noise in places, so bands differ in their work.
+    const std::int64_t w = 301, h = 173;
+    std::vector<std::uint32_t> l(std::size_t(w * h));
+    std::mt19937 rng(28);
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x)
+            l[std::size_t(y * w + x)] = (x / 50 + y / 40) % 2 ? std::uint32_t(1 + x / 50 + 10 * (y / 40))
+                                                                 : std::uint32_t(rng() % 3000);
+    for (int conn : {4, 8})
+        for (bool bg : {false, true}) {
+            const std::string what = "conn " + std::to_string(conn) + (bg ? " bg" : "");
+            const auto one = adjacency(l.data(), w, h, conn, bg, 0, Backend::Cpu, 1);
+            ASSERT_GT(one.size(), 10000u) << what;
+            for (int threads = 2; threads <= 7; ++threads) {
+                const auto many = adjacency(l.data(), w, h, conn, bg, 0, Backend::Cpu, threads);
+                ASSERT_EQ(many.size(), one.size()) << what << " on " << threads << " threads";
+                for (std::size_t i = 0; i < one.size(); ++i)
+                    ASSERT_TRUE(many[i].a == one[i].a && many[i].b == one[i].b && many[i].contacts == one[i].contacts)
+                        << what << " on " << threads << " threads, edge " << i;
+            }
+            expect_brute_force(l, w, h, conn, bg, 0, what);
+        }
+}
+
+TEST(Adjacency, PairsThatKeepEvictingEachOtherAreSummed) {
+    // 300 labels at random: 45,000 possible pairs, each met again and again but rarely twice in
+    // a row, so the band's cache keeps evicting them and its list outgrows the band's pixels (at
+    // least 2^16 entries); the list is then sorted and summed as it goes.
+    const std::int64_t w = 400, h = 400;
+    std::vector<std::uint32_t> l(std::size_t(w * h));
+    std::mt19937 rng(5);
+    for (auto& v : l) v = rng() % 300;
+    expect_brute_force(l, w, h, 8, false, 0, "300 labels at random");
+    expect_brute_force(l, w, h, 4, true, 0, "300 labels at random, conn 4, bg");
+}
+
+TEST(Adjacency, LabelsNearTheTopOfTheRange) {
+    // Pairs packed for the sort use every bit of both labels.
+    const std::uint32_t top = 0xFFFFFFFFu;
+    std::vector<std::uint32_t> l = {top, top - 1, 1, 0, top, 2, top - 1, top, 1, 0, 3, top, top, top, 1, 2};
+    for (int conn : {4, 8})
+        for (bool bg : {false, true}) expect_brute_force(l, 4, 4, conn, bg, 1, "labels near 2^32");
+    std::vector<std::uint32_t> big(std::size_t(97 * 61));
+    std::mt19937 rng(11);
+    for (auto& v : big) v = rng() % 2 ? top - rng() % 50 : rng() % 50;
+    expect_brute_force(big, 97, 61, 8, true, 0, "labels at both ends of the range");
+}
+
 TEST(Adjacency, RunLengthsEndAtTheNextHead) {
     EXPECT_EQ(cd::run_length(1u, 0), 32u);
     EXPECT_EQ(cd::run_length(0x80000001u, 0), 31u);
