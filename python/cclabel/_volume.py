@@ -113,8 +113,6 @@ def label(image, lib, *, connectivity, background, backend, return_num, out, tar
     if stats:
         raise ValueError("stats: regions() of 3-D volumes are not there yet")
     if _on_gpu(image, lib):
-        if len(image.shape) == 4:
-            raise ValueError("image: RGB and RGBA volumes are labelled from host arrays for now; pass a NumPy array")
         if not exact:
             raise ValueError("tolerance: not yet supported for volumes on the GPU; pass a host array (labelled on the CPU)")
         return _label_device(image, lib, connectivity=connectivity, background=background, backend=backend,
@@ -172,21 +170,35 @@ def _unsupported(name):
     return TypeError(f"image: dtype {name} is not supported for 3-D volumes (supported: " + ", ".join(_FORMATS) + ")")
 
 
+def _colour_background(background, c: int):
+    """An RGB (c = 3) or RGBA (c = 4) volume's background as a tuple of c channels, or None."""
+    if background is None:
+        return None
+    if isinstance(background, str):
+        background = _arrays.hex_colour(background)
+    if not isinstance(background, (tuple, list)) or len(background) != c:
+        raise ValueError(f"background: an RGB{'A' if c == 4 else ''} volume takes a tuple of {c} channels or "
+                         f"'#rrggbb{'aa' if c == 4 else ''}', got {background!r}")
+    background = tuple(int(v) for v in background)
+    if not all(0 <= v <= 255 for v in background):
+        raise ValueError(f"background: channels must lie in 0..255, got {background!r}")
+    return background
+
+
+def _colour_format(name: str, shape) -> int:
+    """The core's RGB8 (4) or RGBA8 (5) for a (Z, Y, X, 3|4) uint8 array."""
+    if name != "uint8":
+        raise TypeError(f"image: an RGB or RGBA volume must be uint8, got {name}")
+    return 4 if int(shape[3]) == 3 else 5
+
+
 def _label_colour(a, *, connectivity, background, backend, return_num, out, target, threads, tolerance, lib):
     """An RGB or RGBA volume (Z, Y, X, 3|4) of uint8 on the host: each colour a value, as for pictures."""
     from . import _check_out, _narrow
     if a.dtype != np.uint8:
         raise TypeError(f"image: an RGB or RGBA volume must be uint8, got {a.dtype.name}")
     c = int(a.shape[3])
-    if background is not None:
-        if isinstance(background, str):
-            background = _arrays.hex_colour(background)
-        if not isinstance(background, (tuple, list)) or len(background) != c:
-            raise ValueError(f"background: an RGB{'A' if c == 4 else ''} volume takes a tuple of {c} channels or "
-                             f"'#rrggbb{'aa' if c == 4 else ''}', got {background!r}")
-        background = tuple(int(v) for v in background)
-        if not all(0 <= v <= 255 for v in background):
-            raise ValueError(f"background: channels must lie in 0..255, got {background!r}")
+    background = _colour_background(background, c)
     a = np.ascontiguousarray(a)
     shape = tuple(int(s) for s in a.shape[:3])
     if out is not None:
@@ -220,42 +232,60 @@ def _label_device(image, lib, *, connectivity, background, backend, return_num, 
         raise ValueError("image: is on the GPU, but this cclabel was built without CUDA (nvcc was not found "
                          "when it was installed); copy the array to the host or reinstall with nvcc on PATH")
     conn = int(CONNECTIVITY[int(connectivity)])
-    shape = tuple(int(s) for s in image.shape)
+    # An RGB or RGBA volume (Z, Y, X, 3|4) of uint8: each colour a value, its voxels C-ordered bytes.
+    colour = len(image.shape) == 4
+    shape = tuple(int(s) for s in image.shape[:3])
     if out is not None and target != "uint32":
         _check_out(out, shape, lib, target)
     if lib == "cupy":
         import cupy
         name = image.dtype.name
-        if name not in _FORMATS:
+        if colour:
+            fmt, bg = _colour_format(name, image.shape), _colour_background(background, int(image.shape[3]))
+        elif name not in _FORMATS:
             raise _unsupported(name)
+        else:
+            fmt, bg = _FORMATS[name], _background(background, name)
         device = image.device.id
         with cupy.cuda.Device(device):
-            if not image.dtype.isnative:
-                image = image.astype(image.dtype.newbyteorder("="))
-            if not _in_place(image):
-                image = cupy.ascontiguousarray(image)  # on the GPU: one copy to C order
-            strides, data = _core_strides(shape, tuple(image.strides), image.itemsize), image.data.ptr
+            if colour:
+                image = cupy.ascontiguousarray(image)  # channels and voxels packed (a copy only if not)
+                strides = _core_strides(shape, tuple(image.strides[:3]), int(image.shape[3]))
+            else:
+                if not image.dtype.isnative:
+                    image = image.astype(image.dtype.newbyteorder("="))
+                if not _in_place(image):
+                    image = cupy.ascontiguousarray(image)  # on the GPU: one copy to C order
+                strides = _core_strides(shape, tuple(image.strides), image.itemsize)
+            data = image.data.ptr
             stream = cupy.cuda.get_current_stream().ptr
             labels = _device_out(out, target, shape, lambda: cupy.empty(shape, dtype=cupy.uint32),
                                  lambda o: isinstance(o, cupy.ndarray) and o.dtype == cupy.uint32 and
                                  o.device.id == device and o.flags.c_contiguous, lib)
             count = cupy.empty((), dtype=cupy.uint32)
-            bg = _background(background, name)
-            ws_bytes = _cclabel._volume_workspace(*shape, strides[0], strides[1], _FORMATS[name], conn, bg)
+            ws_bytes = _cclabel._volume_workspace(*shape, strides[0], strides[1], fmt, conn, bg)
             workspace = cupy.empty(max(ws_bytes, 1), dtype=cupy.uint8)
-            _cclabel._label_volume_device(data, *shape, strides[0], strides[1], _FORMATS[name], labels.data.ptr,
+            _cclabel._label_volume_device(data, *shape, strides[0], strides[1], fmt, labels.data.ptr,
                                           count.data.ptr, conn, bg, stream, workspace.data.ptr, ws_bytes)
             host_n = lambda: int(count)  # noqa: E731
     else:
         import torch
         name = str(image.dtype).replace("torch.", "")
-        if name not in _FORMATS:
+        if colour:
+            fmt, bg = _colour_format(name, image.shape), _colour_background(background, int(image.shape[3]))
+        elif name not in _FORMATS:
             raise _unsupported(name)
+        else:
+            fmt, bg = _FORMATS[name], _background(background, name)
         image = image.detach()
         item = image.element_size()
-        if not _readable(shape, tuple(s * item for s in image.stride()), item):
-            image = image.contiguous()  # on the GPU: one copy to C order
-        strides = _core_strides(shape, tuple(s * item for s in image.stride()), item)
+        if colour:
+            image = image.contiguous()
+            strides = _core_strides(shape, tuple(image.stride()[:3]), int(image.shape[3]))
+        else:
+            if not _readable(shape, tuple(s * item for s in image.stride()), item):
+                image = image.contiguous()  # on the GPU: one copy to C order
+            strides = _core_strides(shape, tuple(s * item for s in image.stride()), item)
         device = image.device
         u32 = _torch_uint32(torch)
         stream = torch.cuda.current_stream(device).cuda_stream
@@ -263,11 +293,10 @@ def _label_device(image, lib, *, connectivity, background, backend, return_num, 
                              lambda o: isinstance(o, torch.Tensor) and o.dtype == u32 and o.device == device and
                              o.is_contiguous(), lib)
         count = torch.empty((), dtype=u32, device=device)
-        bg = _background(background, name)
-        ws_bytes = _cclabel._volume_workspace(*shape, strides[0], strides[1], _FORMATS[name], conn, bg)
+        ws_bytes = _cclabel._volume_workspace(*shape, strides[0], strides[1], fmt, conn, bg)
         workspace = torch.empty(max(ws_bytes, 1), dtype=torch.uint8, device=device)
         with torch.cuda.device(device):  # the launches go to the tensor's GPU
-            _cclabel._label_volume_device(image.data_ptr(), *shape, strides[0], strides[1], _FORMATS[name],
+            _cclabel._label_volume_device(image.data_ptr(), *shape, strides[0], strides[1], fmt,
                                           labels.data_ptr(), count.data_ptr(), conn, bg, stream, workspace.data_ptr(),
                                           ws_bytes)
         host_n = lambda: int(count.view(torch.int32).cpu()) & 0xFFFFFFFF  # noqa: E731

@@ -116,3 +116,41 @@ def test_backend_cuda_on_host_volumes():
         got, n = cclabel.label(host, connectivity=connectivity, background=0, backend="cuda", return_num=True)
         assert n == want_n
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("channels", [3, 4])
+@pytest.mark.parametrize("connectivity", CONNECTIVITIES)
+def test_rgb_volumes_on_the_gpu(cupy, channels, connectivity):
+    """(Z, Y, X, 3|4) uint8 CuPy arrays and CUDA tensors: labelled on their GPU with the host's
+    labels (each colour a value), a background colour as a tuple or '#rrggbb', channel-strided
+    views copied on the GPU, and a host volume through backend "cuda"."""
+    rng = np.random.default_rng(channels * 100 + connectivity)
+    palette = np.array([[255] * channels, [0] * channels, [200, 10, 10, 255][:channels], [200, 10, 11, 255][:channels]],
+                       np.uint8)
+    host = palette[rng.integers(0, 4, (13, 21, 34))]
+    white = (255,) * channels
+    for bg in (None, white, "#ffffff" + ("ff" if channels == 4 else "")):
+        want, want_n = cclabel.label(host, connectivity=connectivity, background=bg, return_num=True)
+        labels, n = cclabel.label(cupy.asarray(host), connectivity=connectivity, background=bg, return_num=True)
+        assert isinstance(labels, cupy.ndarray) and labels.shape == host.shape[:3]
+        np.testing.assert_array_equal(cupy.asnumpy(labels), want, err_msg=f"bg {bg}")
+        assert int(n) == want_n
+        got, n = cclabel.label(host, connectivity=connectivity, background=bg, backend="cuda", return_num=True)
+        np.testing.assert_array_equal(got, want, err_msg=f"backend cuda, bg {bg}")
+        assert n == want_n
+    wide = cupy.asarray(np.concatenate([host, host], axis=3))[..., :channels]  # channel-strided: copied
+    np.testing.assert_array_equal(cupy.asnumpy(cclabel.label(wide, connectivity=connectivity)),
+                                  cclabel.label(host, connectivity=connectivity))
+    with pytest.raises(TypeError, match="uint8"):
+        cclabel.label(cupy.asarray(host.astype(np.uint16)), connectivity=connectivity)
+    with pytest.raises(ValueError, match="channels"):
+        cclabel.label(cupy.asarray(host), connectivity=connectivity, background=(1, 2))
+    try:
+        import torch
+    except ImportError:
+        return
+    if torch.cuda.is_available():
+        t = torch.from_numpy(host).cuda()
+        got = cclabel.label(t, connectivity=connectivity, background=white)
+        np.testing.assert_array_equal(got.view(torch.int32).cpu().numpy().view(np.uint32),
+                                      cclabel.label(host, connectivity=connectivity, background=white))
