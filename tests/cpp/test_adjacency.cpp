@@ -302,6 +302,12 @@ TEST(Adjacency, LabelsNearTheTopOfTheRange) {
     std::mt19937 rng(11);
     for (auto& v : big) v = rng() % 2 ? top - rng() % 50 : rng() % 50;
     expect_brute_force(big, 97, 61, 8, true, 0, "labels at both ends of the range");
+    // Labels of 28 bits leave 8 bits beside a pair for its count, too few for 300 contacts: the
+    // sort takes pair and count side by side instead of in one word.
+    const std::int64_t w = 300;
+    std::vector<std::uint32_t> two(std::size_t(2 * w), 1);
+    for (std::int64_t x = 0; x < w; ++x) two[std::size_t(w + x)] = (1u << 28) - 1;
+    for (int conn : {4, 8}) expect_brute_force(two, w, 2, conn, false, 0, "a long boundary between 28-bit labels");
 }
 
 TEST(Adjacency, RunLengthsEndAtTheNextHead) {
