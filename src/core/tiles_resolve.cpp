@@ -2,8 +2,9 @@
 // the smallest global index; global labels are the ranks of the roots' indices.
 //
 // Only labels named at a seam can stop being roots, so the union-find holds only those (a few
-// thousand on an 800 dpi sheet of a million labels): no per-label parent array. The ranks are a
-// k-way merge of the tiles' ascending root lists; above kBandLabels labels it runs in bands of the
+// thousand on an 800 dpi sheet of a million labels): no per-label parent array (a per-label table
+// finds them, freed before the maps are made). The ranks are a k-way merge of the tiles'
+// ascending root lists; above kBandLabels labels it runs in bands of the
 // global index range on several threads, each band numbered from the count of roots below it
 // (found by binary searches, not by a pass over the labels). The streamed GPU pipeline
 // (src/cuda/tiles_cuda.cu) waits for this between its uploads and its downloads.
@@ -59,13 +60,14 @@ Resolution resolve_tiles(const std::vector<std::vector<std::uint64_t>>& first_in
     auto tile_of = [&](std::uint64_t slot) {
         return std::size_t(std::upper_bound(start.begin(), start.end(), slot) - start.begin() - 1);
     };
-    auto index_of = [&](std::uint64_t slot) {
-        const std::size_t t = tile_of(slot);
-        return first_index[t][slot - start[t]];
-    };
 
-    // The seams checked in order, and the slots they name (sorted, once each): the union-find's nodes.
-    std::vector<std::uint64_t> named;
+    // The seams checked in order, and the slots they name marked: the union-find's nodes, numbered
+    // in slot order with their global indices by one pass over the tiles, so that a pair costs two
+    // lookups in a slot-to-node table, not binary searches in the nodes (millions of pairs when a
+    // volume's slabs are single slices). The table (8 bytes a label) is freed before the maps
+    // (8 bytes a label) are made: the peak stays what the maps take.
+    constexpr std::uint64_t kUnnamed = ~std::uint64_t(0);
+    std::vector<std::uint64_t> node_of(slots, kUnnamed);
     for (std::size_t k = 0; k < seams.size(); ++k) {
         const Seam& s = seams[k];
         if (s.tile_a >= tiles || s.tile_b >= tiles)
@@ -82,15 +84,18 @@ Resolution resolve_tiles(const std::vector<std::vector<std::uint64_t>>& first_in
                             std::to_string(lb) + ", but tiles " + std::to_string(s.tile_a) + " and " +
                             std::to_string(s.tile_b) + " have " + std::to_string(na) + " and " + std::to_string(nb) +
                             " labels");
-            named.push_back(start[s.tile_a] + la - 1);
-            named.push_back(start[s.tile_b] + lb - 1);
+            node_of[start[s.tile_a] + la - 1] = 0;
+            node_of[start[s.tile_b] + lb - 1] = 0;
         }
     }
-    std::sort(named.begin(), named.end());
-    named.erase(std::unique(named.begin(), named.end()), named.end());
-    auto node_of = [&](std::uint64_t slot) {
-        return std::size_t(std::lower_bound(named.begin(), named.end(), slot) - named.begin());
-    };
+    std::vector<std::uint64_t> named, named_index;  // each node's slot and global index
+    for (std::size_t t = 0; t < tiles; ++t)
+        for (std::uint64_t l = 0; l < first_index[t].size(); ++l)
+            if (node_of[start[t] + l] != kUnnamed) {
+                node_of[start[t] + l] = named.size();
+                named.push_back(start[t] + l);
+                named_index.push_back(first_index[t][l]);
+            }
     std::vector<std::size_t> parent(named.size());
     for (std::size_t i = 0; i < parent.size(); ++i) parent[i] = i;
     auto find = [&](std::size_t s) {
@@ -104,12 +109,14 @@ Resolution resolve_tiles(const std::vector<std::vector<std::uint64_t>>& first_in
     // tiles: the root keeps the smaller global index, as before.
     for (const Seam& s : seams)
         for (std::size_t i = 0; i < s.pairs.size(); i += 2) {
-            std::size_t ra = find(node_of(start[s.tile_a] + s.pairs[i] - 1));
-            std::size_t rb = find(node_of(start[s.tile_b] + s.pairs[i + 1] - 1));
+            std::size_t ra = find(node_of[start[s.tile_a] + s.pairs[i] - 1]);
+            std::size_t rb = find(node_of[start[s.tile_b] + s.pairs[i + 1] - 1]);
             if (ra == rb) continue;
-            if (index_of(named[rb]) < index_of(named[ra])) std::swap(ra, rb);
+            if (named_index[rb] < named_index[ra]) std::swap(ra, rb);
             parent[rb] = ra;
         }
+    std::vector<std::uint64_t>().swap(node_of);
+    std::vector<std::uint64_t>().swap(named_index);
     // The slots that are no longer roots (ascending), each pointing straight at its root's slot.
     std::vector<std::uint64_t> lowered, lowered_root;
     for (std::size_t i = 0; i < named.size(); ++i)
