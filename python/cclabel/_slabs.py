@@ -7,7 +7,7 @@ and is labelled in two passes over its *labels*, never twice over its voxels:
    raster order of the slab, written at once into ``out`` as provisional labels. Only what the
    seams need is kept: the previous slab's last slice (labels and values), which is paired with
    this slab's first slice (6: the voxel across the seam; 18: it and its four face neighbours in
-   the plane; 26: the nine voxels of the 3 x 3 square) by _dask_faces' pairs over two planes;
+   the plane; 26: the nine voxels of the 3 x 3 square) by the CLI's seam (core/slab_seam.hpp);
 2. the tile API's resolve (cclabel/tiles.hpp, a union-find over (slab, local label) whose roots
    keep the smallest first index) numbers the regions 1..N, and each slab of ``out`` is read back,
    mapped and written again (the tile API's relabel).
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _dask_faces, _volume
+from . import _cclabel, _volume
 from .tiles import relabel_tile, resolve_tiles
 
 # Labels fit uint32 up to here; beyond it a volume's default labels are uint64 (a module constant,
@@ -67,14 +67,11 @@ def _seam_key(plane):
     return _equality_key(np.array(plane))  # a copy: the slab it comes from may be gone or reused
 
 
-def _seam_pairs(lo, hi, steps):
+def _seam_pairs(before, after, connectivity):
     """(k, 2) uint32 pairs (local label before the seam, local label after it) of the regions that
-    continue across it; ``lo``/``hi``: (labels, keys) of the last slice before and the first after."""
-    a, b = _dask_faces._pairs((lo[0].astype(np.int64) - 1, lo[1]), (hi[0].astype(np.int64) - 1, hi[1]), steps, 0)
-    if a.size == 0:
-        return np.zeros((0, 2), np.uint32)
-    pair = np.unique((a.astype(np.uint64) + np.uint64(1)) << np.uint64(32) | (b.astype(np.uint64) + np.uint64(1)))
-    return np.stack([pair >> np.uint64(32), pair & np.uint64(0xFFFFFFFF)], axis=1).astype(np.uint32)
+    continue across it; ``before``/``after``: (labels, keys) of the last slice before it and the
+    first after it. The CLI's seams (core/slab_seam.hpp), joining equal keys."""
+    return _cclabel._slab_seam(before[0], before[1], after[0], after[1], connectivity)
 
 
 def _place(out, z0, z1):
@@ -131,9 +128,9 @@ def label_slabs(slabs, *, connectivity=26, background=None, out=None, dtype=None
         ``np.memmap`` on disk; any layout (C order writes the labeller's output in place). Pass 1
         writes each slab's local labels into it, pass 2 reads them back slab by slab and writes
         the global ones, so memory beside ``out`` is one slab of voxels and labels, two slices for
-        the seams and 16 bytes a local label for the tables. On an error after the first slab,
-        ``out`` holds provisional labels. Without ``out`` the labels are returned in a new array,
-        and each slab's labels are held until the numbering is known.
+        the seams and the tables: 8 bytes a local label, 24 while the regions are numbered. On an
+        error after the first slab, ``out`` holds provisional labels. Without ``out`` the labels
+        are returned in a new array, and each slab's labels are held until the numbering is known.
     dtype : numpy.uint32, numpy.uint64 or None
         Of the labels made without ``out`` (with ``out``: None or its dtype). None: ``uint32``,
         or ``uint64`` when the volume has more than 2**32 - 1 voxels.
@@ -163,7 +160,6 @@ def label_slabs(slabs, *, connectivity=26, background=None, out=None, dtype=None
     except TypeError:
         raise TypeError(f"slabs: expected an iterable of (z, Y, X) arrays, got {type(slabs).__name__}") from None
 
-    steps = _dask_faces._steps(2, _dask_faces._DIAGONALS[conn])
     first_indices, seams, kept = [], [], []  # kept: (z0, z1, local labels or None when they are in out)
     kind = plane = None  # the first slab's dtype and (Y, X)
     z = labelled = 0
@@ -202,11 +198,14 @@ def label_slabs(slabs, *, connectivity=26, background=None, out=None, dtype=None
         first_indices.append(np.arange(labelled, labelled + n, dtype=np.uint64))
         labelled += n
         here = len(first_indices) - 1
+        key = None
         if before is not None:
-            pairs = _seam_pairs(before, (dest[0], _seam_key(slab[0])), steps)
+            key = _seam_key(slab[0])
+            pairs = _seam_pairs(before, (np.ascontiguousarray(dest[0]), key), conn)
             if pairs.size:
                 seams.append((here - 1, here, pairs))
-        before = (dest[-1].copy(), _seam_key(slab[-1]))
+        # copies: dest may be reused for the next slab
+        before = (np.array(dest[-1]), key if key is not None and depth == 1 else _seam_key(slab[-1]))
         if out is None:
             kept.append((z0, z1, dest))
             buffer = None

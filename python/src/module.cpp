@@ -930,12 +930,15 @@ void bind_volume_stats(nb::module_& m);  // volume_stats.cpp: regions() of 3-D v
 
 void bind_verify(nb::module_& m);  // verify.cpp: the certificate of pictures and volumes
 
+void bind_slab_seam(nb::module_& m);  // slab_seam.cpp: the seams of cclabel.label_slabs
+
 NB_MODULE(_cclabel, m) {
     m.doc() = "cclabel's compiled core; use the functions of the cclabel package.";
     bind_graph(m);
     bind_volume(m);
     bind_volume_stats(m);
     bind_verify(m);
+    bind_slab_seam(m);
     m.attr("__version__") = CCLABEL_VERSION_STRING;
     nb::register_exception_translator([](const std::exception_ptr& p, void*) {
         try {

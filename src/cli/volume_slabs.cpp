@@ -3,12 +3,10 @@
 //
 // Pass 1: each slab (pages z0..z1) is labelled in memory by label_volume, its local labels 1..n
 // (raster order of the slab) appended to a temporary file; only the slab's last slice (voxels and
-// labels) is kept, to pair with the next slab's first slice: a voxel joins the voxels of the slice
-// before it at (0, 0) under 6-connectivity, also (±1, 0) and (0, ±1) under 18, and all nine of the
-// 3 × 3 square under 26, when their keys are equal (or close, with --tolerance, as the labeller
-// joins them). The tile API's resolve_tiles numbers the regions: a union-find over (slab, local
-// label), each label's "first index" its ordinal over the slabs, which sorts as its first voxel's
-// raster index does (slabs follow in z, local labels are in raster order of their slab), so the
+// labels) is kept, to pair with the next slab's first slice (core/slab_seam.hpp), keys equal or,
+// with --tolerance, close as the labeller joins them. The tile API's resolve_tiles numbers the
+// regions: a union-find over (slab, local label), each label's "first index" its ordinal over the
+// slabs, which sorts as its first voxel's raster index does (slabs follow in z, local labels are in raster order of their slab), so the
 // ranks are the whole volume's numbers. Pass 2 reads the local labels back a slice at a time and
 // writes them through their slab's map (relabel_tile) to the label file, row by row.
 //
@@ -34,6 +32,7 @@
 #include "cli/commands.hpp"
 #include "cli/labelling.hpp"
 #include "cli/memory_budget.hpp"
+#include "core/slab_seam.hpp"
 #include "cuda/kernels/close_keys.cuh"
 #include "io/npy_format.hpp"
 #include "io/tiff_stream.hpp"
@@ -47,41 +46,18 @@ bool is_npy_file(const std::string& path) {
     return f.read(head, 6) && std::memcmp(head, io::detail::kNpyMagic, 6) == 0;
 }
 
-/// Pairs (label before the seam, label after it), sorted and once each, of the regions that cross
-/// from slice @p lo (the last of a slab) into slice @p hi (the first of the next).
+/// Pairs (label before the seam, label after it) of the regions that cross from slice @p lo (the
+/// last of a slab) into slice @p hi (the first of the next): keys equal, or close as the labeller
+/// joins them with a tolerance.
 template <PixelFormat F>
 std::vector<std::uint32_t> seam_pairs(const std::uint8_t* lo, const std::uint32_t* lo_labels, const std::uint8_t* hi,
                                       const std::uint32_t* hi_labels, std::int64_t w, std::int64_t h, int connectivity,
                                       std::uint32_t tolerance) {
     using T = detail::PixelTraits<F>;
-    const int reach = connectivity == 6 ? 0 : 1;
-    std::vector<std::uint64_t> packed;
-    for (std::int64_t y = 0; y < h; ++y)
-        for (std::int64_t x = 0; x < w; ++x) {
-            const std::int64_t i = y * w + x;
-            const std::uint32_t lb = hi_labels[i];
-            if (lb == 0) continue;
-            const std::uint32_t kb = T::key(hi + i * T::kBytes);
-            for (std::int64_t yy = std::max<std::int64_t>(y - reach, 0); yy <= std::min(y + reach, h - 1); ++yy)
-                for (std::int64_t xx = std::max<std::int64_t>(x - reach, 0); xx <= std::min(x + reach, w - 1); ++xx) {
-                    if (connectivity == 18 && yy != y && xx != x) continue;  // 18: no corners of the square
-                    const std::int64_t j = yy * w + xx;
-                    const std::uint32_t la = lo_labels[j];
-                    if (la == 0) continue;
-                    const std::uint32_t ka = T::key(lo + j * T::kBytes);
-                    if (ka != kb && (tolerance == 0 || !cuda::detail::keys_close<F>(ka, kb, tolerance))) continue;
-                    const std::uint64_t pair = std::uint64_t(la) << 32 | lb;
-                    if (packed.empty() || packed.back() != pair) packed.push_back(pair);  // runs repeat a pair
-                }
-        }
-    std::sort(packed.begin(), packed.end());
-    packed.erase(std::unique(packed.begin(), packed.end()), packed.end());
-    std::vector<std::uint32_t> pairs(2 * packed.size());
-    for (std::size_t k = 0; k < packed.size(); ++k) {
-        pairs[2 * k] = std::uint32_t(packed[k] >> 32);
-        pairs[2 * k + 1] = std::uint32_t(packed[k]);
-    }
-    return pairs;
+    return detail::slab_seam_pairs(lo_labels, hi_labels, w, h, connectivity, [&](std::int64_t j, std::int64_t i) {
+        const std::uint32_t ka = T::key(lo + j * T::kBytes), kb = T::key(hi + i * T::kBytes);
+        return ka == kb || (tolerance != 0 && cuda::detail::keys_close<F>(ka, kb, tolerance));
+    });
 }
 
 /// The temporary file of local labels, removed however the labelling ends.

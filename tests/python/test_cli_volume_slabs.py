@@ -94,7 +94,9 @@ def test_past_the_memory_budget_and_tiff_output(cli, tmp_path):
     # 24 pages of 256 voxels, 5 bytes a voxel with its label: 30 KiB; half of 8 KiB holds 3 pages
     proc = label_files(cli, tmp_path / "h.tif", tmp_path / "h-labels.tif", "-b", 0, "--memory-budget", "8K")
     assert "in slabs of 3 pages (it needs about" in proc.stdout and "over --memory-budget 8.0 KiB" in proc.stdout
-    np.testing.assert_array_equal(tifffile.imread(tmp_path / "h-labels.tif"), want)
+    got = tifffile.imread(tmp_path / "h-labels.tif")
+    assert got.shape == want.shape and got.dtype == np.uint32
+    np.testing.assert_array_equal(got, want)
     proc = label_files(cli, tmp_path / "h.tif", tmp_path / "fits.npy", "-b", 0, "--memory-budget", "1M")
     assert "slabs" not in proc.stdout
 
