@@ -292,6 +292,26 @@ TEST(Adjacency, PairsThatKeepEvictingEachOtherAreSummed) {
     expect_brute_force(l, w, h, 4, true, 0, "300 labels at random, conn 4, bg");
 }
 
+TEST(Adjacency, CountsSummedInABandsListStillFitBesideTheirPair) {
+    // 220 labels of 28 bits at random on 1.7 million pixels: 24,000 pairs evict each other from
+    // the cache (each list entry counts a few contacts) until the list is summed, and a summed
+    // pair's count (about 300) no longer fits in the 8 bits its labels leave, so the sort must
+    // take pair and count side by side.
+    const std::int64_t w = 1300, h = 1300;
+    std::vector<std::uint32_t> l(std::size_t(w * h));
+    std::mt19937 rng(220);
+    for (auto& v : l) v = (1u << 27) + rng() % 220;
+    const auto one = adjacency(l.data(), w, h, 8, false, 0, Backend::Cpu, 1);
+    const auto ref = brute_force(l, w, h, 8, false);
+    ASSERT_EQ(one.size(), ref.size());
+    auto it = ref.begin();
+    for (const AdjacencyEdge& e : one) {
+        ASSERT_TRUE(e.a == it->first.first && e.b == it->first.second && e.contacts == it->second)
+            << "pair " << e.a << "-" << e.b;
+        ++it;
+    }
+}
+
 TEST(Adjacency, LabelsNearTheTopOfTheRange) {
     // Pairs packed for the sort use every bit of both labels.
     const std::uint32_t top = 0xFFFFFFFFu;
