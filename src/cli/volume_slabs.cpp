@@ -124,11 +124,15 @@ std::int64_t slab_pages(const std::string& input, std::int64_t slab_option, std:
     const std::uint64_t page_px = std::uint64_t(head.width()) * std::uint64_t(head.height());
     const std::uint64_t voxels = page_px * std::uint64_t(pages);
     const std::uint64_t per_voxel = std::uint64_t(bytes_per_pixel(head.format())) + 4;
-    const std::uint64_t need = voxels * per_voxel + (voxels > labeller.untiled_limit() ? 4 * voxels : 0);
-    if (need <= budget || page_px == 0) return 0;
-    why = "it needs about " + format_size(need) + " in memory, over --memory-budget " + format_size(budget);
+    const std::uint64_t need = voxels * per_voxel;
+    // One call labels at most untiled_limit() voxels (2^32 - 1, lowered by tests) into uint32 labels:
+    // a volume past it can only be labelled in slabs, of at most that many voxels each.
+    const std::uint64_t limit = labeller.untiled_limit();
+    if ((need <= budget && voxels <= limit) || page_px == 0) return 0;
+    why = need > budget ? "it needs about " + format_size(need) + " in memory, over --memory-budget " + format_size(budget)
+                        : "more than " + with_commas(limit) + " voxels, past what one labelling numbers";
     const std::uint64_t fit = budget / 2 / (page_px * per_voxel);
-    return std::int64_t(std::clamp<std::uint64_t>(std::min(fit, kMaxPixels / page_px), 1, std::uint64_t(pages)));
+    return std::int64_t(std::clamp<std::uint64_t>(std::min(fit, limit / page_px), 1, std::uint64_t(pages)));
 }
 
 std::string label_volume_in_slabs(const std::string& input, const std::string& output, const Labeller& labeller,

@@ -11,8 +11,10 @@ class Labeller;
 
 /// How the pages of @p input are read for `label --volume`: 0 whole (read_volume), else this many
 /// pages a slab. @p slab_option (--slab, 0: not given) wins; otherwise a TIFF whose voxels and
-/// labels would pass @p budget is read in slabs of as many pages as fit half of it. @p why gets the
-/// reason for the report. Throws Error for --slab with a .npy volume (read whole, not by pages).
+/// labels would pass @p budget, or with more voxels than one labelling numbers
+/// (Labeller::untiled_limit()), is read in slabs of as many pages as fit half the budget and that
+/// limit. @p why gets the reason for the report. Throws Error for --slab with a .npy volume (read
+/// whole, not by pages).
 std::int64_t slab_pages(const std::string& input, std::int64_t slab_option, std::uint64_t budget,
                         const Labeller& labeller, std::string& why);
 

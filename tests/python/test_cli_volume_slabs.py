@@ -118,6 +118,10 @@ def test_uint64_labels_past_the_limit(cli, tmp_path):
     got = np.load(tmp_path / "wide.npy")
     assert got.dtype == np.uint64 and "uint64 labels" in proc.stdout
     np.testing.assert_array_equal(got, np.load(tmp_path / "whole.npy"))
+    # past the limit without --slab: slabs by themselves, each within the limit (2 pages of 36)
+    proc = label_files(cli, tmp_path / "h.tif", tmp_path / "auto.npy", "-b", 0, env=env)
+    assert "in slabs of 2 pages (more than 100 voxels, past what one labelling numbers)" in proc.stdout
+    np.testing.assert_array_equal(np.load(tmp_path / "auto.npy"), got)
 
 
 def test_without_output_reports_the_count(cli, tmp_path):

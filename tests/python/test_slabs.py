@@ -159,6 +159,19 @@ def test_memmap_in_and_out(tmp_path):
         np.testing.assert_array_equal(np.load(tmp_path / f"labels{np.dtype(dtype).itemsize}.npy"), want)
 
 
+def test_tiff_pages(tmp_path):
+    tifffile = pytest.importorskip("tifffile")
+    v = helix((10, 9, 8), 2, 6).astype(np.uint16) * 300
+    with tifffile.TiffWriter(tmp_path / "stack.tif") as t:
+        for s in v:
+            t.write(s)
+    with tifffile.TiffFile(tmp_path / "stack.tif") as t:  # a page at a time, as (1, Y, X) slabs
+        got, n = cclabel.label_slabs((p.asarray()[None] for p in t.pages), background=0, return_num=True)
+    want, m = cclabel.label(v, connectivity=26, background=0, return_num=True)
+    assert n == m
+    np.testing.assert_array_equal(got, want)
+
+
 def test_out_of_another_layout():
     v = late_join((6, 5, 4))
     out = np.zeros((4, 5, 6), np.uint64).transpose(2, 1, 0)  # (6, 5, 4), not C order
