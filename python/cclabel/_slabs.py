@@ -139,11 +139,20 @@ def label_slabs(slabs, *, connectivity=26, background=None, out=None, dtype=None
     threads : int or None
         CPU threads for each slab, as in :func:`cclabel.label`.
 
-    Returns ``labels`` (``out`` when given), or ``(labels, N)``. TypeError for slabs that are not
-    arrays, differ in dtype or are of a dtype the volume labeller does not take, a label dtype other
-    than uint32/uint64; ValueError for no slabs, a slab that is not 3-D, slabs that differ in
-    ``(Y, X)``, a connectivity other than 6/18/26, ``out`` of the wrong shape or read-only, and N
-    above a uint32 ``out``'s or ``dtype``'s range.
+    Returns
+    -------
+    labels : numpy.ndarray, or (labels, N) with ``return_num=True``
+        ``out`` when given; N an int.
+
+    Raises
+    ------
+    TypeError
+        Slabs that are not an iterable of host arrays, differ in dtype or are of a dtype the volume
+        labeller does not take; a label dtype other than uint32/uint64.
+    ValueError
+        No slabs, a slab that is not 3-D, slabs that differ in ``(Y, X)``, a connectivity other than
+        6/18/26, ``out`` of the wrong shape or read-only, N above a uint32 ``out``'s or ``dtype``'s
+        range, and what :func:`cclabel.label` refuses (a background out of range, ...).
     """
     from . import label
 
