@@ -450,11 +450,12 @@ std::vector<AdjacencyEdge> gather_as(std::vector<BandPairs>& bands, std::size_t 
         distinct[p] = d;
     });
     for (std::size_t p = 0, d = 0; p <= parts; ++p) d += std::exchange(distinct[p], d);
-    // reserve, then the advice, then resize: the zeroing that resize cannot skip is then the
-    // buffer's first touch, on huge pages (core/huge_pages.hpp).
+    // reserve, then the advice and the pages faulted in on every thread, then resize: the zeroing
+    // that resize cannot skip no longer takes each page's fault on one thread (core/huge_pages.hpp).
     std::vector<AdjacencyEdge> edges;
     edges.reserve(distinct[parts]);
     advise_huge_pages(edges.data(), edges.capacity() * sizeof(AdjacencyEdge));
+    populate_for_writing(edges.data(), edges.capacity() * sizeof(AdjacencyEdge), threads);
     edges.resize(distinct[parts]);
     parallel_for(parts, threads, [&](std::uint64_t p) {
         const T* s = sorted[p];

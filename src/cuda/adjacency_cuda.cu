@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -128,9 +129,9 @@ __device__ __forceinline__ LaneNeighbours band_row(const AdjParams& p, const War
 }
 
 /// A block takes runs of kAdjChunk tiles while there are any. The table goes out only when
-/// it is half full and at the end: a tile costs one barrier, where putting the table out after
-/// every tile cost three, and the warps waited for each other's loads at each (12 ms on the 800
-/// dpi sheet in 32 x 32 tiles of one row a warp at a time, H100, 2026-12-07). Three blocks an SM:
+/// it is half full after a run, and at the end: putting it out after every tile cost three
+/// barriers a tile, and the warps waited for each other's loads at each (12 ms on the 800 dpi
+/// sheet in 32 x 32 tiles of one row a warp at a time, H100, 2026-12-07). Three blocks an SM:
 /// left to itself ptxas held the band in 64 registers and spilled.
 __global__ void __launch_bounds__(kAdjThreads, 3) adjacency_tile_kernel(AdjParams p, AdjOut o) {
     __shared__ unsigned long long s_keys[kAdjTable];
@@ -175,7 +176,6 @@ __global__ void __launch_bounds__(kAdjThreads, 3) adjacency_tile_kernel(AdjParam
     for (;;) {
         if (threadIdx.x == 0) s_chunk = atomicAdd(&o.tally->next_chunk, 1u);
         __syncthreads();
-        // Read before the chunk's first tile ends in a barrier, after which thread 0 may take the next.
         const std::uint64_t first = std::uint64_t(s_chunk) * kAdjChunk;
         if (first >= p.tiles) break;
         const std::uint64_t last = min(first + kAdjChunk, p.tiles);
@@ -213,10 +213,13 @@ __global__ void __launch_bounds__(kAdjThreads, 3) adjacency_tile_kernel(AdjParam
                     }
                 }
             }
-            // Thread 0's look at the count may miss a warp's last adds: it only decides when the table
-            // goes out early (the same answer for every thread); the last put_out takes whatever is left.
-            if (__syncthreads_or(threadIdx.x == 0 && s_nused > kAdjTable / 2)) put_out();
         }
+        // One barrier a run of tiles, not a tile: between them the warps go their own pace, each
+        // with its band's loads in flight while the others work (a barrier a tile: 6.5 ms on the 800
+        // dpi sheet, H100, 2026-12-07). A table that fills meanwhile sends its new pairs out on
+        // their own (table_full), which costs items, not answers. The barrier also keeps thread 0
+        // from taking the next run before every thread has read this one.
+        if (__syncthreads_or(threadIdx.x == 0 && s_nused > kAdjTable / 2)) put_out();
     }
     __syncthreads();
     if (s_nused != 0) put_out();
@@ -240,10 +243,10 @@ unsigned grid_for(std::uint64_t tiles) {
 }  // namespace
 
 /// The edges of @p labels, a width × height image in device memory with rows @p stride labels
-/// apart, on @p stream (waited for).
+/// apart, on @p stream (waited for); @p threads host threads fault the result's memory in.
 std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std::int64_t width, std::int64_t height,
                                                std::int64_t stride, int connectivity, bool include_background,
-                                               cudaStream_t stream) {
+                                               cudaStream_t stream, int threads) {
     AdjParams p;
     p.labels = labels;
     p.width = std::uint32_t(width);
@@ -307,6 +310,22 @@ std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std:
     if (pixels > 0) items_a_pixel.store(std::min(1.0 / 16, double(items) / double(pixels)), std::memory_order_relaxed);
     if (items == 0) return {};
 
+    // The result's room (the items bound the edges) faulted in on the host's threads while the
+    // device sorts and sums (core/huge_pages.hpp): one thread's first writes into it took 11 ms on
+    // the 800 dpi sheet, against 1.3 ms for everything from here to the download (H100, 2026-12-07).
+    std::vector<AdjacencyEdge> edges;
+    edges.reserve(items);
+    cclabel::detail::advise_huge_pages(edges.data(), items * sizeof(AdjacencyEdge));
+    std::thread populate([&edges, items, threads] {
+        cclabel::detail::populate_for_writing(edges.data(), items * sizeof(AdjacencyEdge), threads);
+    });
+    struct Join {  // an exception on the way still waits for the thread that writes into edges
+        std::thread& t;
+        ~Join() {
+            if (t.joinable()) t.join();
+        }
+    } join_populate{populate};
+
     auto* k = items_buf.as<std::uint64_t>();
     auto* v = k + 2 * capacity;
     cub::DoubleBuffer<std::uint64_t> kb(k, k + capacity), vb(v, v + capacity);
@@ -351,9 +370,8 @@ std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std:
     // the page faults on huge pages, H100 host, 2026-12-07).
     static_assert(std::is_trivially_copyable_v<AdjacencyEdge>);
     const auto* from = staged.as<const AdjacencyEdge>();
-    std::vector<AdjacencyEdge> edges;
-    edges.reserve(n);
-    cclabel::detail::advise_huge_pages(edges.data(), n * sizeof(AdjacencyEdge));
+    populate.join();
+    populate = std::thread();
     edges.assign(from, from + n);
     step("vector");
     return edges;
@@ -371,12 +389,14 @@ std::vector<AdjacencyEdge> adjacency_cuda(const std::uint32_t* labels, std::int6
     Stream stream;
     stream.create();
     if (cuda::host::memory_kind(labels) == cuda::host::MemoryKind::Device)
-        return adjacency_on_device(labels, width, height, stride, connectivity, include_background, stream.s);
+        return adjacency_on_device(labels, width, height, stride, connectivity, include_background, stream.s,
+                                   cuda::host::copy_threads(threads));
     const std::size_t row = std::size_t(width) * 4;
     DeviceBuffer d(row * std::size_t(height), "the labels");
     cuda::host::copy_up(d.p, labels, std::size_t(stride) * 4, row, std::size_t(height), stream.s,
                         cuda::host::copy_threads(threads));
-    return adjacency_on_device(d.as<std::uint32_t>(), width, height, width, connectivity, include_background, stream.s);
+    return adjacency_on_device(d.as<std::uint32_t>(), width, height, width, connectivity, include_background, stream.s,
+                               cuda::host::copy_threads(threads));
 }
 
 }  // namespace cclabel::detail

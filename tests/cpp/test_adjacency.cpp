@@ -2,12 +2,14 @@
 // (4 or 8 directions), each touching pair is then seen from both sides and counted twice.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <string>
 
 #include "cclabel/adjacency.hpp"
 #include "cclabel/cclabel.hpp"
+#include "core/huge_pages.hpp"
 #include "cuda/kernels/adjacency_bodies.cuh"
 
 namespace cclabel::test {
@@ -328,6 +330,38 @@ TEST(Adjacency, LabelsNearTheTopOfTheRange) {
     std::vector<std::uint32_t> two(std::size_t(2 * w), 1);
     for (std::int64_t x = 0; x < w; ++x) two[std::size_t(w + x)] = (1u << 28) - 1;
     for (int conn : {4, 8}) expect_brute_force(two, w, 2, conn, false, 0, "a long boundary between 28-bit labels");
+}
+
+TEST(Adjacency, AnEdgeListOfMegabytesMatchesBruteForce) {
+    // A label a pixel: 1.2 million edges, 19 MB of result, whose room is faulted in on several
+    // threads before it is written (core/huge_pages.hpp's populate_for_writing).
+    const std::int64_t w = 700, h = 600;
+    std::vector<std::uint32_t> l(std::size_t(w * h));
+    std::mt19937 rng(11);
+    for (std::size_t i = 0; i < l.size(); ++i) l[i] = std::uint32_t(i + 1);
+    std::shuffle(l.begin(), l.end(), rng);
+    for (int threads : {1, 3}) {
+        const auto edges = adjacency(l.data(), w, h, 8, false, 0, Backend::Cpu, threads);
+        ASSERT_GT(edges.size() * sizeof(AdjacencyEdge), std::size_t(8) << 20);
+    }
+    expect_brute_force(l, w, h, 8, false, 0, "a label a pixel");
+}
+
+TEST(HugePages, PopulatingLeavesWhatTheMemoryHolds) {
+    // Prefaulting a buffer must not change a byte of it: written pages keep their contents, and
+    // reserved capacity (never written) reads as whatever it is after, as the vector fills it.
+    std::vector<std::uint64_t> v(std::size_t(3) << 20);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = i * 0x9E3779B97F4A7C15ull;
+    for (int threads : {1, 4}) {
+        cclabel::detail::populate_for_writing(reinterpret_cast<char*>(v.data()) + 3, v.size() * 8 - 5, threads);
+        for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(v[i], i * 0x9E3779B97F4A7C15ull) << i;
+    }
+    std::vector<std::uint64_t> r;
+    r.reserve(std::size_t(2) << 20);
+    cclabel::detail::populate_for_writing(r.data(), r.capacity() * 8, 2);
+    r.assign(v.begin(), v.begin() + std::ptrdiff_t(r.capacity()));
+    for (std::size_t i = 0; i < r.size(); ++i) ASSERT_EQ(r[i], v[i]) << i;
+    cclabel::detail::populate_for_writing(nullptr, 0, 2);  // nothing to do
 }
 
 TEST(Adjacency, RunLengthsEndAtTheNextHead) {
