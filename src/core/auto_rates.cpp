@@ -295,6 +295,7 @@ void measure_auto_rates_ahead() noexcept {
 
 Backend resolve_auto(Backend b, const Workload& w) {
     if (b != Backend::Auto) return b;
+    const std::int64_t t_enter = trace_auto() ? cpu::steady_ns() : 0;
     // Read at every call (a few hundred nanoseconds), so that a process may change its mind; a bad
     // value fails every Auto call alike.
     const char* env = std::getenv("CCLABEL_RATES");
@@ -343,10 +344,11 @@ Backend resolve_auto(Backend b, const Workload& w) {
     if (trace_auto())
         std::fprintf(stderr,
                      "cclabel auto: op %d, %llu px x %llu, format %d, %d threads, density %.4f, background %.3f of "
-                     "runs, %.3f of pixels: cpu %.3f ms, gpu %.3f ms -> %s\n",
+                     "runs, %.3f of pixels: cpu %.3f ms, gpu %.3f ms -> %s (decided in %.1f us)\n",
                      int(w.op), (unsigned long long)w.pixels, (unsigned long long)w.images, int(w.format), w.threads,
                      wd.density, wd.background_share, sample.background_pixels,
-                     cpu_seconds(wd, cpu) * 1e3, gpu_seconds(wd, gr) * 1e3, choice == Backend::Cuda ? "cuda" : "cpu");
+                     cpu_seconds(wd, cpu) * 1e3, gpu_seconds(wd, gr) * 1e3, choice == Backend::Cuda ? "cuda" : "cpu",
+                     double(cpu::steady_ns() - t_enter) * 1e-3);
     return choice;
 }
 
