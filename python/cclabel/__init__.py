@@ -194,8 +194,9 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
         ``out_dtype=``, ``return_num`` and ``threads`` as for images; host arrays (NumPy, CPU
         tensors) and CuPy arrays or CUDA tensors (labelled on their GPU); ``stats`` (the volume
         columns of :func:`regions`, on the CPU); ``tolerance`` for host volumes of bool, uint8,
-        uint16 and uint32 (on the CPU). A ``(Z, Y, X, 3|4)`` uint8 host array is an RGB or RGBA
-        volume (each colour a value; ``background`` a tuple or ``"#rrggbb"``).
+        uint16 and uint32 (on the CPU). A ``(Z, Y, X, 3|4)`` uint8 array is an RGB or RGBA
+        volume (each colour a value; ``background`` a tuple or ``"#rrggbb"``; ``stats`` on host
+        arrays, the ``value`` column a colour).
     background : None, number, tuple of ints or str
         A value whose pixels get label 0 and join nothing. None (default): every value is a
         region, zeros included (bool images: False is always background). One-channel images
@@ -494,7 +495,7 @@ def regions(labels, image, *, connectivity=8, backend="auto", threads=None):
         The ``(H, W)`` / ``(H, W, 3|4)`` image the labels belong to (any dtype of
         :func:`label`, copied as :func:`label` copies it), on the same device; it gives each
         region's value. For a volume, the ``(Z, Y, X)`` volume (any dtype :func:`label` takes
-        for volumes).
+        for volumes) or the ``(Z, Y, X, 3|4)`` uint8 RGB or RGBA volume.
     connectivity : int
         The neighbourhood of the perimeter: 8 (default) or 4 (or scikit-image's 2 / 1). With
         ``(Z, Y, X)`` labels it must be a volume's, 6, 18 or 26 (scikit-image's 3), as they were
@@ -534,7 +535,9 @@ def regions(labels, image, *, connectivity=8, backend="auto", threads=None):
     ``centroid_y``, ``centroid_z`` (float64, from exact 64-bit sums), ``surface`` (uint64: the
     region's voxels with at least one of their 6 face neighbours outside the region; the volume's
     border counts as outside, whatever the connectivity) and ``value`` (``(N + 1, 1)``, the
-    volume's dtype, read at the region's first voxel), as ``cclabel stats --volume`` writes them.
+    volume's dtype, read at the region's first voxel; for an RGB or RGBA volume ``(N + 1, 3|4)``
+    uint8, the colour, as for RGB pictures; 0 for empty labels), as ``cclabel stats --volume``
+    writes them.
 
     Examples
     --------

@@ -2,10 +2,11 @@
 (``cclabel/volume_stats.hpp``).
 
 regions() reads the volume's values with every dtype as it is (as ``_volume`` hands them to
-cclabel.label), from C order (other layouts are copied once). The filters need no volume of
-their own: a region is a label value, and the raster order of a C-ordered ``(Z, Y, X)`` array is
-that of the same labels seen as a ``(Z * Y, X)`` picture, so they run the picture filters on that
-view (in place where the labels are C-contiguous).
+cclabel.label), from C order (other layouts are copied once); an RGB or RGBA volume
+``(Z, Y, X, 3|4)`` of uint8 is read as RGB8 / RGBA8, its value a colour of 3 or 4 channels. The
+filters need no volume of their own: a region is a label value, and the raster order of a
+C-ordered ``(Z, Y, X)`` array is that of the same labels seen as a ``(Z * Y, X)`` picture, so they
+run the picture filters on that view (in place where the labels are C-contiguous).
 """
 from __future__ import annotations
 
@@ -54,9 +55,10 @@ def regions(labels, image, *, connectivity, backend, threads):
     lab = _labels_volume(labels)
     a = _volume._host_array(image, _volume_lib(image))
     if a.ndim == 4 and a.shape[3] in (3, 4):
-        raise ValueError("image: statistics of RGB and RGBA volumes are not there yet (label() takes them)")
+        return _regions_colour(lab, a, connectivity=connectivity, backend=backend, threads=threads)
     if a.ndim != 3:
-        raise ValueError(f"image: expected the (Z, Y, X) volume of the labels, got {a.ndim} dimensions")
+        raise ValueError(f"image: expected the (Z, Y, X) volume of the labels or a (Z, Y, X, 3|4) RGB or RGBA "
+                         f"volume, got shape {tuple(a.shape)}")
     name = a.dtype.name
     if name not in _volume._FORMATS:
         raise TypeError(f"image: dtype {name} is not supported for 3-D volumes (supported: " +
@@ -68,15 +70,40 @@ def regions(labels, image, *, connectivity, backend, threads):
         raise TypeError(f"backend: expected 'auto', 'cpu' or 'cuda', got {backend!r}")
     rows = _cclabel._regions_volume(lab, a, _volume._FORMATS[name], int(_volume.CONNECTIVITY[int(connectivity)]),
                                     backend, _cclabel._threads(threads))
-    table = {"label": np.arange(rows.shape[0], dtype=np.uint32)}
-    for col, word, dtype in COLUMNS:
-        table[col] = np.ascontiguousarray(rows[:, word]).view(dtype)
+    table = _table(rows)
     bits = np.ascontiguousarray(rows[:, _VALUE_WORD])
     if name == "bool":
         values = bits.astype(bool)
     else:
         values = bits.astype(f"uint{8 * a.dtype.itemsize}").view(a.dtype)
     table["value"] = np.ascontiguousarray(values.reshape(-1, 1))
+    return table
+
+
+def _table(rows) -> dict:
+    """The columns of COLUMNS from the raw (N + 1, 13) uint64 rows, after ``label``."""
+    table = {"label": np.arange(rows.shape[0], dtype=np.uint32)}
+    for col, word, dtype in COLUMNS:
+        table[col] = np.ascontiguousarray(rows[:, word]).view(dtype)
+    return table
+
+
+def _regions_colour(lab, a, *, connectivity, backend, threads):
+    """regions() of an RGB or RGBA volume (Z, Y, X, C) of uint8: the core reads it as RGB8 / RGBA8
+    (C-contiguous, as its (Z, Y, X * C) bytes); ``value`` is ``(N + 1, C)`` uint8, the colour at
+    the region's first voxel, as regions() of a 2-D RGB picture gives it (0 for empty labels)."""
+    c = int(a.shape[3])
+    fmt = _volume._colour_format(a.dtype.name, a.shape)
+    if not isinstance(backend, str):
+        raise TypeError(f"backend: expected 'auto', 'cpu' or 'cuda', got {backend!r}")
+    a = np.ascontiguousarray(a)
+    z, y, x = (int(s) for s in a.shape[:3])
+    rows = _cclabel._regions_volume(lab, a.reshape(z, y, x * c), fmt, int(_volume.CONNECTIVITY[int(connectivity)]),
+                                    backend, _cclabel._threads(threads), c)
+    table = _table(rows)
+    # value[0..3] are the words 11 (channels 0, 1) and 12 (channels 2, 3), one channel a uint32
+    channels = np.ascontiguousarray(rows[:, _VALUE_WORD:_VALUE_WORD + 2]).view(np.uint32)[:, :c]
+    table["value"] = np.ascontiguousarray(channels.astype(np.uint8))
     return table
 
 

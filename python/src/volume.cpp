@@ -58,11 +58,7 @@ void set_background(cclabel::Options& o, nb::handle background) {
 // An RGB or RGBA volume (Z, Y, X, C) of uint8 arrives as its (Z, Y, X * C) bytes with channels C.
 std::uint32_t py_label_volume(const Volume& image, int format, Labels out, int connectivity, nb::handle background,
                               const std::string& backend, int threads, nb::handle tolerance, int channels) {
-    const cclabel::PixelFormat f = channels == 1 ? cclabel_py::volume_format(format, image.itemsize())
-                                                  : cclabel::PixelFormat(format);
-    if (channels != 1 && (image.itemsize() != 1 || cclabel::bytes_per_pixel(f) != channels ||
-                          image.shape(2) % std::size_t(channels) != 0))
-        throw nb::type_error("image: an RGB or RGBA volume must be uint8 of shape (Z, Y, X, 3 or 4)");
+    const cclabel::PixelFormat f = cclabel_py::volume_format(format, image.itemsize(), image.shape(2), channels);
     const std::int64_t item = channels == 1 ? cclabel::bytes_per_pixel(f) : 1;
     if (out.shape(0) != image.shape(0) || out.shape(1) != image.shape(1) ||
         out.shape(2) != image.shape(2) / std::size_t(channels))

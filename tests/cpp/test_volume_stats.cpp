@@ -37,6 +37,7 @@ struct Vol {
             case PixelFormat::Gray8: return {std::uint32_t(i * 30 + 1), 0, 0, 0};
             case PixelFormat::U32: return {std::uint32_t(i * 0x10000001u), 0, 0, 0};
             case PixelFormat::RGB8: return {std::uint32_t(i), 7, std::uint32_t(255 - i), 0};
+            case PixelFormat::RGBA8: return {7, std::uint32_t(i), 7, std::uint32_t(3 + 40 * i)};
             case PixelFormat::I16: return {std::uint32_t(std::uint16_t(std::int16_t(-300 * std::int64_t(i)))), 0, 0, 0};
             case PixelFormat::F32: {
                 // entry 0 is +0.0 (stored as -0.0 too), 1 NaN (any payload): both read canonical
@@ -59,6 +60,9 @@ struct Vol {
             case PixelFormat::Binary8: p[0] = std::uint8_t(i == 0 ? 0 : alt ? 200 : 1); break;
             case PixelFormat::Gray8: p[0] = std::uint8_t(v[0]); break;
             case PixelFormat::RGB8: p[0] = std::uint8_t(v[0]), p[1] = std::uint8_t(v[1]), p[2] = std::uint8_t(v[2]); break;
+            case PixelFormat::RGBA8:
+                for (int c = 0; c < 4; ++c) p[c] = std::uint8_t(v[std::size_t(c)]);
+                break;
             case PixelFormat::I16: { const std::uint16_t s = std::uint16_t(v[0]); std::memcpy(p, &s, 2); break; }
             case PixelFormat::F32: {
                 std::uint32_t b = v[0];
@@ -161,7 +165,7 @@ void expect_rows(Vol& v, PixelFormat f, const std::vector<std::uint32_t>& lab, c
 }
 
 constexpr PixelFormat kFormats[] = {PixelFormat::Binary8, PixelFormat::Gray8, PixelFormat::U32, PixelFormat::RGB8,
-                                    PixelFormat::I16,     PixelFormat::F32,   PixelFormat::I64};
+                                    PixelFormat::RGBA8,   PixelFormat::I16,   PixelFormat::F32, PixelFormat::I64};
 
 struct Shape {
     std::int64_t w, h, d;
@@ -203,6 +207,28 @@ TEST(VolumeRegions, LabelVolumeOutputWithBackground) {
         EXPECT_EQ(total, v.idx.size());
         expect_rows(v, PixelFormat::Gray8, lab, view, o, "label_volume conn " + std::to_string(conn));
     }
+}
+
+TEST(VolumeRegions, LabelVolumeOutputOfColourVolumesWithBackground) {
+    // RGB8 and RGBA8 volumes labelled with a colour background: every region's value is its colour,
+    // all four channels (entries 0..2 differ in green, and in alpha for RGBA8).
+    for (PixelFormat f : {PixelFormat::RGB8, PixelFormat::RGBA8})
+        for (int conn : {6, 18, 26}) {
+            Vol v = random_vol(13, 7, 9, 3, std::uint32_t(conn) + 11);
+            Options o;
+            o.connectivity = conn;
+            const auto bg = Vol::value_of(f, 1);
+            o.background = f == PixelFormat::RGB8 ? std::vector<std::uint64_t>{bg[0], bg[1], bg[2]}
+                                                  : std::vector<std::uint64_t>{bg[0], bg[1], bg[2], bg[3]};
+            const VolumeView view = v.as(f, 1, 2);
+            std::vector<std::uint32_t> lab(v.idx.size());
+            const LabelResult r = label_volume(view, lab.data(), o);
+            const std::vector<VolumeRegionStats> st = regions_volume(view, lab.data(), o);
+            ASSERT_EQ(st.size(), std::size_t(r.count) + 1);
+            EXPECT_EQ(st[0].value, bg);
+            for (std::size_t l = 1; l < st.size(); ++l) EXPECT_NE(st[l].value, bg) << l;
+            expect_rows(v, f, lab, view, o, std::string(format_name(f)) + " background conn " + std::to_string(conn));
+        }
 }
 
 TEST(VolumeRegions, LabelsWithGapsAndEmptyVolumes) {

@@ -119,6 +119,28 @@ def surface(labels: np.ndarray) -> np.ndarray:
     return np.bincount(labels[on], minlength=int(labels.max()) + 1)
 
 
+def check_stats_csv(t: dict, labels: np.ndarray) -> np.ndarray:
+    """The CSV's columns but the value against cc3d.statistics and a brute-force surface of
+    @p labels; returns each label's first voxel (raster index; -1 for a label with no voxel)."""
+    st = cc3d.statistics(labels)
+    n = int(labels.max())
+    assert len(t["label"]) == n + 1
+    np.testing.assert_array_equal(t["voxels"].astype(np.int64), st["voxel_counts"])
+    for l in range(n + 1):
+        if st["voxel_counts"][l] == 0:
+            continue
+        zs, ys, xs = st["bounding_boxes"][l]
+        assert [int(t[c][l]) for c in ("front", "top", "left", "depth", "height", "width")] == [
+            zs.start, ys.start, xs.start, zs.stop - zs.start, ys.stop - ys.start, xs.stop - xs.start]
+    cen = np.stack([t["centroid_z"], t["centroid_y"], t["centroid_x"]], axis=1).astype(float)
+    np.testing.assert_allclose(cen, st["centroids"], rtol=1e-12)
+    np.testing.assert_array_equal(t["surface"].astype(np.int64), surface(labels))
+    present, first = np.unique(labels.ravel(), return_index=True)
+    at = np.full(n + 1, -1)
+    at[present] = first
+    return at
+
+
 @pytest.mark.parametrize("connectivity", [6, 26])
 def test_stats_volume_csv(cli, tmp_path, connectivity):
     v = volume("uint8", shape=(7, 8, 10), seed=connectivity)
@@ -128,23 +150,35 @@ def test_stats_volume_csv(cli, tmp_path, connectivity):
                                            "centroid_z,surface,value")
     t = read_csv(proc.stdout)
     labels = truth(v, connectivity, 0)
-    st = cc3d.statistics(labels)
-    n = int(labels.max())
-    assert len(t["label"]) == n + 1
-    np.testing.assert_array_equal(t["voxels"].astype(np.int64), st["voxel_counts"])
-    for l in range(1, n + 1):
-        zs, ys, xs = st["bounding_boxes"][l]
-        assert [int(t[c][l]) for c in ("front", "top", "left", "depth", "height", "width")] == [
-            zs.start, ys.start, xs.start, zs.stop - zs.start, ys.stop - ys.start, xs.stop - xs.start]
-    cen = np.stack([t["centroid_z"], t["centroid_y"], t["centroid_x"]], axis=1).astype(float)
-    np.testing.assert_allclose(cen, st["centroids"], rtol=1e-12)
-    np.testing.assert_array_equal(t["surface"].astype(np.int64), surface(labels))
-    first = np.unique(labels.ravel(), return_index=True)[1]
+    first = check_stats_csv(t, labels)
     np.testing.assert_array_equal(t["value"].astype(np.int64), v.ravel()[first])
     # --csv, and `label --stats` writes the same table
     run(cli, "stats", tmp_path / "v.npy", "--volume", "-c", connectivity, "-b", 0, "--csv", tmp_path / "s.csv")
     run(cli, "label", tmp_path / "v.npy", "--volume", "-c", connectivity, "-b", 0, "--stats", tmp_path / "l.csv")
     assert (tmp_path / "s.csv").read_text() == proc.stdout == (tmp_path / "l.csv").read_text()
+
+
+@pytest.mark.parametrize("channels", [3, 4])
+@pytest.mark.parametrize("connectivity", [6, 18, 26])
+def test_stats_volume_of_rgb_stacks(cli, tmp_path, channels, connectivity):
+    """`stats --volume` of an RGB or RGBA TIFF stack: the 3-D columns of the colour labels (cc3d on
+    colour ids), the value as #rrggbb(aa) at each region's first voxel; the background as
+    #rrggbb(aa) or r,g,b(,a)."""
+    rng = np.random.default_rng(channels * 10 + connectivity)
+    palette = np.full((4, channels), 255, np.uint8)
+    palette[1, 0], palette[2, 1], palette[3, channels - 1] = 254, 0, 17  # one channel off (alpha for RGBA)
+    v = palette[rng.integers(0, 4, size=(5, 6, 7))]
+    write_stack(tmp_path / "rgb.tif", v)
+    white = (255,) * channels
+    for bg in (None, "#" + "ff" * channels, ",".join(["255"] * channels)):
+        background = [] if bg is None else ["-b", bg]
+        proc = run(cli, "stats", tmp_path / "rgb.tif", "--volume", "-c", connectivity, *background)
+        labels = truth(v, connectivity, None if bg is None else white)
+        t = read_csv(proc.stdout)
+        first = check_stats_csv(t, labels)
+        colours = np.where(first[:, None] >= 0, v.reshape(-1, channels)[first], 0)  # 0 for no voxel
+        assert list(t["value"]) == ["#" + "".join(f"{c:02x}" for c in colour) for colour in colours]
+        assert (bg is None) == (t["voxels"][0] == "0")
 
 
 @pytest.mark.parametrize("connectivity", [6, 26])
