@@ -6,8 +6,10 @@ keys along the seams of a 2-D chunk grid. Two cases do not fit it, and take this
 * **tolerance joining** (``tolerance=T``): two neighbours join when every channel differs by at
   most T, a rule per *pair of pixels*, so the seams must see the border pixels' values, not keys
   of runs;
-* **(Z, Y, X) volumes** (connectivity 6, 18, 26): the seams are planes, and the chunk grid's
-  edges and corners are where up to eight chunks meet.
+* **(Z, Y, X) volumes** (connectivity 6, 18, 26; RGB/RGBA volumes too): the seams are planes, and
+  the chunk grid's edges and corners are where up to eight chunks meet. Both at once (a volume
+  with a tolerance) is the same tree: the pairs across a cut are the connectivity's, and each is
+  judged by its values.
 
 The same four steps as the run-based tree, in any number of dimensions (2 or 3 here):
 

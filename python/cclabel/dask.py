@@ -37,9 +37,9 @@ labels on larger images (the relabel tasks raise ValueError if N does not fit).
 Two cases take the same four steps with another summary (:mod:`cclabel._dask_faces`): labelling
 with ``tolerance=T`` (joining across a seam is decided per pair of pixels by their values, so the
 summaries carry the border pixels' values, not runs of keys) and ``(Z, Y, X)`` volumes with
-connectivity 6, 18 or 26 (the seams are planes, with edges and corners where four and eight chunks
-meet). :func:`adjacency` sums each chunk's region adjacency graph and the pairs across its seams
-(:mod:`cclabel._dask_adjacency`).
+connectivity 6, 18 or 26, RGB/RGBA volumes and volumes with a tolerance among them (the seams are
+planes, with edges and corners where four and eight chunks meet). :func:`adjacency` sums each
+chunk's region adjacency graph and the pairs across its seams (:mod:`cclabel._dask_adjacency`).
 """
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ from operator import getitem
 
 import numpy as np
 
-from . import _arrays, _cclabel, _dask_faces
+from . import _arrays, _cclabel, _dask_faces, _volume
 from ._piece_keys import ValueKeys, ordered_bits
 from .tiles import label_tile, relabel_tile
 
@@ -200,13 +200,10 @@ def _relabel(local, renames, roots, *, dtype):
 
 # --- tolerance and volumes: the tree over chunk faces (cclabel/_dask_faces.py) ------------------------
 
-_VOLUME_CONNECTIVITY = {6: 6, 18: 18, 26: 26, 3: 26}  # as cclabel.label reads a 3-D array (_volume.py)
-
-
 def _is_volume(array, connectivity):
-    """As cclabel.label decides: a 3-D array with a volume's connectivity is one (Z, Y, X) volume."""
-    return (array.ndim == 3 and not isinstance(connectivity, (bool, np.bool_)) and
-            isinstance(connectivity, (int, np.integer)) and int(connectivity) in _VOLUME_CONNECTIVITY)
+    """As cclabel.label decides: a 3-D array, or a 4-D one of 3 or 4 channels (RGB, RGBA), with a
+    volume's connectivity is one (Z, Y, X) volume."""
+    return _volume.is_volume(array, connectivity)
 
 
 def _native(block):
@@ -235,12 +232,14 @@ def _equality_key(face):
     return face.view("u" + str(face.dtype.itemsize))
 
 
-def _volume_chunk(block, *, origin, shape, connectivity, background, backend, threads):
-    """A chunk of a (Z, Y, X) volume labelled on its own (cclabel.label, 6/18/26)."""
+def _volume_chunk(block, *, origin, shape, connectivity, background, backend, threads, tolerance=None):
+    """A chunk of a (Z, Y, X) volume (a trailing channel axis for RGB/RGBA) labelled on its own
+    (cclabel.label, 6/18/26, with the tolerance if one is given: its faces carry the voxels' values
+    either way, compared pair by pair by the merges)."""
     from . import label as label_image
     vol = _native(block)
     labels = label_image(vol, connectivity=connectivity, background=background, backend=backend,
-                         threads=_task_threads(threads))
+                         threads=_task_threads(threads), tolerance=tolerance)
     first, summary = _dask_faces.leaf(labels, vol, origin, shape, key=_equality_key)
     return (labels, first), summary
 
@@ -256,18 +255,19 @@ def _check_faces(array, volume, connectivity, background, backend, threads, tole
         raise ValueError("array: has chunks of unknown size; call array.compute_chunk_sizes() first")
     dtype = np.dtype(array.dtype).newbyteorder("=")
     sample_backend = "cpu" if backend == "auto" else backend  # the sample must not time the backends
-    if volume:
-        from . import label as label_image
-        label_image(np.zeros((1, 1, 1), dtype), connectivity=connectivity, background=background,
-                    backend=sample_backend, threads=threads, tolerance=tolerance)
-        return
-    if array.ndim == 3 and dtype == np.uint8 and array.shape[2] in (3, 4):
-        if len(array.chunks[2]) != 1:
-            raise ValueError(f"array: the colour axis (length {array.shape[2]}) is split across chunks "
-                             f"{array.chunks[2]}; a pixel's channels must lie in one chunk: array.rechunk({{2: -1}})")
-    elif array.ndim != 2:
+    nd = 3 if volume else 2
+    if not (volume or array.ndim == 2 or (array.ndim == 3 and dtype == np.uint8 and array.shape[2] in (3, 4))):
         raise ValueError(f"array: expected shape (H, W), or (H, W, 3|4) of uint8, got {array.shape} of {array.dtype} "
                          "with a tolerance")
+    if array.ndim == nd + 1 and len(array.chunks[nd]) != 1:  # RGB, RGBA
+        raise ValueError(f"array: the colour axis (length {array.shape[nd]}) is split across chunks "
+                         f"{array.chunks[nd]}; a {'voxel' if volume else 'pixel'}'s channels must lie in one chunk: "
+                         f"array.rechunk({{{nd}: -1}})")
+    if volume:
+        from . import label as label_image
+        label_image(np.zeros((1, 1, 1) + tuple(array.shape[3:]), dtype), connectivity=connectivity,
+                    background=background, backend=sample_backend, threads=threads, tolerance=tolerance)
+        return
     from .graph import label_tolerance
     _cclabel._check_threads(threads)
     label_tolerance(np.zeros((1, 1) + tuple(array.shape[2:]), dtype), tolerance, connectivity=connectivity,
@@ -298,10 +298,12 @@ def _label_faces(array, volume, connectivity, background, backend, dtype, thread
     if any(c == 0 for cs in original_chunks for c in cs):  # no faces to join: dropped, and put back below
         array = array.rechunk(tuple(tuple(c for c in cs if c) for cs in original_chunks) + array.chunks[nd:])
     if volume:
-        connectivity = _VOLUME_CONNECTIVITY[int(connectivity)]
+        connectivity = _volume.CONNECTIVITY[int(connectivity)]
+        exact = tolerance is None or (type(tolerance) is int and tolerance == 0)  # as cclabel.label reads it
         task = partial(_volume_chunk, shape=shape, connectivity=connectivity, background=background,
-                       backend=backend, threads=threads)
-        tolerance = 0
+                       backend=backend, threads=threads, tolerance=None if exact else tolerance)
+        if exact or array.dtype == np.bool_:
+            tolerance = 0  # equal values join (a bool volume's True voxels, whatever the tolerance)
     else:
         connectivity = {1: 4, 2: 8}.get(int(connectivity), int(connectivity))
         task = partial(_tolerance_chunk, shape=shape, tolerance=tolerance, connectivity=connectivity,
@@ -403,10 +405,11 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None,
         (the module's docstring); the other dtypes are read only when the labels are computed.
 
         Or a ``(Z, Y, X)`` volume, with ``connectivity`` 6, 18 or 26 (as :func:`cclabel.label`
-        reads a 3-D array), chunked along any axes, every dtype the volume labeller takes, NumPy
-        chunks: labels equal to ``cclabel.label(volume, connectivity=...)``, numbered in raster
-        order z, then y, then x. The seams are joined over the chunks' faces, edges and corners
-        (:mod:`cclabel._dask_faces`).
+        reads a 3-D array), chunked along any axes, every dtype the volume labeller takes, or a
+        ``(Z, Y, X, 3|4)`` ``uint8`` RGB/RGBA volume whose colour axis is one chunk; NumPy
+        chunks: labels equal to ``cclabel.label(volume, connectivity=..., tolerance=...)``,
+        numbered in raster order z, then y, then x. The seams are joined over the chunks' faces,
+        edges and corners (:mod:`cclabel._dask_faces`).
     connectivity, background, backend
         As in :func:`cclabel.label`; the background is a value of the array's dtype.
     dtype : None, numpy.uint32 or numpy.uint64
@@ -421,8 +424,11 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None,
         0 (default): equal values join. Above 0, neighbours join when every channel differs by at
         most this much: the labels equal ``cclabel.label(image, tolerance=...)``
         (:func:`cclabel.graph.label_tolerance`) value for value, for the pictures and dtypes it
-        takes (integers and bool, RGB/RGBA), NumPy chunks. Each chunk is labelled with the
-        tolerance, and the seams compare the border pixels' values pair by pair.
+        takes (integers of up to 32 bits and bool, RGB/RGBA), NumPy chunks. Each chunk is
+        labelled with the tolerance, and the seams compare the border pixels' values pair by
+        pair. Volumes likewise, for the dtypes ``cclabel.label`` takes a tolerance for in a
+        volume (bool, uint8, uint16, uint32, RGB/RGBA); the pairs across a seam are the
+        connectivity's (faces, edges, corners). None is 0 for a volume, as in memory.
 
     Returns
     -------
@@ -437,7 +443,8 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None,
     TypeError, ValueError
         As :func:`cclabel.label` for dtype, connectivity, background, backend and tolerance (the
         in-memory call's own checks, when ``label()`` is called); a colour axis split across
-        chunks; chunks of unknown size; CuPy chunks with a tolerance or for a volume. Chunk-level
+        chunks (``array.rechunk({2: -1})``, ``{3: -1}`` for a volume); chunks of unknown size;
+        CuPy chunks with a tolerance or for a volume (``TypeError``). Chunk-level
         errors (a chunk of more than 2**32 - 1 pixels, N beyond a forced uint32) are raised by
         ``compute()``, except that an ``int64``/``uint64``/``float64`` picture is read by
         ``label()`` itself (its key map), so errors reading it come from there.
@@ -460,10 +467,6 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None,
         raise TypeError("array: expected a dask.array.Array, got " + type(array).__name__ +
                         " (use cclabel.label for NumPy / CuPy arrays, or dask.array.from_array)")
     volume = _is_volume(array, connectivity)
-    if volume and not (tolerance is None or (type(tolerance) is int and tolerance == 0)):
-        # cclabel.label takes it for a volume in memory; the faces' merge joins equal values only.
-        raise ValueError("tolerance: cclabel.dask.label does not take a tolerance for 3-D volumes yet; "
-                         "cclabel.label labels a volume in memory with it")
     if volume or not (type(tolerance) is int and tolerance == 0):  # anything else is checked there
         return _label_faces(array, volume, connectivity, background, backend, dtype, threads, tolerance)
     _check(array, connectivity, background, backend)

@@ -166,14 +166,6 @@ def test_many_chunks_several_levels(monkeypatch):
     check_many([(vol, (3, 3, 3), conn, None) for conn in (6, 18, 26)])
 
 
-def test_a_tolerance_is_refused_for_volumes_rather_than_ignored():
-    vol = np.zeros((4, 4, 4), np.uint8)
-    vol[0, 0, :2] = (1, 2)
-    assert cclabel.label(vol, connectivity=26, tolerance=2).max() == 1  # in memory it joins 0, 1, 2
-    with pytest.raises(ValueError, match="does not take a tolerance for 3-D volumes"):
-        cdask.label(da.from_array(vol, chunks=2), connectivity=26, tolerance=2)
-
-
 def in_memory_error(img, **kw):
     with pytest.raises(Exception) as info:
         cclabel.label(img, **kw)
@@ -204,13 +196,14 @@ def test_other_errors():
         cdask.label(da.zeros((4, 4, 4), dtype=np.uint8, chunks=2), connectivity=6, dtype=np.uint16)
 
 
-def test_cupy_chunks_are_refused_for_now():
+@pytest.mark.parametrize("tolerance", [0, 2])
+def test_cupy_chunks_are_refused_for_now(tolerance):
     cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
     if not cclabel.cuda_available():
         pytest.skip("no CUDA device or a build without CUDA")
     arr = da.from_array(cupy.zeros((4, 6, 8), cupy.uint8), chunks=2, asarray=False)
     with pytest.raises(TypeError, match="CuPy chunks are not supported"):
-        cdask.label(arr, connectivity=26)
+        cdask.label(arr, connectivity=26, tolerance=tolerance)
 
 
 def test_distributed():
