@@ -92,6 +92,21 @@ struct ProbeBuffers {
     }
 };
 
+// The rate's line from its knots: @p per_pixel stands for a picture not looked at, the fixed
+// cost is what the small probe (@p ts seconds for @p S pixels) leaves beyond it. The knots must
+// rise in density (they do for the probes); a timing disturbed enough to make a denser probe
+// cheaper only flattens the line there.
+void finish_rate(CpuRate& rate, double per_pixel, double ts, double S) {
+    rate.knots = 3;
+    rate.per_pixel_s = per_pixel;
+    rate.probe_density = rate.knot_density[1];
+    rate.fixed_s = std::max(0.0, ts - S * rate.per_pixel_s);
+    for (int k = 1; k < 3; ++k) {
+        if (rate.knot_density[k] < rate.knot_density[k - 1]) rate.knot_density[k] = rate.knot_density[k - 1];
+        rate.knot_per_pixel[k] = std::max(rate.knot_per_pixel[k], rate.knot_per_pixel[k - 1]);
+    }
+}
+
 // Side of the large probe volumes: every thread gets about 2^17 voxels (a voxel is several times
 // a pixel's work under 26 neighbours).
 std::int64_t volume_side(int threads) {
@@ -129,14 +144,7 @@ CpuRate measure_volume_rate_once(PixelFormat f, int threads, int connectivity, P
         rate.knot_density[k] = density;
         rate.knot_per_pixel[k] = std::max(0.0, t - ts) / (V - S);
     }
-    rate.knots = 3;
-    rate.per_pixel_s = rate.knot_per_pixel[1];
-    rate.probe_density = rate.knot_density[1];
-    rate.fixed_s = std::max(0.0, ts - S * rate.per_pixel_s);
-    for (int k = 1; k < 3; ++k) {
-        if (rate.knot_density[k] < rate.knot_density[k - 1]) rate.knot_density[k] = rate.knot_density[k - 1];
-        rate.knot_per_pixel[k] = std::max(rate.knot_per_pixel[k], rate.knot_per_pixel[k - 1]);
-    }
+    finish_rate(rate, rate.knot_per_pixel[1], ts, S);
     return rate;
 }
 
@@ -193,17 +201,8 @@ CpuRate measure_cpu_rate_once(Workload::Op op, PixelFormat f, int threads, Probe
         rate.knot_per_pixel[k] = std::max(0.0, t - ts) / (P - S);
         if (blocks[k] == 8) t8 = t, P8 = P;
     }
-    rate.knots = 3;
     // The block probe's rate stands for a picture not looked at, as before the knots.
-    rate.per_pixel_s = rate.knot_per_pixel[1] > 0 ? rate.knot_per_pixel[1] : t8 / P8;
-    rate.probe_density = rate.knot_density[1];
-    rate.fixed_s = std::max(0.0, ts - S * rate.per_pixel_s);
-    // The knots must rise in density (they do for these probes); a timing disturbed enough to make
-    // a denser probe cheaper only flattens the line there.
-    for (int k = 1; k < 3; ++k) {
-        if (rate.knot_density[k] < rate.knot_density[k - 1]) rate.knot_density[k] = rate.knot_density[k - 1];
-        rate.knot_per_pixel[k] = std::max(rate.knot_per_pixel[k], rate.knot_per_pixel[k - 1]);
-    }
+    finish_rate(rate, rate.knot_per_pixel[1] > 0 ? rate.knot_per_pixel[1] : t8 / P8, ts, S);
     return rate;
 }
 
