@@ -128,11 +128,38 @@ __device__ __forceinline__ LaneNeighbours band_row(const AdjParams& p, const War
     return n;
 }
 
+/// The tile kernel's ideas that the benchmark can turn off (CCLABEL_ADJACENCY_OFF=name,name; read
+/// once; never changing the edges).
+struct AdjSwitches {
+    /// The directions' loop kept rolled: unrolled in each of the band's eight unrolled rows, the
+    /// kernel's code outgrew the instruction cache (ncu on the 800 dpi sheet, H100, 2026-12-07: a
+    /// warp waited 5.8 of every 15.4 cycles for its next instruction to be fetched, 0.39
+    /// instructions issued a cycle a scheduler, DRAM 11% busy). Off: the compiler's choice.
+    bool roll = true;
+    /// The table looked at after every tile (out when half full), not once a run of tiles: a
+    /// barrier a run let the table fill within the run and send more pairs out on their own
+    /// (3.19 million items against 2.32 million, tiles 7.8 ms against 6.5, H100, 2026-12-07).
+    bool tile_out = true;
+};
+
+AdjSwitches adjacency_switches() {
+    static const AdjSwitches sw = [] {
+        AdjSwitches s;
+        const char* v = std::getenv("CCLABEL_ADJACENCY_OFF");
+        const std::string off = "," + std::string(v ? v : "") + ",";
+        s.roll = off.find(",roll,") == std::string::npos;
+        s.tile_out = off.find(",tile_out,") == std::string::npos;
+        return s;
+    }();
+    return sw;
+}
+
 /// A block takes runs of kAdjChunk tiles while there are any. The table goes out only when
-/// it is half full after a run, and at the end: putting it out after every tile cost three
-/// barriers a tile, and the warps waited for each other's loads at each (12 ms on the 800 dpi
-/// sheet in 32 x 32 tiles of one row a warp at a time, H100, 2026-12-07). Three blocks an SM:
-/// left to itself ptxas held the band in 64 registers and spilled.
+/// it is half full after a tile (kTileOut) or a run, and at the end: putting it out after every
+/// tile cost three barriers a tile, and the warps waited for each other's loads at each (12 ms on
+/// the 800 dpi sheet in 32 x 32 tiles of one row a warp at a time, H100, 2026-12-07). Three blocks
+/// an SM: left to itself ptxas held the band in 64 registers and spilled.
+template <bool kRoll, bool kTileOut>
 __global__ void __launch_bounds__(kAdjThreads, 3) adjacency_tile_kernel(AdjParams p, AdjOut o) {
     __shared__ unsigned long long s_keys[kAdjTable];
     __shared__ unsigned int s_counts[kAdjTable];
@@ -189,6 +216,7 @@ __global__ void __launch_bounds__(kAdjThreads, 3) adjacency_tile_kernel(AdjParam
                 if (y0 + r >= p.height) break;  // the same for the whole warp
                 const LaneNeighbours nb = band_row(p, band, r, x, y0 + r, lane);
                 if (__ballot_sync(0xFFFFFFFFu, lane_has_pair(nb, dirs, p.include_background)) == 0) continue;
+#pragma unroll(kRoll ? 1 : 4)
                 for (int d = 0; d < dirs; ++d) {
                     const std::uint64_t key = neighbour_pair(nb, d, p.include_background);
                     const std::uint64_t left = __shfl_up_sync(0xFFFFFFFFu, key, 1);
@@ -213,13 +241,14 @@ __global__ void __launch_bounds__(kAdjThreads, 3) adjacency_tile_kernel(AdjParam
                     }
                 }
             }
+            // Thread 0's look at the count may miss a warp's last adds: it only decides when the table
+            // goes out early (the same answer for every thread); the last put_out takes whatever is left.
+            if (kTileOut && __syncthreads_or(threadIdx.x == 0 && s_nused > kAdjTable / 2)) put_out();
         }
-        // One barrier a run of tiles, not a tile: between them the warps go their own pace, each
-        // with its band's loads in flight while the others work (a barrier a tile: 6.5 ms on the 800
-        // dpi sheet, H100, 2026-12-07). A table that fills meanwhile sends its new pairs out on
-        // their own (table_full), which costs items, not answers. The barrier also keeps thread 0
-        // from taking the next run before every thread has read this one.
-        if (__syncthreads_or(threadIdx.x == 0 && s_nused > kAdjTable / 2)) put_out();
+        // A table that fills between looks sends its new pairs out on their own (table_full), which
+        // costs items, not answers. The barrier also keeps thread 0 from taking the next run before
+        // every thread has read this one.
+        if (__syncthreads_or(!kTileOut && threadIdx.x == 0 && s_nused > kAdjTable / 2)) put_out();
     }
     __syncthreads();
     if (s_nused != 0) put_out();
@@ -229,10 +258,11 @@ __global__ void __launch_bounds__(kAdjThreads, 3) adjacency_tile_kernel(AdjParam
 
 // As many blocks as fit on the device at once (the band's registers decide: four or so an SM); they
 // take the tiles from a counter.
-unsigned grid_for(std::uint64_t tiles) {
+template <class Kernel>
+unsigned grid_for(Kernel kernel, std::uint64_t tiles) {
     int device = 0, sms = 132, per_sm = 4;
     if (cudaGetDevice(&device) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, adjacency_tile_kernel, int(kAdjThreads), 0) != cudaSuccess ||
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, int(kAdjThreads), 0) != cudaSuccess ||
         per_sm < 1)
         per_sm = 1;
     cudaGetLastError();
@@ -294,8 +324,10 @@ std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std:
         CCL_CUDA(cudaMemsetAsync(tally_d.p, 0, sizeof(AdjTally), stream));
         const AdjOut out{items_buf.as<std::uint64_t>(), items_buf.as<std::uint64_t>() + 2 * capacity, capacity,
                          tally_d.as<AdjTally>()};
-        const unsigned grid = grid_for(p.tiles);
-        adjacency_tile_kernel<<<grid, kAdjThreads, 0, stream>>>(p, out);
+        const AdjSwitches sw = adjacency_switches();
+        auto* kernel = sw.roll ? (sw.tile_out ? adjacency_tile_kernel<true, true> : adjacency_tile_kernel<true, false>)
+                               : (sw.tile_out ? adjacency_tile_kernel<false, true> : adjacency_tile_kernel<false, false>);
+        kernel<<<grid_for(kernel, p.tiles), kAdjThreads, 0, stream>>>(p, out);
         CCL_LAUNCHED("adjacency_tile_kernel");
         CCL_CUDA(cudaMemcpyAsync(tally, tally_d.p, sizeof(AdjTally), cudaMemcpyDeviceToHost, stream));
         CCL_CUDA(cudaStreamSynchronize(stream));
