@@ -128,14 +128,16 @@ __device__ __forceinline__ LaneNeighbours band_row(const AdjParams& p, const War
     return n;
 }
 
-/// The tile kernel's ideas that the benchmark can turn off (CCLABEL_ADJACENCY_OFF=name,name; read
-/// once; never changing the edges).
+/// The tile kernel's ideas that the benchmark can turn off (CCLABEL_ADJACENCY_OFF=name,name), or on
+/// while they are not yet measured (CCLABEL_ADJACENCY_TRY=name); read once; never changing the edges.
 struct AdjSwitches {
-    /// The directions' loop kept rolled: unrolled in each of the band's eight unrolled rows, the
-    /// kernel's code outgrew the instruction cache (ncu on the 800 dpi sheet, H100, 2026-12-07: a
-    /// warp waited 5.8 of every 15.4 cycles for its next instruction to be fetched, 0.39
-    /// instructions issued a cycle a scheduler, DRAM 11% busy). Off: the compiler's choice.
-    bool roll = true;
+    /// Not yet measured, so off (CCLABEL_ADJACENCY_TRY=roll): the directions' loop kept rolled.
+    /// Unrolled in each of the band's eight unrolled rows, the kernel's code may outgrow the
+    /// instruction cache (ncu on the 800 dpi sheet, H100, 2026-12-07: a warp waited 5.8 of every
+    /// 15.4 cycles for its next instruction to be fetched, 0.39 instructions issued a cycle a
+    /// scheduler, DRAM 11% busy); rolled, ptxas needs 62-64 registers instead of 68-70, which lets
+    /// four blocks share an SM instead of three.
+    bool roll = false;
     /// The table looked at after every tile (out when half full), not once a run of tiles: a
     /// barrier a run let the table fill within the run and send more pairs out on their own
     /// (3.19 million items against 2.32 million, tiles 7.8 ms against 6.5, H100, 2026-12-07).
@@ -145,10 +147,12 @@ struct AdjSwitches {
 AdjSwitches adjacency_switches() {
     static const AdjSwitches sw = [] {
         AdjSwitches s;
-        const char* v = std::getenv("CCLABEL_ADJACENCY_OFF");
-        const std::string off = "," + std::string(v ? v : "") + ",";
-        s.roll = off.find(",roll,") == std::string::npos;
-        s.tile_out = off.find(",tile_out,") == std::string::npos;
+        auto listed = [](const char* var, const char* name) {
+            const char* v = std::getenv(var);
+            return ("," + std::string(v ? v : "") + ",").find("," + std::string(name) + ",") != std::string::npos;
+        };
+        s.roll = listed("CCLABEL_ADJACENCY_TRY", "roll");
+        s.tile_out = !listed("CCLABEL_ADJACENCY_OFF", "tile_out");
         return s;
     }();
     return sw;
