@@ -327,11 +327,11 @@ Backend resolve_auto(Backend b, const Workload& w) {
     // to tens of microseconds), replaces the probe's in the CPU's estimate. A fixed 2^16 cost a
     // quarter of a 512² call, about 0.1 ms, which auto then lost to either backend. A picture with
     // a background is looked at however far ahead the GPU seems: the background's runs it counts
-    // can only make the CPU cheaper.
+    // can only make the CPU cheaper. Nor is it looked at where no density could turn the decision.
     Workload wd = w;
     const double cs = cpu_seconds(w, cpu), gs = gpu_seconds(w, gr);
     PictureSample sample;
-    if (w.picture && cpu.knots > 0 && (gs < 4 * cs || w.picture->has_background) && cs < 4 * gs) {
+    if (w.picture && (gs < 4 * cs || w.picture->has_background) && cs < 4 * gs && density_can_decide(w, cpu, gs)) {
         const Request& p = *w.picture;
         const std::uint64_t budget = std::clamp<std::uint64_t>(w.pixels / 64, 1 << 12, 1 << 16);
         sample = sample_picture(ImageView{p.data, p.width, p.height, p.stride, p.format}, budget,

@@ -67,6 +67,16 @@ double gpu_seconds(const Workload& w, const GpuHostRate& r) noexcept {
     return r.fixed_s + px * r.per_pixel_s + px * double(bytes_per_pixel_moved(w)) * r.per_byte_s;
 }
 
+bool density_can_decide(const Workload& w, const CpuRate& cpu, double gpu_s) noexcept {
+    if (cpu.knots < 2) return false;  // one rate for every picture
+    Workload lo = w, hi = w;
+    lo.density = 0;
+    lo.background_share = 1;
+    hi.density = 1;
+    hi.background_share = 0;
+    return cpu_seconds(lo, cpu) <= gpu_s && gpu_s < cpu_seconds(hi, cpu);  // ties go to the CPU
+}
+
 Backend choose_backend(const Workload& w, const CpuRate& cpu, const std::optional<GpuHostRate>& gpu) noexcept {
     if (!gpu || w.pixels == 0) return Backend::Cpu;
     return gpu_seconds(w, *gpu) < cpu_seconds(w, cpu) ? Backend::Cuda : Backend::Cpu;

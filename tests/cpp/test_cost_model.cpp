@@ -217,6 +217,34 @@ TEST(CostModel, TheCpuEstimateWeighsTheDensity) {
     EXPECT_NEAR(cpu_seconds(w, with_given(r, given)), 1e-5 + 0.5e-3, 1e-12);
 }
 
+TEST(CostModel, ThePictureIsSampledOnlyWhereItsDensityCouldTurnTheDecision) {
+    // Knots as the H100 host measured them for RGB8 at 16 threads: 0.075 ns a pixel at the
+    // sparsest, 2.478 ns at noise, 50 us fixed.
+    CpuRate r{50e-6, 0.235e-9, 0.09};
+    r.knots = 3;
+    const double kd[3] = {0.012, 0.09, 0.56}, kp[3] = {0.075e-9, 0.235e-9, 2.478e-9};
+    for (int k = 0; k < 3; ++k) r.knot_density[k] = kd[k], r.knot_per_pixel[k] = kp[k];
+    Workload w{Workload::Op::Label, 16384, PixelFormat::RGB8, 16};  // 128²: 51.2 to 90.6 us
+    const double lo = 50e-6 + 16384 * 0.075e-9 * 1.0, hi = 50e-6 + 16384 * 2.478e-9;
+    EXPECT_FALSE(density_can_decide(w, r, 150e-6));  // the GPU's fixed cost alone loses to any picture
+    EXPECT_FALSE(density_can_decide(w, r, lo * 0.99));  // the GPU wins whatever the picture holds
+    EXPECT_TRUE(density_can_decide(w, r, (lo + hi) / 2));
+    EXPECT_FALSE(density_can_decide(w, r, hi));  // a tie goes to the CPU: no picture makes the GPU cheaper
+    // Each answer agrees with choose_backend at the extremes of density and background.
+    for (double gs : {60e-6, 80e-6, 95e-6, 200e-6, lo, hi}) {
+        const GpuHostRate g{gs, 0, 0};
+        Workload sparse = w, dense = w;
+        sparse.density = 0, sparse.background_share = 1;
+        dense.density = 1;
+        const bool differ = choose_backend(sparse, r, g) != choose_backend(dense, r, g);
+        EXPECT_EQ(density_can_decide(w, r, gs), differ) << gs;
+    }
+    // One rate for every picture (given in CCLABEL_RATES): nothing to look at.
+    GivenRates given;
+    given.cpu_gpxs = 2.0;
+    EXPECT_FALSE(density_can_decide(w, with_given(r, given), 60e-6));
+}
+
 TEST(CostModel, TheCpuEstimateSeesTheBackground) {
     // Knots as the H100 host measured them for RGB8 at 16 threads.
     CpuRate r{50e-6, 0.235e-9, 0.09};
