@@ -1,10 +1,10 @@
-// Times PageReader on PDF pages as the library renders them (the forked renderer included), for
-// the render budget of src/io/pdf_reader.cpp: bench/pdf_pages.py runs it on legitimate PDFs.
+// Times PageReader on PDF pages as the library renders them (the forked loader and renderer
+// included), for the budget of src/io/pdf_reader.cpp: bench/pdf_pages.py runs it on legitimate PDFs.
 //   cclabel_pdf_time REPS DPI FILE...
 // One tab-separated line a file: name, bytes, dpi, width, height, then the wall seconds (min,
-// median, max) and the renderer's processor seconds (min, max) of REPS reads of page 1, and the
-// error of the last read ("" when it rendered). Set CCLABEL_PDF_RENDER_SECONDS=0 to time pages
-// the budget would refuse.
+// median, max) and the children's processor seconds (the loader's and the renderer's; min, max)
+// of REPS openings and reads of page 1, and the error of the last read ("" when it rendered). Set
+// CCLABEL_PDF_RENDER_SECONDS=0 to time pages the budget would refuse.
 #include <sys/resource.h>
 
 #include <algorithm>

@@ -23,9 +23,11 @@ std::unique_ptr<PageReader::Source> open_tiff_pages(const std::string& path);
 std::unique_ptr<PageReader::Source> open_pdf_pages(const std::string& path, double dpi);
 /// Whether open_pdf_pages can work in this build.
 bool pdf_supported();
-/// For tests of the renderer's limits (tests/io/test_pdf_child.cpp): when set, the PDF renderer's
-/// child calls it once its limits are in force, before Poppler draws, as part of the drawing (an
-/// exception it throws is reported as Poppler's would be). Nothing else sets it.
+/// For tests of the PDF reader's limits (tests/io/test_pdf_child.cpp): when set, the child that
+/// opens a PDF (load) or renders a page (render) calls it once its limits are in force, before
+/// Poppler reads the file, as part of its work (an exception it throws is reported as Poppler's
+/// would be). Nothing else sets them.
+extern void (*pdf_load_child_hook)();
 extern void (*pdf_render_child_hook)();
 
 }  // namespace detail

@@ -1,9 +1,13 @@
-// The PDF renderer's child process (src/io/pdf_reader.cpp, issue 24): a small PDF whose page
-// Poppler would draw for days is refused at its time limit, a renderer that crashes, runs past its
-// CPU limit or allocates past its memory limit is an Error rather than the caller's crash, a page
-// too large for this machine's memory is refused before any renderer starts, and none of it harms
-// the caller: no child or descriptor is left behind, the next PDF still renders, also from several
-// threads at once, and a page outlives its reader.
+// The PDF reader's child processes (src/io/pdf_reader.cpp, pdf_child.hpp, issue 24): the file is
+// opened by a loader child and each page drawn by a renderer child, this process never calling
+// Poppler on the file. A small PDF whose page Poppler would draw for days is refused at its time
+// limit, a 1 MiB one within issue 24's second; a loader or renderer that hangs, crashes, runs past
+// its CPU limit or allocates past its memory limit is an Error rather than the caller's crash; a
+// truncated file and a file of no pages are Errors or pages, never a crash; a page too large for
+// this machine's memory is refused before any renderer starts; and none of it harms the caller: no
+// child or descriptor is left behind, the next PDF still renders, also from several threads at
+// once, and a page outlives its reader.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -19,11 +23,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
+#include <stdexcept>
 #include <thread>
 
 #include "io/io_common.hpp"
 #include "io/page_source.hpp"
+#include "io/pdf_child.hpp"
 #include "io_test_util.hpp"
 #include "pdf_test_util.hpp"
 
@@ -32,6 +39,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr const char* kLimitVariable = "CCLABEL_PDF_RENDER_SECONDS";
+/// What every refusal for time says, so that a user can allow a page that needs longer.
+constexpr const char* kHowToAllowMore = "set CCLABEL_PDF_RENDER_SECONDS to the seconds to allow, 0 for no limit";
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -77,18 +86,33 @@ void expect_two_pages(const std::string& path) {
     EXPECT_EQ(q.view().height, 144);
 }
 
-/// Reads the one page of @p path, which must fail; returns the message.
-std::string read_error(const std::string& path) {
+/// Sets one of the reader's test hooks for a scope.
+class ScopedHook {
+public:
+    ScopedHook(void (*&hook)(), void (*to)()) : hook_(hook) { hook_ = to; }
+    ~ScopedHook() { hook_ = nullptr; }
+
+private:
+    void (*&hook_)();
+};
+
+/// Runs @p read, which must fail with an Error that names @p path on one line; returns its message.
+std::string error_of(const std::string& path, const std::function<void()>& read) {
     try {
-        io::PageReader(path).read(0);
+        read();
     } catch (const Error& e) {
         const std::string m = e.what();
         EXPECT_EQ(m.rfind(path + ": ", 0), 0u) << m;
         EXPECT_EQ(m.find('\n'), std::string::npos) << m;
         return m;
     }
-    ADD_FAILURE() << path << " was rendered";
+    ADD_FAILURE() << path << " was read";
     return "";
+}
+
+/// Opens @p path and reads its first page, which must fail; returns the message.
+std::string read_error(const std::string& path) {
+    return error_of(path, [&] { io::PageReader(path).read(0); });
 }
 
 /// The children of @p parent, zombies included (from /proc/<pid>/stat: the parent id follows the
@@ -138,6 +162,25 @@ void expect_nothing_left(std::size_t descriptors_before) {
     EXPECT_EQ(open_descriptors(), descriptors_before);
 }
 
+/// A child that waits forever (stopped, or blocked) uses no processor time, so only the clock stops
+/// it: with @p hook waiting and a limit of 0.1 s, @p attempt (an open or a read that must fail,
+/// returning the message) is refused at 10 times the limit with a message containing @p expected.
+void expect_stopped_by_the_clock(void (*&hook)(), const std::function<std::string()>& attempt, const std::string& expected) {
+    const ScopedEnv limit(kLimitVariable, "0.1");
+    const std::size_t descriptors = open_descriptors();
+    const auto t0 = Clock::now();
+    {
+        const ScopedHook waits(hook, [] {
+            for (;;) ::pause();
+        });
+        const std::string m = attempt();
+        EXPECT_NE(m.find(expected), std::string::npos) << m;
+    }
+    EXPECT_GT(seconds_since(t0), 0.9);
+    EXPECT_LT(seconds_since(t0), 5.0);
+    expect_nothing_left(descriptors);
+}
+
 TEST(PdfChild, ExpensivePageIsRefusedAtTheTimeLimit) {
     if (!io::PageReader::reads_pdf()) GTEST_SKIP() << "this build reads no PDF";
     TempDir dir;
@@ -152,7 +195,7 @@ TEST(PdfChild, ExpensivePageIsRefusedAtTheTimeLimit) {
         const std::string m = read_error(forms);
         // A4 at 150 dpi: 1240 x 1755 pixels.
         EXPECT_NE(m.find("refused: rendering took more than 0.5 s of processor time (the limit for a page of 2.2 Mpx at 150 dpi from a file of " +
-                         bytes + " bytes; CCLABEL_PDF_RENDER_SECONDS overrides it)"),
+                         bytes + " bytes; " + kHowToAllowMore + ")"),
                   std::string::npos)
             << m;
         EXPECT_LT(seconds_since(t0), 6.0);  // 0.5 s of processor time; the clock stops it at 5 s
@@ -188,13 +231,17 @@ TEST(PdfChild, DefaultLimitScalesWithThePage) {
     EXPECT_LT(seconds_since(t1), 3.0);
 }
 
-// The file's share of the budget is the document's: a 1 MiB file whose pages all draw forever gets
-// it once. At 8 dpi the first page may take 0.25 s + 1 MiB at (0.6 s + 5 s x (6,300 px / A4 at
-// 150 dpi)^0.75) = 0.91 s; it uses all of it, so each later page gets its own quarter second only.
+// The file's share of the budget is the document's: a file of 1 MiB of drawing whose pages all draw
+// forever gets it once. At 8 dpi the first page may take 0.25 s + 1 MiB at (0.6 s + 5 s x (6,300
+// px / A4 at 150 dpi)^0.75) = 0.91 s less the loader's milliseconds; it uses all of it, so each
+// later page gets its own quarter second only. The file is a few kB over 1 MiB, so issue 24's
+// second for small files does not hold it (OneMebibyteFileThatDrawsForeverIsRefusedWithinTheGoal
+// tests that).
 TEST(PdfChild, FilesShareOfTheBudgetIsSpentOnceForAllItsPages) {
     if (!io::PageReader::reads_pdf()) GTEST_SKIP() << "this build reads no PDF";
     TempDir dir;
     const std::string forms = write_pdf(dir, "pages.pdf", nested_forms_pdf(8, 10, 100, 4, std::size_t(1) << 20));
+    ASSERT_GT(std::filesystem::file_size(forms), io::detail::kSmallFileBytes);
     const ScopedEnv limit(kLimitVariable, nullptr);
     io::PageReader reader(forms, io::PageOptions{8});
     ASSERT_EQ(reader.pages(), 4);
@@ -209,7 +256,7 @@ TEST(PdfChild, FilesShareOfTheBudgetIsSpentOnceForAllItsPages) {
                 EXPECT_NE(m.find("refused: rendering took more than 0.9 s of processor time"), std::string::npos) << m;
             } else {
                 EXPECT_NE(m.find("refused: rendering took more than 0.3 s of processor time"), std::string::npos) << m;
-                EXPECT_NE(m.find("whose earlier pages used"), std::string::npos) << m;
+                EXPECT_NE(m.find("whose opening and earlier pages used"), std::string::npos) << m;
             }
         }
     }
@@ -222,9 +269,8 @@ TEST(PdfChild, LimitVariableMustBeANumber) {
     const std::string good = write_pdf(dir, "good.pdf", two_page_pdf());
     for (const char* bad : {"abc", "-1", "2s", "nan"}) {
         const ScopedEnv limit(kLimitVariable, bad);
-        io::PageReader r(good);
         try {
-            r.read(0);
+            io::PageReader(good).read(0);  // the loader is under the same limit: opening says so
             ADD_FAILURE() << bad << " was taken";
         } catch (const Error& e) {
             EXPECT_NE(std::string(e.what()).find("CCLABEL_PDF_RENDER_SECONDS=" + std::string(bad) + " is not a number of seconds"),
@@ -245,9 +291,11 @@ TEST(PdfChild, CrashedRendererIsAnError) {
     const std::string forms = write_pdf(dir, "forms.pdf", nested_forms_pdf());
     const std::string good = write_pdf(dir, "good.pdf", two_page_pdf());
     const ScopedEnv limit(kLimitVariable, "30");
+    std::atomic<bool> go{false};
     std::atomic<bool> stop{false};
     std::atomic<int> sent{0};
     std::thread killer([&] {
+        while (!go) std::this_thread::sleep_for(std::chrono::milliseconds(1));
         while (!stop && sent == 0) {
             for (pid_t c : children()) {
                 // Once it draws (a signal as it leaves fork() would meet the parent's handlers).
@@ -259,7 +307,10 @@ TEST(PdfChild, CrashedRendererIsAnError) {
     });
     const std::size_t descriptors = open_descriptors();
     const auto t0 = Clock::now();
-    const std::string m = read_error(forms);
+    // Opened first, so that the only child the killer can find is the renderer, not the loader.
+    io::PageReader reader(forms);
+    go = true;
+    const std::string m = error_of(forms, [&] { reader.read(0); });
     stop = true;
     killer.join();
     expect_nothing_left(descriptors);
@@ -281,14 +332,20 @@ TEST(PdfChild, CpuLimitEndsARendererWhoseCallerIsStopped) {
     const std::string forms = write_pdf(dir, "forms.pdf", nested_forms_pdf());
     int report[2];
     ASSERT_EQ(::pipe(report), 0);
+    int opened[2];  // the caller says when it has opened the file, its loader reaped
+    ASSERT_EQ(::pipe(opened), 0);
     const pid_t caller = ::fork();
     ASSERT_GE(caller, 0);
     if (caller == 0) {
         ::close(report[0]);
+        ::close(opened[0]);
         ::setenv(kLimitVariable, "0.5", 1);
         std::string m = "rendered";
         try {
-            io::PageReader(forms).read(0);
+            io::PageReader reader(forms);
+            const char byte = 1;
+            if (::write(opened[1], &byte, 1) != 1) ::_exit(1);
+            reader.read(0);
         } catch (const Error& e) {
             m = e.what();
         }
@@ -301,6 +358,11 @@ TEST(PdfChild, CpuLimitEndsARendererWhoseCallerIsStopped) {
         ::_exit(0);
     }
     ::close(report[1]);
+    ::close(opened[1]);
+    char byte = 0;
+    const ssize_t got = ::read(opened[0], &byte, 1);
+    ::close(opened[0]);
+    ASSERT_EQ(got, 1) << "the caller could not open the file";
     pid_t renderer = -1;
     for (const auto t0 = Clock::now(); renderer < 0 && seconds_since(t0) < 10;) {
         for (pid_t c : children(caller)) renderer = c;
@@ -355,12 +417,8 @@ TEST(PdfChild, MemoryLimitRefusesARendererThatAllocatesPastIt) {
     TempDir dir;
     const std::string one = write_pdf(dir, "one.pdf", one_page_pdf());
     const std::size_t descriptors = open_descriptors();
-    struct Hook {
-        Hook() { io::detail::pdf_render_child_hook = &allocate_until_refused; }
-        ~Hook() { io::detail::pdf_render_child_hook = nullptr; }
-    };
     {
-        const Hook hook;
+        const ScopedHook hook(io::detail::pdf_render_child_hook, &allocate_until_refused);
         const auto t0 = Clock::now();
         const std::string m = read_error(one);
         // 150 x 75 pixels: 7 bytes a pixel round to 0 MiB.
@@ -379,20 +437,8 @@ TEST(PdfChild, StalledRendererIsStoppedByTheClock) {
     if (!io::PageReader::reads_pdf()) GTEST_SKIP() << "this build reads no PDF";
     TempDir dir;
     const std::string one = write_pdf(dir, "one.pdf", one_page_pdf());
-    const ScopedEnv limit(kLimitVariable, "0.1");
-    const std::size_t descriptors = open_descriptors();
-    io::detail::pdf_render_child_hook = [] {
-        for (;;) ::pause();
-    };
-    const auto t0 = Clock::now();
-    const std::string m = read_error(one);
-    io::detail::pdf_render_child_hook = nullptr;
-    EXPECT_NE(m.find("refused: rendering did not finish in 1.0 s, having used 0.0 s of its 0.1 s of processor time (the limit for a page of"),
-              std::string::npos)
-        << m;
-    EXPECT_GT(seconds_since(t0), 0.9);
-    EXPECT_LT(seconds_since(t0), 5.0);
-    expect_nothing_left(descriptors);
+    expect_stopped_by_the_clock(io::detail::pdf_render_child_hook, [&] { return read_error(one); },
+                                "refused: rendering did not finish in 1.0 s, having used 0.0 s of its 0.1 s of processor time (the limit for a page of");
 }
 
 // A page whose raster would not fit in this machine's memory (10 bytes a pixel while Poppler
@@ -466,6 +512,229 @@ TEST(PdfChild, CorpusSeedsRender) {
     EXPECT_EQ(px(80, 108 - 52), (std::array<int, 3>{0, 0, 255})) << "form inside the clip (blue)";
     EXPECT_EQ(px(62, 108 - 30), (std::array<int, 3>{128, 128, 128})) << "form outside the clip";
 }
+
+/// Poppler in an endless loop, as a crafted file may make it: processor time without end.
+void spin_forever() {
+    volatile unsigned long turns = 0;
+    for (;;) turns = turns + 1;
+}
+
+/// Opens @p path, which must fail (the loader's refusal); returns the message.
+std::string open_error(const std::string& path) {
+    return error_of(path, [&] { const io::PageReader reader(path); });
+}
+
+// Opening the file is work that a crafted file can make endless (cross-reference tables, object
+// streams, the page tree), so Poppler opens it in a loader child under the same limits: here the
+// loader spins, as Poppler in a loop would, and is refused at its processor time.
+TEST(PdfChild, LoaderThatLoopsIsRefusedAtItsLimit) {
+    if (!io::PageReader::reads_pdf()) GTEST_SKIP() << "this build reads no PDF";
+    TempDir dir;
+    const std::string good = write_pdf(dir, "good.pdf", two_page_pdf());
+    const ScopedEnv limit(kLimitVariable, "0.3");
+    const std::size_t descriptors = open_descriptors();
+    const auto t0 = Clock::now();
+    {
+        const ScopedHook hook(io::detail::pdf_load_child_hook, &spin_forever);
+        const std::string m = open_error(good);
+        EXPECT_NE(m.find("refused: opening the PDF took more than 0.3 s of processor time (the limit for a file of " +
+                         std::to_string(std::filesystem::file_size(good)) + " bytes; " + kHowToAllowMore + ")"),
+                  std::string::npos)
+            << m;
+    }
+    EXPECT_LT(seconds_since(t0), 3.0);
+    expect_nothing_left(descriptors);
+    expect_two_pages(good);
+}
+
+// Without the variable the loader of a small file has a quarter second (and a quarter second a MiB).
+TEST(PdfChild, LoaderDefaultLimit) {
+    if (!io::PageReader::reads_pdf()) GTEST_SKIP() << "this build reads no PDF";
+    TempDir dir;
+    const std::string good = write_pdf(dir, "good.pdf", two_page_pdf());
+    const ScopedEnv limit(kLimitVariable, nullptr);
+    const ScopedHook hook(io::detail::pdf_load_child_hook, &spin_forever);
+    const auto t0 = Clock::now();
+    const std::string m = open_error(good);
+    EXPECT_NE(m.find("refused: opening the PDF took more than 0.3 s of processor time"), std::string::npos) << m;
+    EXPECT_GT(seconds_since(t0), 0.2);
+    EXPECT_LT(seconds_since(t0), 3.0);
+}
+
+// A loader that waits (a child blocked, or one the machine starves) is stopped by the clock at 10
+// times its limit, and says how much it ran.
+TEST(PdfChild, LoaderThatHangsIsStoppedByTheClock) {
+    if (!io::PageReader::reads_pdf()) GTEST_SKIP() << "this build reads no PDF";
+    TempDir dir;
+    const std::string good = write_pdf(dir, "good.pdf", two_page_pdf());
+    expect_stopped_by_the_clock(io::detail::pdf_load_child_hook, [&] { return open_error(good); },
+                                "refused: opening the PDF did not finish in 1.0 s, having used 0.0 s of its 0.1 s of processor time (the limit for a file of");
+}
+
+// A loader that crashes, as Poppler may on a crafted cross-reference table, is an Error naming the
+// signal: the caller's process never ran Poppler on the file, so it goes on.
+TEST(PdfChild, CrashedLoaderIsAnError) {
+    if (!io::PageReader::reads_pdf()) GTEST_SKIP() << "this build reads no PDF";
+    TempDir dir;
+    const std::string good = write_pdf(dir, "good.pdf", two_page_pdf());
+    const std::size_t descriptors = open_descriptors();
+    for (const int sig : {SIGSEGV, SIGABRT}) {
+        static int raised;
+        raised = sig;
+        const ScopedHook hook(io::detail::pdf_load_child_hook, [] { ::raise(raised); });
+        const std::string m = open_error(good);
+        EXPECT_NE(m.find("the PDF loader stopped on signal " + std::to_string(sig) + " ("), std::string::npos) << m;
+        EXPECT_NE(m.find("; the file was not opened"), std::string::npos) << m;
+    }
+    expect_nothing_left(descriptors);
+    expect_two_pages(good);
+}
+
+TEST(PdfChild, LoaderMemoryLimit) {
+    if (!io::PageReader::reads_pdf()) GTEST_SKIP() << "this build reads no PDF";
+    TempDir dir;
+    const std::string good = write_pdf(dir, "good.pdf", two_page_pdf());
+    const ScopedHook hook(io::detail::pdf_load_child_hook, &allocate_until_refused);
+    const std::string m = open_error(good);
+    EXPECT_NE(m.find("out of memory while opening the PDF (the limit is 2048 MiB beyond the caller's own)"), std::string::npos) << m;
+}
+
+// Truncated files: wherever the cut falls, the reader opens what Poppler can reconstruct or says
+// why not, and a page renders or is an Error naming the file; never a crash or a hang.
+TEST(PdfChild, TruncatedFilesAreErrorsOrPages) {
+    if (!io::PageReader::reads_pdf()) GTEST_SKIP() << "this build reads no PDF";
+    TempDir dir;
+    const std::string whole = features_pdf();
+    const std::size_t descriptors = open_descriptors();
+    int opened = 0;
+    for (std::size_t cut : {std::size_t(5), std::size_t(9), whole.size() / 4, whole.size() / 2, whole.size() - 40, whole.size() - 1}) {
+        const std::string path = write_pdf(dir, "cut" + std::to_string(cut) + ".pdf", whole.substr(0, cut));
+        try {
+            io::PageReader r(path);
+            ++opened;
+            for (int i = 0; i < r.pages(); ++i) {
+                try {
+                    EXPECT_GT(r.read(i).view().width, 0);
+                } catch (const Error& e) {
+                    EXPECT_EQ(std::string(e.what()).rfind(path, 0), 0u) << e.what();
+                }
+            }
+        } catch (const Error& e) {
+            EXPECT_EQ(std::string(e.what()).rfind(path + ": ", 0), 0u) << e.what();
+        }
+    }
+    // The file cut before its header's end has nothing to open; Poppler rebuilds the cross-reference
+    // table of the one that lost its trailer.
+    EXPECT_GE(opened, 1);
+    EXPECT_LE(opened, 5);
+    expect_nothing_left(descriptors);
+    EXPECT_EQ(open_error(write_pdf(dir, "header.pdf", "%PDF-1.4\n")).find("cannot open the PDF") != std::string::npos, true);
+}
+
+TEST(PdfChild, FileOfNoPagesIsAnError) {
+    if (!io::PageReader::reads_pdf()) GTEST_SKIP() << "this build reads no PDF";
+    TempDir dir;
+    const std::string none = write_pdf(dir, "none.pdf", pdf_file({"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [] /Count 0 >>"}));
+    const std::string m = open_error(none);
+    EXPECT_NE(m.find(": PDF without pages"), std::string::npos) << m;
+}
+
+// Issue 24's goal for PDF: a file of up to 1 MiB is read or refused within a second at the default
+// resolution. The file here is the corpus's page of forms drawing forms, padded to 1 MiB: its share
+// would be 6 s at 150 dpi (5.6 s a MiB), but a file of up to 1 MiB is held to 0.85 s of processor
+// time, the loader's included (0.9 s on the clock here; 3 s is the bound for a busy machine, not
+// the goal: docs/decode_limits.md). One byte more and the share applies.
+TEST(PdfChild, OneMebibyteFileThatDrawsForeverIsRefusedWithinTheGoal) {
+    if (!io::PageReader::reads_pdf()) GTEST_SKIP() << "this build reads no PDF";
+    TempDir dir;
+    // The padding adds its bytes and a few digits (the content's /Length, the xref offset).
+    const std::size_t bare = nested_forms_pdf(8, 10, 100, 1, 0).size();
+    const std::string pdf = nested_forms_pdf(8, 10, 100, 1, (std::size_t(1) << 20) - bare - 16);
+    ASSERT_LE(pdf.size(), std::size_t(1) << 20);
+    ASSERT_GT(pdf.size(), (std::size_t(1) << 20) - 128);
+    const std::string forms = write_pdf(dir, "forms.pdf", pdf);
+    const ScopedEnv limit(kLimitVariable, nullptr);
+    const auto t0 = Clock::now();
+    const std::string m = read_error(forms);
+    EXPECT_NE(m.find("refused: rendering took more than 0.8 s of processor time (the limit for a page of 2.2 Mpx at 150 dpi from a file of " +
+                     std::to_string(pdf.size()) + " bytes"),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find(kHowToAllowMore), std::string::npos) << m;
+    EXPECT_LT(seconds_since(t0), 3.0);
+}
+
+// The fuzz corpus's PDF that is slow to open rather than to draw (issue 24): 2,000 pages spread
+// round-robin over 8 compressed object streams of 250 pages, each page padded with 4,000 numbers,
+// 55 kB in all. Poppler keeps only a few parsed object streams, so every page it looks up parses a
+// whole stream again (a million numbers, 0.06 s): finding the last page, as the fuzz target does,
+// took over 60 s in the caller's own Poppler before the loader child. The loader, which reads every
+// page's size, is refused at its limit for the file, 0.26 s; 3 s bounds a busy machine.
+TEST(PdfChild, FuzzSlowInputOfObjectStreamsIsRefusedByTheLoader) {
+    if (!io::PageReader::reads_pdf()) GTEST_SKIP() << "this build reads no PDF";
+    const std::string path = std::string(CCLABEL_FUZZ_CORPUS_DIR) + "/pdf_objstm_thrash_2000_pages.pdf";
+    ASSERT_TRUE(std::filesystem::exists(path)) << path;
+    const ScopedEnv limit(kLimitVariable, nullptr);
+    const std::size_t descriptors = open_descriptors();
+    const auto t0 = Clock::now();
+    const std::string m = open_error(path);
+    EXPECT_NE(m.find("refused: opening the PDF took more than 0.3 s of processor time (the limit for a file of " +
+                     std::to_string(std::filesystem::file_size(path)) + " bytes; " + kHowToAllowMore + ")"),
+              std::string::npos)
+        << m;
+    EXPECT_LT(seconds_since(t0), 3.0);
+    expect_nothing_left(descriptors);
+}
+
+#if CCLABEL_PDF_CHILD
+// The bounded child by itself (pdf_child.hpp): a loader's answer may be larger than a pipe holds
+// (16 bytes a page: 64 KiB is 4,096 pages), so the caller reads while the child writes; a refusal
+// comes back as the child's reason and an exception as "<doing> failed", each with the child reaped.
+TEST(PdfChild, ChildHandsBackWhatItReturns) {
+    const io::detail::ChildLimits limits{5.0, std::uint64_t(1) << 30};
+    std::string big(std::size_t(3) << 20, '\0');
+    for (std::size_t i = 0; i < big.size(); ++i) big[i] = char(i * 131 % 251);
+    const std::size_t descriptors = open_descriptors();
+    io::detail::ChildOutcome out = io::detail::run_in_child("x.pdf", limits, "answering", [&] { return io::detail::ChildWork{true, big}; });
+    EXPECT_EQ(out.end, io::detail::ChildOutcome::End::reported);
+    EXPECT_TRUE(out.ok);
+    EXPECT_TRUE(out.result == big) << out.result.size() << " bytes came back of " << big.size();
+    out = io::detail::run_in_child("x.pdf", limits, "answering", [] { return io::detail::ChildWork{false, "no such page"}; });
+    EXPECT_EQ(out.end, io::detail::ChildOutcome::End::reported);
+    EXPECT_FALSE(out.ok);
+    EXPECT_EQ(out.result, "no such page");
+    out = io::detail::run_in_child("x.pdf", limits, "answering", []() -> io::detail::ChildWork { throw std::runtime_error("?"); });
+    EXPECT_EQ(out.end, io::detail::ChildOutcome::End::reported);
+    EXPECT_FALSE(out.ok);
+    EXPECT_EQ(out.result, "answering failed");
+    out = io::detail::run_in_child("x.pdf", limits, "answering", []() -> io::detail::ChildWork { ::_exit(3); });
+    EXPECT_EQ(out.end, io::detail::ChildOutcome::End::died);
+    EXPECT_EQ(io::detail::child_death(out, limits), "exited with status 3 without a result");
+    expect_nothing_left(descriptors);
+}
+
+// A child keeps only the standard streams and its own pipe: a sibling forked by another thread
+// while this one's pipe was open would otherwise hold its write end, and the caller would not see
+// a child that died without a report until the sibling ended too.
+TEST(PdfChild, ChildKeepsNoDescriptorOfTheCaller) {
+    int other[2];
+    ASSERT_EQ(::pipe(other), 0);  // stands in for another thread's pipe, open while this one forks
+    const io::detail::ChildOutcome out =
+        io::detail::run_in_child("x.pdf", io::detail::ChildLimits{5.0, std::uint64_t(1) << 30}, "listing", [] {
+            std::string open;  // the descriptors above the standard streams, before anything is opened
+            for (int fd = 3; fd < 1024; ++fd) {
+                if (::fcntl(fd, F_GETFD) != -1) open += std::to_string(fd) + " ";
+            }
+            return io::detail::ChildWork{true, open};
+        });
+    ASSERT_TRUE(out.ok) << out.result;
+    EXPECT_EQ(out.result.find(' '), out.result.size() - 1) << "open in the child: " << out.result << "(only its pipe should be)";
+    EXPECT_EQ(out.result.find(std::to_string(other[0]) + " "), std::string::npos) << out.result;
+    EXPECT_EQ(out.result.find(std::to_string(other[1]) + " "), std::string::npos) << out.result;
+    ::close(other[0]);
+    ::close(other[1]);
+}
+#endif
 
 // The rows live in a mapping that the page owns, not the reader.
 TEST(PdfChild, PageOutlivesItsReader) {
