@@ -28,7 +28,7 @@ def budget(file_bytes, pixels, dpi):
     mib = file_bytes / (1 << 20)
     s = 0.25 + mib * (0.6 + 5.0 * (pixels / (1241 * 1754)) ** 0.75) + pixels / 20e6
     if file_bytes <= 1 << 20:  # issue 24's second for a small file, loader and page together
-        s = min(s, 0.85 * max(1.0, (dpi / 150.0) ** 2))
+        s = min(s, 0.85 * max(1.0, (dpi / 150.0) ** 2) + pixels / 20e6)
     return s
 
 

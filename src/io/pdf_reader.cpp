@@ -139,11 +139,13 @@ ChildWork render_page_rows(const std::string& path, int index, double dpi, int w
 /// document's, not each page's: whatever the loader used and a page used beyond its own quarter
 /// second and pixels is gone for the next page.
 ///
-/// A file of up to 1 MiB is held besides to issue 24's goal, read or refused within 1 s: its
+/// A file of up to 1 MiB is held besides to issue 24's goal, read or refused within about 1 s: its
 /// loader and any one page together get at most kSmallFileSeconds at the default resolution
-/// (times the pixels' ratio at a finer one, where the caller asked for more work). That refuses a
-/// few real drawings that the share would have drawn (the scatter's 1.2 s); the refusal says how
-/// to allow them.
+/// (times the pixels' ratio at a finer one, where the caller asked for more work), plus the page's
+/// pixels at 20 Mpx/s: a large sheet's pixels are the caller's asking too, and without them the
+/// hold refused an A1 floor plan at 150 dpi (17 Mpx, 1.1-1.2 s), the very drawings this library
+/// reads. It still refuses a few real plots that the share would have drawn (a scatter of 36,000
+/// markers, 1.0-1.5 s on A4); the refusal says how to allow them.
 ///
 /// CCLABEL_PDF_RENDER_SECONDS overrides all of it: the seconds each child may take (0: no limit).
 constexpr double kRenderBaseSeconds = 0.25;
@@ -198,7 +200,8 @@ double render_seconds(const std::string& path, double pixels, double default_pix
     if (env >= 0) return env;
     const double draw = kRenderDrawSecondsPerMiB * std::pow(pixels / kRenderDrawReferencePixels, kRenderDrawExponent);
     double s = page_seconds(pixels) + std::max(0.0, mib(file_bytes) * (kRenderParseSecondsPerMiB + draw) - spent);
-    if (file_bytes <= double(kSmallFileBytes)) s = std::min(s, kSmallFileSeconds * std::max(1.0, pixels / default_pixels) - loaded);
+    if (file_bytes <= double(kSmallFileBytes))
+        s = std::min(s, kSmallFileSeconds * std::max(1.0, pixels / default_pixels) + pixels / kRenderPixelsPerSecond - loaded);
     return std::max(s, 0.01);
 }
 
