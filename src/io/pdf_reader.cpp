@@ -318,9 +318,11 @@ private:
             run_in_child(path_, limits, "rendering the page", [&] { return render_page_rows(path_, index, dpi_, w, h, at, stride); });
         spent_.fetch_add(std::max(0.0, out.cpu_seconds - page_seconds(pixels)));
         if (out.end != ChildOutcome::End::reported) {
+            // What the opening and earlier pages used, where it shows at one decimal (a loader under a
+            // sanitizer used hundredths, and "used 0.0 s" told the reader nothing).
             const std::string limit = "the limit for a page of " + one_decimal(pixels / 1e6) + " Mpx at " + std::to_string(std::lround(dpi_)) +
                                       " dpi from a file of " + std::to_string(file_size_) + " bytes" +
-                                      (spent > 0.005 ? ", whose opening and earlier pages used " + one_decimal(spent) + " s" : "");
+                                      (spent >= 0.05 ? ", whose opening and earlier pages used " + one_decimal(spent) + " s" : "");
             fail_child(path_, out, limits, "the PDF renderer", "rendering", limit, "the page was not rendered");
         }
         if (!out.ok) fail(path_, out.result);
