@@ -18,6 +18,7 @@
 //      earlier slab); the labels of each row are written once.
 // Every choice depends on the volume only, so the labels are the same for every thread count; they
 // equal cc3d's connected_components, which numbers in the same order.
+#include "core/env_list.hpp"
 #include "cpu/label3d_cpu.hpp"
 
 #include <algorithm>
@@ -71,14 +72,8 @@ struct VolumeSwitches {
 
 VolumeSwitches volume_switches() {
     VolumeSwitches sw;
-    const char* off = std::getenv("CCLABEL_VOLUME_OFF");
-    if (off == nullptr) return sw;
-    auto has = [&](const char* name) {
-        const std::size_t n = std::strlen(name);
-        for (const char* p = off; (p = std::strstr(p, name)) != nullptr; p += n)
-            if ((p == off || p[-1] == ',') && (p[n] == '\0' || p[n] == ',')) return true;
-        return false;
-    };
+    if (std::getenv("CCLABEL_VOLUME_OFF") == nullptr) return sw;
+    auto has = [](const char* name) { return cclabel::detail::env_list_has("CCLABEL_VOLUME_OFF", name); };
     sw.voxels = !has("voxels");
     sw.runs = !has("runs");
     sw.stretches = !has("stretches");

@@ -27,6 +27,7 @@
 #include "cclabel/error.hpp"
 #include "core/adjacency_backends.hpp"
 #include "core/backends.hpp"
+#include "core/env_list.hpp"
 #include "core/huge_pages.hpp"
 #include "cuda/handles.hpp"
 #include "cuda/host_stager.hpp"
@@ -147,12 +148,8 @@ struct AdjSwitches {
 AdjSwitches adjacency_switches() {
     static const AdjSwitches sw = [] {
         AdjSwitches s;
-        auto listed = [](const char* var, const char* name) {
-            const char* v = std::getenv(var);
-            return ("," + std::string(v ? v : "") + ",").find("," + std::string(name) + ",") != std::string::npos;
-        };
-        s.roll = listed("CCLABEL_ADJACENCY_TRY", "roll");
-        s.tile_out = !listed("CCLABEL_ADJACENCY_OFF", "tile_out");
+        s.roll = cclabel::detail::env_list_has("CCLABEL_ADJACENCY_TRY", "roll");
+        s.tile_out = !cclabel::detail::env_list_has("CCLABEL_ADJACENCY_OFF", "tile_out");
         return s;
     }();
     return sw;
