@@ -1,6 +1,7 @@
 // cclabel::adjacency: the arguments checked once for both backends, then the backend: device
 // labels stay on the GPU; host labels go where the cost model says (core/cost_model.hpp, op
-// Adjacency: the CPU's banded pass against the copy up and the GPU's sort).
+// Adjacency: the CPU's banded pass against the copy up and the GPU's sort). Label volumes: checked
+// here, then the CPU's pass (src/cpu/adjacency3d_cpu.cpp); the GPU has no volume pass yet.
 #include "cclabel/adjacency.hpp"
 
 #include <algorithm>
@@ -52,6 +53,54 @@ std::vector<AdjacencyEdge> adjacency(const std::uint32_t* labels, std::int64_t w
     if (backend == Backend::Cuda)
         return detail::adjacency_cuda(labels, width, height, stride, connectivity, include_background, threads);
     return detail::adjacency_cpu(labels, width, height, stride, connectivity, include_background, cpu_threads);
+}
+
+std::vector<AdjacencyEdge> adjacency(const VolumeView& v, int connectivity, bool include_background, Backend backend,
+                                     int threads) {
+    if (connectivity == 4 || connectivity == 8)
+        throw Error("adjacency: connectivity " + std::to_string(connectivity) +
+                    " is for pictures; a volume takes 6 (faces), 18 (faces and edges) or 26 (faces, edges and corners)");
+    if (connectivity != 6 && connectivity != 18 && connectivity != 26)
+        throw Error("adjacency: connectivity must be 6, 18 or 26 for a volume (got " + std::to_string(connectivity) + ")");
+    if (v.format != PixelFormat::U32)
+        throw Error("adjacency: a label volume must be of format u32 (got " + std::string(format_name(v.format)) + ")");
+    if (v.width < 0 || v.height < 0 || v.depth < 0)
+        throw Error("adjacency: label volume size must not be negative (got " + std::to_string(v.width) + " x " +
+                    std::to_string(v.height) + " x " + std::to_string(v.depth) + ")");
+    if (v.row_stride < 0 || v.slice_stride < 0)
+        throw Error("adjacency: negative strides (row " + std::to_string(v.row_stride) + ", slice " +
+                    std::to_string(v.slice_stride) + " bytes) are not supported");
+    if (v.row_stride % 4 != 0 || v.slice_stride % 4 != 0)
+        throw Error("adjacency: strides (row " + std::to_string(v.row_stride) + ", slice " +
+                    std::to_string(v.slice_stride) + " bytes) must be multiples of 4 bytes, one uint32 label");
+    if (threads < 0) throw Error("adjacency: threads must not be negative (got " + std::to_string(threads) + ")");
+    if (backend != Backend::Cpu && backend != Backend::Cuda && backend != Backend::Auto)
+        throw Error("adjacency: unknown backend " + std::to_string(int(backend)));
+    if (v.width == 0 || v.height == 0 || v.depth == 0) return {};
+    if (v.width > INT64_MAX / 4) throw Error("adjacency: the volume's width overflows");
+    const std::int64_t rs = v.row_stride != 0 ? v.row_stride / 4 : v.width;
+    if (rs < v.width)
+        throw Error("adjacency: row stride of " + std::to_string(rs) + " labels is smaller than the width " +
+                    std::to_string(v.width) + ": the rows would overlap");
+    if (rs > INT64_MAX / v.height) throw Error("adjacency: row stride times height overflows");
+    const std::int64_t ss = v.slice_stride != 0 ? v.slice_stride / 4 : rs * v.height;
+    if (ss < rs * v.height)
+        throw Error("adjacency: slice stride of " + std::to_string(ss) + " labels is smaller than a slice of " +
+                    std::to_string(rs * v.height) + ": the slices would overlap");
+    if (ss > INT64_MAX / 4 / v.depth) throw Error("adjacency: slice stride times depth overflows");
+    if (v.data == nullptr) throw Error("adjacency: the label volume is null");
+    const auto* labels = static_cast<const std::uint32_t*>(v.data);
+    // The GPU's pass is a picture's (tiles of rows): a volume's slice-to-slice pairs are not in it.
+    if (backend == Backend::Cuda)
+        throw Error("adjacency: backend cuda does not take volumes yet; use backend cpu or auto (host labels)");
+    if (detail::on_device(labels))
+        throw Error("adjacency: the label volume is in device memory, but volumes are read on the CPU for now: "
+                    "copy the labels to the host");
+    const std::uint64_t voxels = std::uint64_t(v.width) * std::uint64_t(v.height) * std::uint64_t(v.depth);
+    const int cpu_threads =
+        threads > 0 ? threads : int(std::clamp<std::uint64_t>(voxels >> 16, 1, std::uint64_t(detail::usable_cores())));
+    return detail::adjacency3d_cpu(labels, v.width, v.height, v.depth, rs, ss, connectivity, include_background,
+                                   cpu_threads);
 }
 
 }  // namespace cclabel
