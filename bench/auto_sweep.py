@@ -8,7 +8,9 @@ measured in the same run (CuPy, 256 MiB each way). Labels of the three are compa
 
 Rows: the construction sheet (bench/drawing.hpp through cclabel_gen) at --dpi, paper labelled and
 paper as background; binary and RGB noise at --noise sides; a batch of 1,024 masks of 128^2; and
-regions() on the sheet.
+regions() on the sheet. New label arrays reuse the buffers of results given up (cclabel.free_cached_memory),
+so the medians are a pipeline's steady state; --fresh adds each backend's first call, timed after
+free_cached_memory() (a new array of fresh pages), for the rows whose labels take 16 MiB or more.
 
     python3 bench/auto_sweep.py --gen build/bench/cclabel_gen [--dpi 25,50,...] [--reps 3] [--md out.md]
 """
@@ -60,7 +62,19 @@ def timed(fn, reps):
     return statistics.median(out)
 
 
-def sweep_row(name, call, in_bytes, out_bytes, rates, reps, check=True, says_backend=True):
+def fresh_times(call, backends, reps):
+    """Median ms of each backend's call into a new array of fresh pages."""
+    times = {b: [] for b in backends}
+    for _ in range(reps):
+        for b in backends:
+            cclabel.free_cached_memory()
+            t0 = time.perf_counter()
+            call(b)
+            times[b].append(time.perf_counter() - t0)
+    return {b: statistics.median(t) * 1e3 for b, t in times.items()}
+
+
+def sweep_row(name, call, in_bytes, out_bytes, rates, reps, check=True, says_backend=True, fresh=False):
     results = {"cuda": float("nan")}
     outputs = {}
     # Without a device only auto and cpu run (a dry run of the script on a CPU machine).
@@ -79,6 +93,7 @@ def sweep_row(name, call, in_bytes, out_bytes, rates, reps, check=True, says_bac
                 took = _cclabel._last_backend() or took
     for b in times:
         results[b] = statistics.median(times[b]) * 1e3
+    first = fresh_times(call, [b for b in times if b != "auto"], reps) if fresh and out_bytes >= 16 << 20 else {}
     same = True
     if check:
         ref = outputs["cpu"]
@@ -92,9 +107,10 @@ def sweep_row(name, call, in_bytes, out_bytes, rates, reps, check=True, says_bac
     best = min(results["cpu"], results["cuda"]) if results["cuda"] == results["cuda"] else results["cpu"]
     took = took if says_backend else None
     row = dict(name=name, auto=results["auto"], cpu=results["cpu"], cuda=results["cuda"], took=took or "?",
-               ratio=results["auto"] / best, floor=floor, same=same)
+               ratio=results["auto"] / best, floor=floor, same=same, first=first)
+    fresh_text = "".join(f"  {b} fresh {t:9.2f}" for b, t in first.items())
     print(f"{name:44s} auto {row['auto']:9.2f} ms ({row['took']:4s})  cpu {row['cpu']:9.2f}  "
-          f"cuda {row['cuda']:9.2f}  auto/best {row['ratio']:5.2f}  floor {floor:8.2f} ms  "
+          f"cuda {row['cuda']:9.2f}  auto/best {row['ratio']:5.2f}  floor {floor:8.2f} ms{fresh_text}  "
           f"{'labels equal' if same else 'LABELS DIFFER'}", flush=True)
     return row
 
@@ -106,6 +122,7 @@ def main():
     ap.add_argument("--noise", default="512,2048,8192")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--md", help="write the table as Markdown here")
+    ap.add_argument("--fresh", action="store_true", help="also time cpu and cuda into fresh arrays (16 MiB and more)")
     args = ap.parse_args()
     rates = copy_rates()
     if rates:
@@ -124,7 +141,7 @@ def main():
             for bg, what in ((None, "paper labelled"), (white, "paper as background")):
                 rows.append(sweep_row(f"sheet {dpi} dpi ({px / 1e6:.1f} Mpx), {what}",
                                       lambda b, bg=bg: cclabel.label(img, background=bg, backend=b),
-                                      img.nbytes, px * 4, rates, args.reps))
+                                      img.nbytes, px * 4, rates, args.reps, fresh=args.fresh))
             if dpi in (200, 800):
                 labels = cclabel.label(img, background=white, backend="cpu")
                 rows.append(sweep_row(f"regions(), sheet {dpi} dpi",
@@ -137,10 +154,10 @@ def main():
         for side in [int(x) for x in args.noise.split(",") if x]:
             binary = rng.random((side, side)) < 0.5
             rows.append(sweep_row(f"binary noise {side}^2", lambda b: cclabel.label(binary, backend=b),
-                                  binary.nbytes, binary.size * 4, rates, args.reps))
+                                  binary.nbytes, binary.size * 4, rates, args.reps, fresh=args.fresh))
             rgb = rng.integers(0, 2, (side, side, 3), dtype=np.uint8) * 255
             rows.append(sweep_row(f"RGB noise {side}^2 (8 colours)", lambda b: cclabel.label(rgb, backend=b),
-                                  rgb.nbytes, side * side * 4, rates, args.reps))
+                                  rgb.nbytes, side * side * 4, rates, args.reps, fresh=args.fresh))
             del binary, rgb
         masks = rng.random((1024, 128, 128)) < 0.4
         rows.append(sweep_row("batch of 1,024 masks of 128^2", lambda b: cclabel.label(masks, backend=b),
@@ -151,11 +168,13 @@ def main():
           f"labels differ on {len(bad)}")
     if args.md:
         with open(args.md, "w") as f:
-            f.write("| row | auto ms | took | cpu ms | cuda ms | auto / faster | copy floor ms |\n")
-            f.write("|---|---:|---|---:|---:|---:|---:|\n")
+            f.write("| row | auto ms | took | cpu ms | cuda ms | auto / faster | copy floor ms | cpu fresh | cuda fresh |\n")
+            f.write("|---|---:|---|---:|---:|---:|---:|---:|---:|\n")
             for r in rows:
+                fr = r["first"]
                 f.write(f"| {r['name']} | {r['auto']:.2f} | {r['took']} | {r['cpu']:.2f} | {r['cuda']:.2f} | "
-                        f"{r['ratio']:.2f}x | {r['floor']:.2f} |\n")
+                        f"{r['ratio']:.2f}x | {r['floor']:.2f} | {fr.get('cpu', float('nan')):.2f} | "
+                        f"{fr.get('cuda', float('nan')):.2f} |\n")
     return 1 if bad else 0
 
 

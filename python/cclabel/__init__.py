@@ -19,14 +19,15 @@ array([[1, 1, 0, 2],
 from __future__ import annotations
 
 from . import _arrays, _cclabel, _volume, _volume_stats
-from ._cclabel import built_with_cuda, cuda_available
+from ._cclabel import built_with_cuda, cuda_available, free_cached_memory
 
 from ._slabs import label_slabs
 from ._verify import Verdict, verify
 from .graph import adjacency, label_tolerance
 
 __all__ = ["label", "connected_components", "regions", "remove_small", "keep_largest", "adjacency",
-           "label_tolerance", "label_slabs", "verify", "Verdict", "cuda_available", "built_with_cuda"]
+           "label_tolerance", "label_slabs", "verify", "Verdict", "cuda_available", "built_with_cuda",
+           "free_cached_memory"]
 __version__ = _cclabel.__version__
 
 
@@ -380,7 +381,8 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
             host_counts = counts.view(torch.int32).numpy().view("uint32")
         else:
             import numpy as np
-            labels = np.empty(shape, dtype=np.uint32) if direct is None else direct
+            # A new result reuses the buffer of one given up (cclabel.free_cached_memory says why).
+            labels = _cclabel._host_labels(list(shape), _cclabel._check_threads(threads)) if direct is None else direct
             counts = host_counts = np.empty(count_shape, dtype=np.uint32)
             _cclabel._label(image, labels, counts, connectivity, background, backend, 0, None, False, False, threads)
         if target != "uint32":

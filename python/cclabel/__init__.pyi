@@ -5,6 +5,7 @@ __version__: str
 built_with_cuda: bool
 
 def cuda_available() -> bool: ...
+def free_cached_memory() -> int: ...
 
 # An image: a NumPy array, a CuPy array, a PyTorch tensor or any DLPack / buffer-protocol array, of
 # bool, int8..int64, uint8..uint64 or float16..float64 (uint8 also as (H, W, 3|4) RGB/RGBA).

@@ -932,6 +932,8 @@ void bind_verify(nb::module_& m);  // verify.cpp: the certificate of pictures an
 
 void bind_slab_seam(nb::module_& m);  // slab_seam.cpp: the seams of cclabel.label_slabs
 
+void bind_host_output(nb::module_& m);  // host_output.cpp: new label arrays from reused buffers
+
 NB_MODULE(_cclabel, m) {
     m.doc() = "cclabel's compiled core; use the functions of the cclabel package.";
     bind_graph(m);
@@ -939,6 +941,7 @@ NB_MODULE(_cclabel, m) {
     bind_volume_stats(m);
     bind_verify(m);
     bind_slab_seam(m);
+    bind_host_output(m);
     m.attr("__version__") = CCLABEL_VERSION_STRING;
     nb::register_exception_translator([](const std::exception_ptr& p, void*) {
         try {

@@ -1,0 +1,149 @@
+#include "core/host_output_cache.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <new>
+#include <string>
+
+#include "cclabel/error.hpp"
+#include "core/huge_pages.hpp"
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
+namespace cclabel::detail {
+namespace {
+
+constexpr std::size_t kHuge = std::size_t(2) << 20;
+
+std::size_t round_to_huge(std::size_t bytes) { return (bytes + kHuge - 1) / kHuge * kHuge; }
+
+void* map_buffer(std::size_t bytes) {
+#if defined(__linux__)
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    return p;
+#else
+    void* p = std::malloc(bytes);
+    if (!p) throw std::bad_alloc();
+    return p;
+#endif
+}
+
+void unmap_buffer(void* p, std::size_t bytes) noexcept {
+#if defined(__linux__)
+    (void)::munmap(p, bytes);
+#else
+    (void)bytes;
+    std::free(p);
+#endif
+}
+
+/// The pages' contents are no longer needed: the kernel may take them under memory pressure (the
+/// next write then faults a zero page in), and otherwise they stay, with no fault on reuse.
+void let_go(void* p, std::size_t bytes) noexcept {
+#if defined(__linux__) && defined(MADV_FREE)
+    (void)::madvise(p, bytes, MADV_FREE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
+std::size_t physical_memory() noexcept {
+#if defined(__linux__)
+    const long pages = ::sysconf(_SC_PHYS_PAGES), size = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && size > 0) return std::size_t(pages) * std::size_t(size);
+#endif
+    return std::size_t(4) << 30;
+}
+
+}  // namespace
+
+void* HostOutputCache::acquire(std::size_t bytes, int threads, std::size_t& mapped) {
+    const std::size_t want = round_to_huge(bytes < kMinBytes ? kMinBytes : bytes);
+    {
+        std::lock_guard<std::mutex> lock(m_);
+        // The smallest cached buffer that holds it without wasting more than a quarter.
+        auto best = freed_.end();
+        for (auto it = freed_.begin(); it != freed_.end(); ++it)
+            if (it->bytes >= want && it->bytes - want <= want / 4 && (best == freed_.end() || it->bytes < best->bytes))
+                best = it;
+        if (best != freed_.end()) {
+            void* p = best->p;
+            mapped = best->bytes;
+            cached_ -= best->bytes;
+            freed_.erase(best);
+            return p;
+        }
+        ++fresh_;
+    }
+    void* p = map_buffer(want);
+    advise_huge_pages(p, want);
+    populate_for_writing(p, want, threads);
+    mapped = want;
+    return p;
+}
+
+void HostOutputCache::release(void* p, std::size_t mapped) noexcept {
+    if (p == nullptr) return;
+    if (mapped > limit_) {
+        unmap_buffer(p, mapped);
+        return;
+    }
+    let_go(p, mapped);
+    std::lock_guard<std::mutex> lock(m_);
+    trim_locked(limit_ - mapped);
+    try {
+        freed_.push_back(Entry{p, mapped});
+        cached_ += mapped;
+    } catch (...) {  // no room for the entry: give the buffer back instead
+        unmap_buffer(p, mapped);
+    }
+}
+
+void HostOutputCache::trim_locked(std::size_t limit) noexcept {
+    while (cached_ > limit && !freed_.empty()) {
+        unmap_buffer(freed_.front().p, freed_.front().bytes);
+        cached_ -= freed_.front().bytes;
+        freed_.pop_front();
+    }
+}
+
+std::size_t HostOutputCache::free_all() noexcept {
+    std::lock_guard<std::mutex> lock(m_);
+    const std::size_t had = cached_;
+    trim_locked(0);
+    return had;
+}
+
+std::size_t HostOutputCache::cached_bytes() const {
+    std::lock_guard<std::mutex> lock(m_);
+    return cached_;
+}
+
+std::uint64_t HostOutputCache::fresh_mappings() const {
+    std::lock_guard<std::mutex> lock(m_);
+    return fresh_;
+}
+
+std::size_t host_cache_limit_from_environment(std::size_t fallback) {
+    const char* env = std::getenv("CCLABEL_HOST_CACHE_BYTES");
+    if (env == nullptr || *env == '\0') return fallback;
+    errno = 0;
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(env, &end, 10);
+    if (*env == '-' || end == env || *end != '\0' || errno == ERANGE)
+        throw Error(std::string("CCLABEL_HOST_CACHE_BYTES=") + env + " is not a byte count (0 turns the cache off)");
+    return std::size_t(v);
+}
+
+HostOutputCache& HostOutputCache::process() {
+    // Never destroyed: arrays that outlive the interpreter's teardown still give their buffers back.
+    static HostOutputCache* cache = new HostOutputCache(host_cache_limit_from_environment(physical_memory() / 4));
+    return *cache;
+}
+
+}  // namespace cclabel::detail

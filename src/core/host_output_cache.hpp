@@ -1,0 +1,69 @@
+#pragma once
+// Reused host buffers for the labels the Python package hands back as new NumPy arrays.
+//
+// A new NumPy array of 3.2 GB (the 800 dpi sheet's labels) is a fresh mapping from the kernel, and
+// its first write faults every page in: on the H100 host that made the Python call twice the C++
+// call that writes into a buffer it already had (298-310 ms against 135 ms on the GPU path, about
+// 150 against 80 on the CPU, 2026-12-07). A pipeline labels sheet after sheet of one size and drops
+// each result before the next, so the buffer of the last result is the natural home of the next:
+// freed buffers wait here (given back to the kernel as MADV_FREE, so memory pressure can still take
+// them) and a new one is faulted in on several threads at once, on huge pages.
+//
+// The cache holds at most `limit` bytes of freed buffers (CCLABEL_HOST_CACHE_BYTES; by default a
+// quarter of the machine's memory; 0 turns it off), and free_all() gives them all back.
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+
+namespace cclabel::detail {
+
+class HostOutputCache {
+public:
+    /// Buffers below this many bytes come from malloc: glibc keeps freed blocks of up to 32 MiB
+    /// on its heap, so they are warm anyway.
+    static constexpr std::size_t kMinBytes = std::size_t(16) << 20;
+
+    explicit HostOutputCache(std::size_t limit) : limit_(limit) {}
+    ~HostOutputCache() { free_all(); }
+    HostOutputCache(const HostOutputCache&) = delete;
+    HostOutputCache& operator=(const HostOutputCache&) = delete;
+
+    /// A buffer of at least @p bytes (≥ kMinBytes), writable; its size for release() in @p mapped.
+    /// A cached one of up to 5/4 of the size asked is taken first; else a new mapping, faulted in
+    /// on @p threads threads. Throws std::bad_alloc when the kernel refuses the mapping.
+    void* acquire(std::size_t bytes, int threads, std::size_t& mapped);
+    /// Takes back a buffer of acquire(): cached while the cache stays within its limit (the oldest
+    /// buffers leave first), else unmapped.
+    void release(void* p, std::size_t mapped) noexcept;
+    /// Unmaps every cached buffer; returns the bytes given back.
+    std::size_t free_all() noexcept;
+
+    std::size_t cached_bytes() const;
+    std::size_t limit() const { return limit_; }
+    /// Buffers mapped and faulted in by acquire() so far (not taken from the cache).
+    std::uint64_t fresh_mappings() const;
+
+    /// The process's cache, its limit from CCLABEL_HOST_CACHE_BYTES (a byte count) or a quarter of
+    /// the physical memory.
+    static HostOutputCache& process();
+
+private:
+    void trim_locked(std::size_t limit) noexcept;
+
+    mutable std::mutex m_;
+    std::size_t limit_;
+    std::size_t cached_ = 0;
+    std::uint64_t fresh_ = 0;
+    struct Entry {
+        void* p;
+        std::size_t bytes;
+    };
+    std::deque<Entry> freed_;  ///< oldest first; a few entries (each at least kMinBytes)
+};
+
+/// CCLABEL_HOST_CACHE_BYTES as a byte count, or @p fallback where unset; throws cclabel::Error for
+/// text that is not a non-negative integer.
+std::size_t host_cache_limit_from_environment(std::size_t fallback);
+
+}  // namespace cclabel::detail
