@@ -22,6 +22,7 @@ struct LabelOptions;
 /// What `label --volume` writes (src/cli/volume_commands.cpp): the options of `label` by name.
 struct VolumeOutputs {
     std::string output, format, stats, preview, adjacency;
+    bool adjacency_background = false;  ///< --adjacency-background: the pairs with label 0 too
     std::uint64_t budget = ~std::uint64_t(0);  ///< --memory-budget: a TIFF past it is read in slabs
 };
 

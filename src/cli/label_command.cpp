@@ -12,6 +12,7 @@
 
 #include "cclabel/adjacency.hpp"
 #include "cclabel/io.hpp"
+#include "cli/adjacency_csv.hpp"
 #include "cli/commands.hpp"
 #include "cli/labelling.hpp"
 #include "cli/memory_budget.hpp"
@@ -28,17 +29,6 @@ namespace fs = std::filesystem;
 
 namespace cclabel::cli {
 namespace {
-
-/// The region adjacency graph as CSV: "a,b,contacts", one row per touching pair, a < b, sorted.
-void write_adjacency_csv(const std::string& path, const std::vector<AdjacencyEdge>& edges) {
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "w"), &std::fclose);
-    if (!f) throw Error(path + ": cannot write the adjacency file");
-    std::fputs("a,b,contacts\n", f.get());
-    for (const AdjacencyEdge& e : edges)
-        std::fprintf(f.get(), "%lu,%lu,%llu\n", static_cast<unsigned long>(e.a), static_cast<unsigned long>(e.b),
-                     static_cast<unsigned long long>(e.contacts));
-    if (std::fflush(f.get()) != 0 || std::ferror(f.get())) throw Error(path + ": error while writing the adjacency file");
-}
 
 struct LabelArgs {
     std::vector<std::string> inputs;
@@ -201,7 +191,7 @@ int run_label(LabelArgs& a) {
 
     if (a.label.volume)
         return run_label_volumes(a.inputs, *labeller, a.label,
-                                 {a.output, a.format, a.stats, a.preview, a.adjacency, a.budget});
+                                 {a.output, a.format, a.stats, a.preview, a.adjacency, a.adjacency_background, a.budget});
     // Auto's first call measures the GPU's host path, the device's start-up included (about a
     // second on the H100 host, where the labelling of an 800 dpi sheet takes a quarter of that);
     // decoding the first picture keeps one core busy and leaves the others idle meanwhile.
@@ -252,20 +242,23 @@ Command add_label_command(CLI::App& app) {
         ->capture_default_str();
     lab->add_option("--preview", a->preview,
                     "Colourised preview PNG (each region a stable colour, background black); a folder with "
-                    "several inputs");
+                    "several inputs. With --volume: the slices side by side in one PNG (z left to right, then top "
+                    "to bottom, ceil(sqrt(depth)) columns, a black pixel between slices)");
     add_label_options(*lab, a->label);
     lab->add_option("--tile", a->label.tile,
                     "Label tile by tile (WxH pixels, e.g. 4096x4096; the last row and column of tiles may be "
                     "smaller) and merge the seams: the same labels as without --tile, each tile labelled by "
                     "--backend. Used by itself, with 16384x16384 tiles, for a picture of more than 4294967295 "
                     "pixels, whose labels are then uint64 and only -o writes them (not --stats, --preview, "
-                    "--min-size, --largest, --verify, --threshold or --kmeans)");
+                    "--min-size, --largest, --verify, --threshold or --kmeans). Not with --volume: a volume is "
+                    "read in z-slabs (--slab, --stream)");
     lab->add_flag("--stream", a->label.stream,
                   "Label TIFF pages in bounded memory: read band by band, tiles labelled and their seams resolved, "
                   "then read and labelled again and written band by band (the same labels; uint32 when the region "
                   "count fits, else uint64). Done by itself for a TIFF page whose pixels and labels would pass "
                   "--memory-budget. Not with --stats, --preview, --min-size, --largest, --verify, --threshold, "
-                  "--kmeans or --background auto");
+                  "--kmeans or --background auto. With --volume: the TIFF is read in slabs of as many pages as fit "
+                  "half of --memory-budget (see --slab)");
     lab->add_option("--memory-budget", a->label.memory_budget,
                     "Memory for one page, e.g. 512M or 8G (default: 3/4 of the memory available at start): a TIFF "
                     "page needing more (pixels + 4 or 8 bytes of labels a pixel) is streamed, in bands of at most "

@@ -85,12 +85,12 @@ Labeller::Labeller(const LabelOptions& o) : o_(o) {
         throw Error("-c " + std::to_string(c) + " is for volumes: add --volume to label every page of a TIFF or a "
                     "3-D .npy as one volume (pictures take 4 or 8)");
     if (o.slab > 0 && !o.volume) throw Error("--slab reads a volume's pages in slabs: it needs --volume");
-    if (o.volume) {
-        // The volume labeller takes whole volumes in memory, for now.
-        for (const auto& [given, name] : {std::pair{!o.threshold.empty(), "--threshold"}, {o.kmeans > 0, "--kmeans"},
-                                          {!o.tile.empty(), "--tile"}, {o.stream, "--stream"}})
-            if (given) throw Error(std::string(name) + " does not work with --volume yet");
-    }
+    // A volume is split along z into slabs of whole slices (--slab, --stream), never into tiles of
+    // rows and columns: a slice is at most 2^32 - 1 voxels, and the seams between slabs are whole
+    // slices, which is all the joins a volume needs to be labelled in bounded memory.
+    if (o.volume && !o.tile.empty())
+        throw Error("--tile is for pictures: a volume is labelled in z-slabs instead (--slab N pages at a time, or "
+                    "--stream for slabs that fit --memory-budget)");
     if (!o.background.empty()) bg_ = parse_background(o.background);
     if (!o.threshold.empty() && o.threshold != "otsu")
         fixed_threshold_ = parse_u32(o.threshold, "--threshold", "'otsu' or an integer 0..4294967295");

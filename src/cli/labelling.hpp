@@ -66,8 +66,12 @@ struct Labelled {
     const std::uint32_t* data() const { static const std::uint32_t none = 0; return labels.empty() ? &none : labels.data(); }
 };
 
-/// One volume labelled (--volume), after --min-size and --largest.
+/// One volume labelled (--volume), segmented first when asked, after --min-size and --largest.
 struct LabelledVolume {
+    VolumeView labelled;                ///< what was labelled: the volume, its mask or its cluster volume
+    std::vector<std::uint8_t> mask;     ///< --threshold: the Binary8 mask
+    std::vector<std::uint32_t> clusters;  ///< --kmeans: the U32 cluster indices
+    std::string segmented;              ///< e.g. "otsu threshold 117", as for pictures
     std::vector<std::uint32_t> labels;  ///< width × height × depth, z then y then x
     std::uint64_t count = 0;
     Options options;                    ///< as labelled (background resolved)

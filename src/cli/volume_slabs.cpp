@@ -108,7 +108,7 @@ void read_pages(io::PageReader& reader, const std::string& input, std::int64_t z
 
 }  // namespace
 
-std::int64_t slab_pages(const std::string& input, std::int64_t slab_option, std::uint64_t budget,
+std::int64_t slab_pages(const std::string& input, std::int64_t slab_option, bool stream, std::uint64_t budget,
                         const Labeller& labeller, std::string& why) {
     if (slab_option > 0) {
         if (is_npy_file(input))
@@ -118,7 +118,14 @@ std::int64_t slab_pages(const std::string& input, std::int64_t slab_option, std:
         why = "--slab " + std::to_string(slab_option);
         return slab_option;
     }
-    if (!io::is_tiff_file(input)) return 0;
+    if (!io::is_tiff_file(input)) {
+        if (stream)
+            throw BadOption("--stream reads the pages of a TIFF a slab at a time; " + input + " is read whole" +
+                            (is_npy_file(input) ? " (cclabel.label_slabs over np.load(..., mmap_mode='r') labels a .npy "
+                                                  "volume larger than memory)"
+                                                : ""));
+        return 0;
+    }
     const io::TiffRowReader head(input, 0);  // the first page's size and format, nothing decoded
     const std::int64_t pages = io::PageReader(input).pages();
     const std::uint64_t page_px = std::uint64_t(head.width()) * std::uint64_t(head.height());
@@ -128,9 +135,10 @@ std::int64_t slab_pages(const std::string& input, std::int64_t slab_option, std:
     // One call labels at most untiled_limit() voxels (2^32 - 1, lowered by tests) into uint32 labels:
     // a volume past it can only be labelled in slabs, of at most that many voxels each.
     const std::uint64_t limit = labeller.untiled_limit();
-    if ((need <= budget && voxels <= limit) || page_px == 0) return 0;
-    why = need > budget ? "it needs about " + format_size(need) + " in memory, over --memory-budget " + format_size(budget)
-                        : "more than " + with_commas(limit) + " voxels, past what one labelling numbers";
+    if ((!stream && need <= budget && voxels <= limit) || page_px == 0) return 0;
+    why = need > budget    ? "it needs about " + format_size(need) + " in memory, over --memory-budget " + format_size(budget)
+          : voxels > limit ? "more than " + with_commas(limit) + " voxels, past what one labelling numbers"
+                           : std::string("--stream");
     const std::uint64_t fit = budget / 2 / (page_px * per_voxel);
     return std::int64_t(std::clamp<std::uint64_t>(std::min(fit, limit / page_px), 1, std::uint64_t(pages)));
 }

@@ -12,10 +12,11 @@ class Labeller;
 /// How the pages of @p input are read for `label --volume`: 0 whole (read_volume), else this many
 /// pages a slab. @p slab_option (--slab, 0: not given) wins; otherwise a TIFF whose voxels and
 /// labels would pass @p budget, or with more voxels than one labelling numbers
-/// (Labeller::untiled_limit()), is read in slabs of as many pages as fit half the budget and that
-/// limit. @p why gets the reason for the report. Throws Error for --slab with a .npy volume (read
-/// whole, not by pages).
-std::int64_t slab_pages(const std::string& input, std::int64_t slab_option, std::uint64_t budget,
+/// (Labeller::untiled_limit()), or any TIFF with @p stream (--stream), is read in slabs of as many
+/// pages as fit half the budget and that limit. @p why gets the reason for the report. Throws
+/// BadOption for --slab with a .npy volume (read whole, not by pages) and for --stream with a file
+/// that is not a TIFF.
+std::int64_t slab_pages(const std::string& input, std::int64_t slab_option, bool stream, std::uint64_t budget,
                         const Labeller& labeller, std::string& why);
 
 /// Labels @p input a slab of @p pages pages at a time and writes the labels to @p output (.npy or
