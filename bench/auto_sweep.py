@@ -1,7 +1,7 @@
 """backend="auto" against "cpu" and "cuda" from Python, NumPy in and NumPy out (issue 21).
 
-Each row times the same call three ways, wall time per call, the median of --reps after one
-unmeasured call, in turns (auto, cpu, cuda, auto, ...), and reports which backend auto took
+Each row times the same call three ways, wall time per call, the median of --reps (more for short
+calls: up to 25, about a quarter second of each) after one unmeasured call, in turns (auto, cpu, cuda, auto, ...), and reports which backend auto took
 (cclabel._cclabel._last_backend()) and auto's time over the faster of the other two (goal: at most
 1.1). The copy floor is what the GPU's copies alone would take from pinned memory at the rates
 measured in the same run (CuPy, 256 MiB each way). Labels of the three are compared.
@@ -80,10 +80,19 @@ def sweep_row(name, call, in_bytes, out_bytes, rates, reps, check=True, says_bac
     # Without a device only auto and cpu run (a dry run of the script on a CPU machine).
     times = {b: [] for b in (("auto", "cpu", "cuda") if cclabel.cuda_available() else ("auto", "cpu"))}
     took = None
+    warm = {}
     for b in times:  # warm-up (auto's first call measures the machine's rates)
         outputs[b] = call(b)
         if b == "auto":
             took = _cclabel._last_backend()
+    for b in times:  # a second, timed: how many turns a fair median takes
+        t0 = time.perf_counter()
+        call(b)
+        warm[b] = time.perf_counter() - t0
+    # Sub-millisecond calls move by 10-20% from one call to the next on a shared machine: a median of
+    # three of them told auto's 1.11x from 1.0x by chance. Short rows take more turns (up to 25, about
+    # a quarter second of each backend's calls).
+    reps = max(reps, min(25, int(0.25 / max(max(warm.values()), 1e-6))))
     for _ in range(reps):
         for b in times:
             t0 = time.perf_counter()
@@ -107,10 +116,10 @@ def sweep_row(name, call, in_bytes, out_bytes, rates, reps, check=True, says_bac
     best = min(results["cpu"], results["cuda"]) if results["cuda"] == results["cuda"] else results["cpu"]
     took = took if says_backend else None
     row = dict(name=name, auto=results["auto"], cpu=results["cpu"], cuda=results["cuda"], took=took or "?",
-               ratio=results["auto"] / best, floor=floor, same=same, first=first)
+               ratio=results["auto"] / best, floor=floor, same=same, first=first, reps=reps)
     fresh_text = "".join(f"  {b} fresh {t:9.2f}" for b, t in first.items())
     print(f"{name:44s} auto {row['auto']:9.2f} ms ({row['took']:4s})  cpu {row['cpu']:9.2f}  "
-          f"cuda {row['cuda']:9.2f}  auto/best {row['ratio']:5.2f}  floor {floor:8.2f} ms{fresh_text}  "
+          f"cuda {row['cuda']:9.2f}  auto/best {row['ratio']:5.2f}  floor {floor:8.2f} ms{fresh_text}  x{reps}  "
           f"{'labels equal' if same else 'LABELS DIFFER'}", flush=True)
     return row
 
