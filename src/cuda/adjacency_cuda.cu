@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -343,14 +344,16 @@ std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std:
     if (pixels > 0) items_a_pixel.store(std::min(1.0 / 16, double(items) / double(pixels)), std::memory_order_relaxed);
     if (items == 0) return {};
 
-    // The result's room (the items bound the edges) faulted in on the host's threads while the
-    // device sorts and sums (core/huge_pages.hpp): one thread's first writes into it took 11 ms on
-    // the 800 dpi sheet, against 1.3 ms for everything from here to the download (H100, 2026-12-07).
+    // The result's room (the items bound the edges) faulted in on the host's threads and sized
+    // while the device sorts and sums (core/huge_pages.hpp): one thread's first writes into it
+    // took 11 ms on the 800 dpi sheet, against 1.3 ms for everything from here to the download,
+    // and filling it on one thread after the download 5.1-5.5 ms (H100, 2026-12-07).
     std::vector<AdjacencyEdge> edges;
     edges.reserve(items);
     cclabel::detail::advise_huge_pages(edges.data(), items * sizeof(AdjacencyEdge));
     std::thread populate([&edges, items, threads] {
         cclabel::detail::populate_for_writing(edges.data(), items * sizeof(AdjacencyEdge), threads);
+        edges.resize(items);  // zeroes warm pages; no reallocation (reserved)
     });
     struct Join {  // an exception on the way still waits for the thread that writes into edges
         std::thread& t;
@@ -398,14 +401,19 @@ std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std:
     CCL_CUDA(cudaMemcpyAsync(staged.p, packed.p, n * sizeof(PackedEdge), cudaMemcpyDeviceToHost, stream));
     CCL_CUDA(cudaStreamSynchronize(stream));
     step("download");
-    // The pinned bytes are AdjacencyEdge's layout (PackedEdge's static_assert): one block copy
-    // (memmove, as the edges are trivially copyable) instead of building each edge (9.2 ms with
-    // the page faults on huge pages, H100 host, 2026-12-07).
+    // The pinned bytes are AdjacencyEdge's layout (PackedEdge's static_assert): block copies on
+    // the host's threads into the sized result (as the edges are trivially copyable) instead of
+    // building each edge (9.2 ms with the page faults on huge pages, H100 host, 2026-12-07).
     static_assert(std::is_trivially_copyable_v<AdjacencyEdge>);
     const auto* from = staged.as<const AdjacencyEdge>();
     populate.join();
     populate = std::thread();
-    edges.assign(from, from + n);
+    constexpr std::uint64_t kPart = std::uint64_t(1) << 16;  // edges a copy: 1 MiB
+    cclabel::detail::parallel_for((n + kPart - 1) / kPart, threads, [&](std::uint64_t i) {
+        const std::uint64_t a = i * kPart, b = std::min(n, a + kPart);
+        std::memcpy(edges.data() + a, from + a, (b - a) * sizeof(AdjacencyEdge));
+    }, cclabel::cpu::Work::streaming);
+    edges.resize(n);
     step("vector");
     return edges;
 }
