@@ -23,7 +23,7 @@ import numbers
 
 import numpy as np
 
-from . import _arrays, _cclabel
+from . import _arrays, _cclabel, _volume
 
 __all__ = ["label_tolerance", "adjacency"]
 
@@ -155,14 +155,19 @@ def adjacency(labels, connectivity=8, background=False, *, backend="auto", threa
         An ``(H, W)`` label image of non-negative integers below 2**32 (any integer dtype or
         bool); 0 is the background. A NumPy array goes to the CPU or the GPU, whichever this
         machine's rates say is faster; a CuPy array or CUDA tensor is read where it is, on the GPU
-        (the call waits for the current stream first).
+        (the call waits for the current stream first). Or a ``(Z, Y, X)`` label volume (host
+        arrays, read on the CPU), with ``connectivity`` 6, 18 or 26.
     connectivity : int
         8 (default: corner neighbours touch too) or 4; scikit-image's 2 and 1 mean the same.
+        A volume takes 6 (faces), 18 (faces and edges) or 26 (faces, edges and corners;
+        scikit-image's 3), as :func:`cclabel.label` does; 4 and 8 are a ``ValueError`` there, and
+        6, 18, 26 and 3 are one for a picture.
     background : bool
         Include the pairs with label 0 (default: left out, as cc3d does).
     backend : {"auto", "cpu", "cuda"}
         For a NumPy array: "auto" (default) takes whichever backend is faster on this machine,
-        "cpu" or "cuda" demand one. GPU arrays are read on the GPU ("cpu" is a ``ValueError``:
+        "cpu" or "cuda" demand one (a volume is read on the CPU: "cuda" is a ``ValueError``).
+        GPU arrays are read on the GPU ("cpu" is a ``ValueError``:
         device data is never copied to the host behind your back).
     threads : None or int
         CPU threads (None or 0: every core this process may use, at most one a 65,536 pixels);
@@ -173,9 +178,19 @@ def adjacency(labels, connectivity=8, background=False, *, backend="auto", threa
     edges : numpy.ndarray
         ``(E, 3)`` ``uint64`` rows ``(a, b, contacts)``, ``a < b``, sorted: labels a and b touch
         through ``contacts`` pairs of neighbouring pixels (each pair counted once, corner pairs
-        too with ``connectivity=8``). ``{(int(a), int(b)): int(n) for a, b, n in edges}`` is
-        cc3d's ``contacts(labels, connectivity=4 or 26, surface_area=False)``, and the pairs are
-        its ``region_graph``.
+        too with ``connectivity=8``; of voxels for a volume). ``{(int(a), int(b)): int(n) for a,
+        b, n in edges}`` is cc3d's ``contacts(labels, connectivity=4 or 26, surface_area=False)``
+        (a volume: the same connectivity), and the pairs are its ``region_graph``.
+
+    Examples
+    --------
+    >>> import numpy as np, cclabel
+    >>> v = np.zeros((2, 2, 2), np.uint32)
+    >>> v[0, 0, 0], v[1, 1, 1], v[1, 0, 0] = 1, 2, 3   # 1 and 2 touch at a corner only
+    >>> cclabel.adjacency(v, connectivity=26).tolist()
+    [[1, 2, 1], [1, 3, 1], [2, 3, 1]]
+    >>> cclabel.adjacency(v, connectivity=6).tolist()
+    [[1, 3, 1]]
     """
     if threads is not None and (isinstance(threads, (bool, np.bool_)) or not isinstance(threads, numbers.Integral)):
         raise TypeError(f"threads: expected None or an int, got {threads!r}")
@@ -190,8 +205,10 @@ def adjacency(labels, connectivity=8, background=False, *, backend="auto", threa
                              "or copy them to the host first)")
         return _adjacency_on_gpu(labels, connectivity, background)
     lab = np.asarray(labels)
-    if lab.ndim != 2:
-        raise ValueError(f"labels: expected shape (H, W), got {lab.shape}")
+    volume = lab.ndim == 3
+    if lab.ndim not in (2, 3):
+        raise ValueError(f"labels: expected an (H, W) image or a (Z, Y, X) volume, got shape {lab.shape}")
+    connectivity = _graph_connectivity(connectivity, volume)
     if lab.dtype.kind not in "biu":
         raise TypeError(f"labels: expected an integer or bool label image, got dtype {lab.dtype}")
     if lab.dtype != np.uint32:
@@ -202,7 +219,29 @@ def adjacency(labels, connectivity=8, background=False, *, backend="auto", threa
         lab = lab.astype(np.uint32)
     if not isinstance(background, (bool, np.bool_)):
         raise TypeError(f"background: must be a bool, got {background!r}")
+    if volume:
+        return _cclabel._adjacency_volume(np.ascontiguousarray(lab), connectivity, bool(background), backend, threads)
     return _cclabel._adjacency(np.ascontiguousarray(lab), connectivity, bool(background), backend, threads)
+
+
+def _graph_connectivity(connectivity, volume):
+    """The connectivity the core takes: 4 or 8 for a picture, 6, 18 or 26 for a volume (3 is
+    scikit-image's 26 on 3-D input, as cclabel.label reads it); a ValueError naming the shape the
+    value is meant for otherwise."""
+    if isinstance(connectivity, (bool, np.bool_)) or not isinstance(connectivity, numbers.Integral):
+        raise TypeError(f"connectivity: expected an int, got {connectivity!r}")
+    c = int(connectivity)
+    if volume:
+        if c in _volume.CONNECTIVITY:
+            return _volume.CONNECTIVITY[c]
+        if c in (1, 2, 4, 8):
+            raise ValueError(f"connectivity: {c} is for (H, W) pictures; a (Z, Y, X) label volume takes 6, 18 or 26 "
+                             "(or 3, scikit-image's 26)")
+        raise ValueError(f"connectivity: a (Z, Y, X) label volume takes 6, 18 or 26 (or 3), got {c}")
+    if c in (6, 18, 26, 3):
+        raise ValueError(f"connectivity: {c} is for (Z, Y, X) label volumes; an (H, W) picture takes 4 or 8 "
+                         "(or 1 or 2 as in scikit-image)")
+    return c
 
 
 def _adjacency_on_gpu(labels, connectivity, background):
@@ -211,6 +250,9 @@ def _adjacency_on_gpu(labels, connectivity, background):
     import cupy as cp
 
     lab = cp.asarray(labels)  # a view of a CUDA tensor through __cuda_array_interface__
+    if lab.ndim == 3:
+        raise ValueError("labels: the region graph of a (Z, Y, X) volume is found on the CPU only for now: pass a "
+                         "host array (cupy.asnumpy(labels) or tensor.cpu())")
     if lab.ndim != 2:
         raise ValueError(f"labels: expected shape (H, W), got {lab.shape}")
     if lab.dtype.kind not in "biu":

@@ -4,7 +4,8 @@
 // library's formats (signed integers shifted to unsigned, which keeps every difference) and the
 // uint32 output; everything else is checked here: the tolerance (TypeError for a non-integer,
 // ValueError below 0 or above the format's channel range), connectivity, backend, threads and the
-// background channels. cclabel::Error from the library becomes ValueError.
+// background channels. cclabel::Error from the library becomes ValueError. Label volumes (Z, Y, X)
+// take the library's volume overload of adjacency (CPU only).
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
@@ -30,6 +31,7 @@ namespace {
 using HostIn = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
 using LabelsOut = nb::ndarray<std::uint32_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
 using LabelsIn = nb::ndarray<const std::uint32_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+using VolumeLabelsIn = nb::ndarray<const std::uint32_t, nb::ndim<3>, nb::c_contig, nb::device::cpu>;
 
 
 using cclabel_py::tolerance_arg;
@@ -116,6 +118,18 @@ std::uint32_t label_tolerance_value(const HostIn& image, int format, LabelsOut o
     return label_into(image, f, out, o, connectivity, backend, threads);
 }
 
+/// @p edges as (E, 3) rows a, b, contacts.
+nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<2>> rows_of(const std::vector<cclabel::AdjacencyEdge>& edges) {
+    auto* rows = new std::uint64_t[edges.size() * 3 + 1];
+    for (std::size_t i = 0; i < edges.size(); ++i) {
+        rows[3 * i] = edges[i].a;
+        rows[3 * i + 1] = edges[i].b;
+        rows[3 * i + 2] = edges[i].contacts;
+    }
+    nb::capsule owner(rows, [](void* p) noexcept { delete[] static_cast<std::uint64_t*>(p); });
+    return nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<2>>(rows, {edges.size(), std::size_t(3)}, owner);
+}
+
 /// The edges of @p h × @p w packed uint32 labels at @p labels (host or device memory) as (E, 3) rows.
 nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<2>> edges_of(const std::uint32_t* labels, std::int64_t h, std::int64_t w,
                                                             int connectivity, bool background, cclabel::Backend backend,
@@ -129,14 +143,26 @@ nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<2>> edges_of(const std::uint32_t*
     } catch (const cclabel::Error& e) {
         throw nb::value_error(e.what());
     }
-    auto* rows = new std::uint64_t[edges.size() * 3 + 1];
-    for (std::size_t i = 0; i < edges.size(); ++i) {
-        rows[3 * i] = edges[i].a;
-        rows[3 * i + 1] = edges[i].b;
-        rows[3 * i + 2] = edges[i].contacts;
+    return rows_of(edges);
+}
+
+/// A (Z, Y, X) label volume on the host; connectivity 6, 18 or 26 (graph.py maps scikit-image's 3),
+/// anything else a ValueError from the library's check.
+nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<2>> adjacency_volume(const VolumeLabelsIn& labels, int connectivity,
+                                                                    bool background, const std::string& backend,
+                                                                    int threads) {
+    const cclabel::Backend b = backend_arg(backend);
+    if (threads < 0) throw nb::value_error(("threads: must not be negative, got " + std::to_string(threads)).c_str());
+    const auto v = cclabel::make_volume_view(labels.data(), std::int64_t(labels.shape(2)), std::int64_t(labels.shape(1)),
+                                             std::int64_t(labels.shape(0)), cclabel::PixelFormat::U32);
+    std::vector<cclabel::AdjacencyEdge> edges;
+    try {
+        nb::gil_scoped_release unlocked;
+        edges = cclabel::adjacency(v, connectivity, background, b, threads);
+    } catch (const cclabel::Error& e) {
+        throw nb::value_error(e.what());
     }
-    nb::capsule owner(rows, [](void* p) noexcept { delete[] static_cast<std::uint64_t*>(p); });
-    return nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<2>>(rows, {edges.size(), std::size_t(3)}, owner);
+    return rows_of(edges);
 }
 
 nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<2>> adjacency(const LabelsIn& labels, int connectivity, bool background,
@@ -163,6 +189,10 @@ void bind_graph(nb::module_& m) {
           "Tolerance labelling of a host picture of a typed format by value (see cclabel.graph.label_tolerance).");
     m.def("_adjacency", &adjacency, "labels"_a, "connectivity"_a, "background"_a, "backend"_a, "threads"_a,
           "The region adjacency graph of a uint32 label image as (E, 3) uint64 rows a, b, contacts "
+          "(see cclabel.graph.adjacency).");
+    m.def("_adjacency_volume", &adjacency_volume, "labels"_a, "connectivity"_a, "background"_a, "backend"_a,
+          "threads"_a,
+          "The region adjacency graph of a C-contiguous (Z, Y, X) uint32 label volume as (E, 3) uint64 rows "
           "(see cclabel.graph.adjacency).");
     m.def("_adjacency_device", &adjacency_device, "ptr"_a, "height"_a, "width"_a, "connectivity"_a, "background"_a,
           "The region adjacency graph of C-contiguous uint32 labels in device memory (see cclabel.graph.adjacency).");
