@@ -113,10 +113,9 @@ def label(image, lib, *, connectivity, background, backend, return_num, out, tar
     if stats:
         raise ValueError("stats: regions() of 3-D volumes are not there yet")
     if _on_gpu(image, lib):
-        if not exact:
-            raise ValueError("tolerance: not yet supported for volumes on the GPU; pass a host array (labelled on the CPU)")
         return _label_device(image, lib, connectivity=connectivity, background=background, backend=backend,
-                             return_num=return_num, out=out, target=target, threads=threads, num_as_int=num_as_int)
+                             return_num=return_num, out=out, target=target, threads=threads, num_as_int=num_as_int,
+                             tolerance=None if exact else tolerance)
     a = _host_array(image, lib)
     name = a.dtype.name
     if a.ndim == 4:
@@ -217,10 +216,12 @@ def _label_colour(a, *, connectivity, background, backend, return_num, out, targ
     return (result, n) if return_num else result
 
 
-def _label_device(image, lib, *, connectivity, background, backend, return_num, out, target, threads, num_as_int):
+def _label_device(image, lib, *, connectivity, background, backend, return_num, out, target, threads, num_as_int,
+                  tolerance=None):
     """cclabel.label for a CuPy array or CUDA tensor volume: labelled on its GPU, on its library's
     current stream. N comes back as a 0-d array on the GPU (as for 2-D device arrays) unless
-    num_as_int; only that and out_dtype=uint16/uint64 wait for the GPU (to learn N)."""
+    num_as_int; only that and out_dtype=uint16/uint64 wait for the GPU (to learn N). A tolerance
+    (bool, uint8, uint16, uint32, RGB and RGBA volumes) is checked by the core as for host volumes."""
     from . import _check_out, _narrow, _torch_uint32
     if backend == "cpu":
         raise ValueError("backend: 'cpu' cannot label an array on the GPU; copy it to the host first, "
@@ -263,10 +264,10 @@ def _label_device(image, lib, *, connectivity, background, backend, return_num, 
                                  lambda o: isinstance(o, cupy.ndarray) and o.dtype == cupy.uint32 and
                                  o.device.id == device and o.flags.c_contiguous, lib)
             count = cupy.empty((), dtype=cupy.uint32)
-            ws_bytes = _cclabel._volume_workspace(*shape, strides[0], strides[1], fmt, conn, bg)
+            ws_bytes = _cclabel._volume_workspace(*shape, strides[0], strides[1], fmt, conn, bg, tolerance)
             workspace = cupy.empty(max(ws_bytes, 1), dtype=cupy.uint8)
             _cclabel._label_volume_device(data, *shape, strides[0], strides[1], fmt, labels.data.ptr,
-                                          count.data.ptr, conn, bg, stream, workspace.data.ptr, ws_bytes)
+                                          count.data.ptr, conn, bg, stream, workspace.data.ptr, ws_bytes, tolerance)
             host_n = lambda: int(count)  # noqa: E731
     else:
         import torch
@@ -293,12 +294,12 @@ def _label_device(image, lib, *, connectivity, background, backend, return_num, 
                              lambda o: isinstance(o, torch.Tensor) and o.dtype == u32 and o.device == device and
                              o.is_contiguous(), lib)
         count = torch.empty((), dtype=u32, device=device)
-        ws_bytes = _cclabel._volume_workspace(*shape, strides[0], strides[1], fmt, conn, bg)
+        ws_bytes = _cclabel._volume_workspace(*shape, strides[0], strides[1], fmt, conn, bg, tolerance)
         workspace = torch.empty(max(ws_bytes, 1), dtype=torch.uint8, device=device)
         with torch.cuda.device(device):  # the launches go to the tensor's GPU
             _cclabel._label_volume_device(image.data_ptr(), *shape, strides[0], strides[1], fmt,
                                           labels.data_ptr(), count.data_ptr(), conn, bg, stream, workspace.data_ptr(),
-                                          ws_bytes)
+                                          ws_bytes, tolerance)
         host_n = lambda: int(count.view(torch.int32).cpu()) & 0xFFFFFFFF  # noqa: E731
     # The workspace goes back to the library's pool here; the pool reuses it in stream order.
     if target != "uint32":  # waits for the GPU: N decides whether uint16 holds the labels

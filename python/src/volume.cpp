@@ -93,10 +93,11 @@ cclabel::VolumeView device_view(std::uintptr_t data, std::int64_t depth, std::in
                                cclabel::PixelFormat(format)};
 }
 
-cclabel::Options device_options(int connectivity, nb::handle background) {
+cclabel::Options device_options(int connectivity, nb::handle background, nb::handle tolerance) {
     cclabel::Options o;
     o.connectivity = connectivity;
     o.backend = cclabel::Backend::Cuda;
+    o.tolerance = cclabel_py::tolerance_arg(tolerance);
     set_background(o, background);
     return o;
 }
@@ -104,10 +105,12 @@ cclabel::Options device_options(int connectivity, nb::handle background) {
 // _volume_workspace(depth, height, width, slice_stride, row_stride, format, connectivity,
 // background): the workspace bytes label_volume_device needs; validates everything but pointers.
 std::size_t py_volume_workspace(std::int64_t depth, std::int64_t height, std::int64_t width, std::int64_t slice_stride,
-                                std::int64_t row_stride, int format, int connectivity, nb::handle background) {
+                                std::int64_t row_stride, int format, int connectivity, nb::handle background,
+                                nb::handle tolerance) {
     const cclabel::VolumeView v = device_view(16, depth, height, width, slice_stride, row_stride, format);
     std::size_t bytes = 0;
-    cclabel::cuda::label_volume_device(nullptr, bytes, v, nullptr, nullptr, device_options(connectivity, background));
+    cclabel::cuda::label_volume_device(nullptr, bytes, v, nullptr, nullptr,
+                                       device_options(connectivity, background, tolerance));
     return bytes;
 }
 
@@ -118,9 +121,9 @@ std::size_t py_volume_workspace(std::int64_t depth, std::int64_t height, std::in
 void py_label_volume_device(std::uintptr_t data, std::int64_t depth, std::int64_t height, std::int64_t width,
                             std::int64_t slice_stride, std::int64_t row_stride, int format, std::uintptr_t labels,
                             std::uintptr_t count, int connectivity, nb::handle background, std::uintptr_t stream,
-                            std::uintptr_t workspace, std::size_t workspace_bytes) {
+                            std::uintptr_t workspace, std::size_t workspace_bytes, nb::handle tolerance) {
     const cclabel::VolumeView v = device_view(data, depth, height, width, slice_stride, row_stride, format);
-    const cclabel::Options o = device_options(connectivity, background);
+    const cclabel::Options o = device_options(connectivity, background, tolerance);
     nb::gil_scoped_release release;
     std::size_t bytes = workspace_bytes;
     cclabel::cuda::label_volume_device(reinterpret_cast<void*>(workspace), bytes, v, reinterpret_cast<std::uint32_t*>(labels),
@@ -135,9 +138,9 @@ void bind_volume(nb::module_& m) {
           "backend"_a, "threads"_a, "tolerance"_a.none() = nb::none(), "channels"_a = 1);
 #if CCLABEL_HAVE_CUDA
     m.def("_volume_workspace", &py_volume_workspace, "depth"_a, "height"_a, "width"_a, "slice_stride"_a,
-          "row_stride"_a, "format"_a, "connectivity"_a, "background"_a.none());
+          "row_stride"_a, "format"_a, "connectivity"_a, "background"_a.none(), "tolerance"_a.none() = nb::none());
     m.def("_label_volume_device", &py_label_volume_device, "data"_a, "depth"_a, "height"_a, "width"_a,
           "slice_stride"_a, "row_stride"_a, "format"_a, "labels"_a, "count"_a, "connectivity"_a, "background"_a.none(),
-          "stream"_a, "workspace"_a, "workspace_bytes"_a);
+          "stream"_a, "workspace"_a, "workspace_bytes"_a, "tolerance"_a.none() = nb::none());
 #endif
 }

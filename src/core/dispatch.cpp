@@ -11,15 +11,28 @@
 #include "cpu/tolerance_cpu.hpp"
 
 namespace cclabel {
+namespace {
+
+/// What Auto weighs for a typed picture with a tolerance: the tolerance labeller of an untyped
+/// format of the same width stands in for the CPU's rate (both are the same union-find over pixels,
+/// differing in the compare; the probes have no typed form; 64-bit values as U32, whose copies
+/// move 4 bytes a pixel fewer: the estimate favours the GPU there by that much). The picture is not
+/// sampled: its density is measured on keys, which a typed picture does not have here.
+detail::Workload typed_tolerance_workload(const detail::Request& r) {
+    const int bpp = bytes_per_pixel(r.format);
+    const PixelFormat stand_in = bpp == 1 ? PixelFormat::Gray8 : bpp == 2 ? PixelFormat::Gray16 : PixelFormat::U32;
+    return detail::Workload{detail::Workload::Op::Tolerance, r.pixels(), stand_in, r.threads, nullptr};
+}
+
+}  // namespace
 
 bool cuda_available() noexcept { return detail::cuda_device_present(); }
 
 LabelResult label(const ImageView& image, std::uint32_t* out, const Options& options) {
     const detail::Request r = detail::make_request(image, out, options, true);
-    if (r.tolerance_value > 0) {  // a typed picture compared by value (cpu/tolerance_cpu.cpp)
-        if (options.backend == Backend::Cuda)
-            throw Error("tolerance " + detail::format_double(r.tolerance_value) + " is not yet supported for " +
-                        std::string(format_name(image.format)) + " on the GPU (backend cuda); use backend cpu or auto");
+    if (r.tolerance_value > 0) {  // a typed picture compared by value (cpu/tolerance_cpu.cpp, cuda/volume_cuda.cu)
+        const Backend use = detail::resolve_auto(options.backend, typed_tolerance_workload(r));
+        if (use == Backend::Cuda) return LabelResult{detail::label_cuda_host(r, out), use};  // throws without a device
         return LabelResult{r.pixels() ? cpu::label_tolerance_typed(r, out) : 0, Backend::Cpu};
     }
     if (is_typed_format(image.format)) {  // labelled as a picture of keys (core/format_keys.hpp)

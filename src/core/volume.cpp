@@ -43,10 +43,7 @@ VolumeRequest make_volume_request(const VolumeView& v, const std::uint32_t* out,
         throw Error("connectivity must be 6, 18 or 26 for a volume (got " + std::to_string(c) + ")");
     if (options.tolerance != 0 && !takes_tolerance)
         throw Error("tolerance " + std::to_string(options.tolerance) +
-                    " is not supported by this volume call yet (exact values only; label_volume takes it on the CPU)");
-    if (options.tolerance != 0 && options.backend == Backend::Cuda)
-        throw Error("tolerance " + std::to_string(options.tolerance) +
-                    " is not yet supported for volumes on the GPU (backend cuda); use backend cpu or auto");
+                    " is not supported by this volume call yet (exact values only; label_volume takes it)");
     // Format, background, threads and backend as for a picture: one slice of no size says it all.
     const Request bg = make_request(ImageView{nullptr, 0, 0, 0, v.format}, nullptr, as_picture_options(options));
 
@@ -121,7 +118,14 @@ LabelResult label_volume(const VolumeView& volume, std::uint32_t* out, const Opt
     const detail::VolumeRequest r = detail::make_volume_request(volume, out, options, true);
     if (options.backend == Backend::Cuda) return LabelResult{detail::label_volume_cuda_host(volume, out, options), Backend::Cuda};
     if (r.voxels() == 0) return LabelResult{0, Backend::Cpu};
-    if (r.tolerance != 0) return LabelResult{cpu::label_volume_tolerance(r, out), Backend::Cpu};
+    if (r.tolerance != 0 && r.format != PixelFormat::Binary8) {  // Binary8: one foreground value, labelled exactly
+        // Auto weighs the CPU's tolerance labeller of pictures (the same union-find over pixels; a
+        // voxel has up to 13 earlier neighbours, not 4, so this favours the CPU) against the GPU.
+        const detail::Workload w{detail::Workload::Op::Tolerance, r.voxels(), r.format, r.threads, nullptr};
+        if (detail::resolve_auto(options.backend, w) == Backend::Cuda)
+            return LabelResult{detail::label_volume_cuda_host(volume, out, options), Backend::Cuda};
+        return LabelResult{cpu::label_volume_tolerance(r, out), Backend::Cpu};
+    }
     if (!is_typed_format(volume.format)) {
         if (detail::volume_auto(r, out, options) == Backend::Cuda)
             return LabelResult{detail::label_volume_cuda_host(volume, out, options), Backend::Cuda};

@@ -80,6 +80,13 @@ void label_typed_device(void* workspace, std::size_t& workspace_bytes, const ccl
                         std::uint32_t* labels, std::uint32_t* count, cudaStream_t stream, const Tuning& tuning,
                         const StageEvents* events);
 
+/// label_device for a typed request @p r with a tolerance (r.tolerance_value > 0): no keys (a key
+/// keeps equality, not distances), the typed values compared as they are by the volume programs,
+/// the picture a volume of one slice (volume_plan.hpp's typed_picture). Its own size query
+/// (@p workspace null). Implemented in volume_cuda.cu.
+void label_typed_tolerance_device(void* workspace, std::size_t& workspace_bytes, const cclabel::detail::Request& r,
+                                  std::uint32_t* labels, std::uint32_t* count, cudaStream_t stream);
+
 /// label_batch_device_tuned for a typed @p batch: one key map for the call's images (as the host
 /// batch; per run of images of at most 2^32 - 1 pixels for 64-bit values), the keys written as a
 /// packed batch, then label_batch_device_tuned on them.

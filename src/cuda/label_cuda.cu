@@ -289,13 +289,15 @@ void label_device_tuned(void* workspace, std::size_t& workspace_bytes, const Ima
     // The size query needs no buffers (as with CUB): a stand-in for the labels lets it validate the rest.
     static std::uint32_t no_labels;
     label_device_tuned(workspace, workspace_bytes,
-                       cclabel::detail::make_request(image, workspace ? labels : &no_labels, options), labels, count,
-                       stream, tuning, events);
+                       cclabel::detail::make_request(image, workspace ? labels : &no_labels, options, /*typed_tolerance=*/true),
+                       labels, count, stream, tuning, events);
 }
 
 void label_device_tuned(void* workspace, std::size_t& workspace_bytes, const cclabel::detail::Request& r,
                         std::uint32_t* labels, std::uint32_t* count, cudaStream_t stream, const Tuning& given,
                         const StageEvents* events) {
+    if (r.tolerance_value > 0)  // typed values compared as values (volume_cuda.cu): no tuning applies
+        return label_typed_tolerance_device(workspace, workspace_bytes, r, labels, count, stream);
     if (is_typed_format(r.format))  // keys on the device first (device_keys.hpp)
         return label_typed_device(workspace, workspace_bytes, r, labels, count, stream, given, events);
     const Tuning tuning = r.tolerance > 0 ? for_tolerance(given) : given;  // the pixel pipeline with joins()
@@ -392,7 +394,8 @@ void label_batch_device_tuned(void* workspace, std::size_t& workspace_bytes, con
 }
 
 std::uint32_t label_host(const ImageView& image, std::uint32_t* out, const Options& options, const Tuning& tuning) {
-    return label_host(cclabel::detail::make_request(image, out, options), out, tuning, options.threads);
+    return label_host(cclabel::detail::make_request(image, out, options, /*typed_tolerance=*/true), out, tuning,
+                      options.threads);
 }
 
 std::uint32_t label_host(const cclabel::detail::Request& r, std::uint32_t* out, const Tuning& tuning, int copy_threads) {
@@ -547,7 +550,9 @@ std::uint32_t label_cuda_host(const Request& r, std::uint32_t* out) {
     const std::uint64_t pixels = r.pixels();
     const std::uint64_t bpp = std::uint64_t(bytes_per_pixel(r.format));
     const std::uint64_t free_b = gpu_free_bytes();
-    if (pixels > std::uint64_t(kMinTile * kMinTile) && pixels * (bpp + 5) > free_b / 10 * 9) {
+    // Tiles join their seams by equal values, and a typed tolerance has no tiled form yet: such a
+    // picture is labelled whole (a cudaMalloc error when it does not fit).
+    if (r.tolerance_value == 0 && pixels > std::uint64_t(kMinTile * kMinTile) && pixels * (bpp + 5) > free_b / 10 * 9) {
         std::int64_t side = 16384;
         while (side > kMinTile && std::uint64_t(side) * std::uint64_t(side) * (bpp + 12) > free_b / 2) side /= 2;
         Options to = options_of(r);

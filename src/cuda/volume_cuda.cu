@@ -6,6 +6,11 @@
 // and per-word counts), CUB's in-place exclusive sum over the counts, Number (a thread a voxel),
 // and a 4-byte copy of N. The typed formats are made keys first (device_keys.hpp), into the
 // workspace. Nothing is allocated and the host never waits.
+//
+// With a tolerance (Options::tolerance on an untyped volume; a typed picture's tolerance_value,
+// labelled here as a volume of one slice, label_typed_tolerance_device) Local and Border are their
+// own instantiations, with the policy CloseKeys or CloseValues (kernels/close_values.cuh) and
+// without cover: the exact kernels are the same code as before, with no tolerance test in them.
 #include <cuda_runtime.h>
 
 #include <cub/device/device_scan.cuh>
@@ -18,6 +23,7 @@
 #include "core/volume_backends.hpp"
 #include "core/volume_request.hpp"
 #include "cuda/device_keys.hpp"
+#include "cuda/kernels/close_values.cuh"
 #include "cuda/device_ops.cuh"
 #include "cuda/handles.hpp"
 #include "cuda/host_stager.hpp"
@@ -35,18 +41,18 @@ using vol::VolParams;
 // left to itself ptxas built some variants for more (Local with prelink took 35, three blocks) or
 // for 32 with spills (Border with cover, before tile_corner took the tile's FastDivs out of each
 // voxel's place).
-template <PixelFormat F, int Conn, bool Cover>
+template <PixelFormat F, int Conn, bool Cover, class M = EqualKeys<F>>
 __global__ void __launch_bounds__(512, 4) volume_local_kernel(VolParams g) {
     __shared__ std::uint32_t tsm[kVolumeMaxTileVoxels];
-    __shared__ std::uint32_t tkeys[kVolumeMaxTileVoxels];
+    __shared__ std::uint32_t tkeys[M::kShared ? kVolumeMaxTileVoxels : 1];
     DeviceOps ops{nullptr, threadIdx.x, blockDim.x, tsm, tkeys};
-    vol::volume_local_program<F, Conn, Cover>(ops, g, threadIdx.x, blockIdx.x);
+    vol::volume_local_program<F, Conn, Cover, M>(ops, g, threadIdx.x, blockIdx.x);
 }
 
-template <PixelFormat F, int Conn, bool Cover>
+template <PixelFormat F, int Conn, bool Cover, class M = EqualKeys<F>>
 __global__ void __launch_bounds__(512, 4) volume_border_kernel(VolParams g) {
     DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
-    vol::volume_border_program<F, Conn, Cover>(ops, g, threadIdx.x, blockIdx.x, blockIdx.y);
+    vol::volume_border_program<F, Conn, Cover, M>(ops, g, threadIdx.x, blockIdx.x, blockIdx.y);
 }
 
 __global__ void __launch_bounds__(1024) volume_flatten_kernel(VolParams g) {
@@ -72,32 +78,50 @@ void record(cudaEvent_t e, cudaStream_t s) {
     if (e) CCL_CUDA(cudaEventRecord(e, s));
 }
 
+/// Enqueues a labelling. @p typed: a typed picture with a tolerance (typed_picture), whose
+/// tolerance_value and background bits the parameters take on top of @p r.
 void enqueue_volume(const cclabel::detail::VolumeRequest& r, const VolumePlan& plan, const VolumeShape& shape,
                     std::uint8_t* ws, std::uint32_t* labels, std::uint32_t* count, cudaStream_t stream,
-                    const VolumeEvents& ev) {
-    const VolParams g = vol::make_vol_params(r, plan, shape, labels, reinterpret_cast<std::uint32_t*>(ws + plan.off_mask),
-                                             reinterpret_cast<std::uint32_t*>(ws + plan.off_prefix));
+                    const VolumeEvents& ev, const TypedPicture* typed = nullptr) {
+    VolParams g = vol::make_vol_params(r, plan, shape, labels, reinterpret_cast<std::uint32_t*>(ws + plan.off_mask),
+                                       reinterpret_cast<std::uint32_t*>(ws + plan.off_prefix));
+    if (typed) {
+        g.tolerance_value = typed->tolerance_value;
+        g.background_bits = typed->background_bits;
+    }
     CCL_CUDA(cudaMemsetAsync(g.prefix + plan.words, 0, sizeof(std::uint32_t), stream));
     const auto tiles = unsigned(plan.tiles), vblocks = unsigned(plan.voxel_blocks);
     record(ev.start, stream);
-    auto launch = [&]<PixelFormat F, int Conn, bool Cover>() {
-        volume_local_kernel<F, Conn, Cover><<<tiles, plan.tile_threads, 0, stream>>>(g);
+    auto launch = [&]<PixelFormat F, int Conn, bool Cover, class M>() {
+        volume_local_kernel<F, Conn, Cover, M><<<tiles, plan.tile_threads, 0, stream>>>(g);
         CCL_LAUNCHED("volume_local_kernel");
         record(ev.after_local, stream);
-        volume_border_kernel<F, Conn, Cover><<<dim3(tiles, plan.steps), plan.tile_threads, 0, stream>>>(g);
+        volume_border_kernel<F, Conn, Cover, M><<<dim3(tiles, plan.steps), plan.tile_threads, 0, stream>>>(g);
         CCL_LAUNCHED("volume_border_kernel");
         record(ev.after_border, stream);
         return 0;
     };
-    // Under 6 no two earlier neighbours are adjacent: cover has nothing to skip.
-    const bool cover = shape.switches.cover;
-    cclabel::detail::dispatch_format(r.format, [&]<PixelFormat F>() {
-        switch (r.connectivity) {
-            case 6: return launch.template operator()<F, 6, false>();
-            case 18: return cover ? launch.template operator()<F, 18, true>() : launch.template operator()<F, 18, false>();
-            default: return cover ? launch.template operator()<F, 26, true>() : launch.template operator()<F, 26, false>();
-        }
-    });
+    if (typed || volume_tolerance(r)) {
+        // Closeness is not an equivalence: no cover (kernels/volume_bodies.cuh says why).
+        dispatch_tolerance(r.format, [&]<PixelFormat F, class M>() {
+            switch (r.connectivity) {
+                case 6: return launch.template operator()<F, 6, false, M>();
+                case 18: return launch.template operator()<F, 18, false, M>();
+                default: return launch.template operator()<F, 26, false, M>();
+            }
+        });
+    } else {
+        // Under 6 no two earlier neighbours are adjacent: cover has nothing to skip.
+        const bool cover = shape.switches.cover;
+        cclabel::detail::dispatch_format(r.format, [&]<PixelFormat F>() {
+            using M = EqualKeys<F>;
+            switch (r.connectivity) {
+                case 6: return launch.template operator()<F, 6, false, M>();
+                case 18: return cover ? launch.template operator()<F, 18, true, M>() : launch.template operator()<F, 18, false, M>();
+                default: return cover ? launch.template operator()<F, 26, true, M>() : launch.template operator()<F, 26, false, M>();
+            }
+        });
+    }
     volume_flatten_kernel<<<vblocks, shape.voxel_threads, 0, stream>>>(g);
     CCL_LAUNCHED("volume_flatten_kernel");
     record(ev.after_flatten, stream);
@@ -115,7 +139,7 @@ void label_keys_device(void* workspace, std::size_t& workspace_bytes, const Volu
                        const VolumeEvents& events) {
     static std::uint32_t no_labels;  // the size query validates the rest without buffers (as CUB)
     const cclabel::detail::VolumeRequest r =
-        cclabel::detail::make_volume_request(volume, workspace ? labels : &no_labels, options);
+        cclabel::detail::make_volume_request(volume, workspace ? labels : &no_labels, options, /*takes_tolerance=*/true);
     const VolumePlan plan = plan_for(r, shape, stream);
     if (!plan.error.empty()) throw Error("label_volume_device: " + plan.error);
     const std::size_t need = std::size_t(std::max<std::uint64_t>(plan.workspace_bytes, kVolumeAlign));
@@ -136,6 +160,28 @@ void label_keys_device(void* workspace, std::size_t& workspace_bytes, const Volu
 
 }  // namespace
 
+void label_typed_tolerance_device(void* workspace, std::size_t& workspace_bytes, const cclabel::detail::Request& r,
+                                  std::uint32_t* labels, std::uint32_t* count, cudaStream_t stream) {
+    const TypedPicture p = typed_picture(r);
+    const VolumeShape shape = typed_picture_shape();
+    const VolumePlan plan = plan_for(p.volume, shape, stream);
+    if (!plan.error.empty()) throw Error("label_device: " + plan.error);
+    const std::size_t need = std::size_t(std::max<std::uint64_t>(plan.workspace_bytes, kVolumeAlign));
+    if (!workspace) {
+        workspace_bytes = need;
+        return;
+    }
+    if (!count) throw Error("label_device: the count pointer is null");
+    if (workspace_bytes < need)
+        throw Error("label_device: workspace of " + std::to_string(workspace_bytes) + " bytes, " + std::to_string(need) +
+                    " needed");
+    if (plan.voxels == 0) {
+        CCL_CUDA(cudaMemsetAsync(count, 0, sizeof(std::uint32_t), stream));
+        return;
+    }
+    enqueue_volume(p.volume, plan, shape, static_cast<std::uint8_t*>(workspace), labels, count, stream, VolumeEvents{}, &p);
+}
+
 void label_volume_device_shaped(void* workspace, std::size_t& workspace_bytes, const VolumeView& volume,
                                 std::uint32_t* labels, std::uint32_t* count, const Options& options,
                                 cudaStream_t stream, const VolumeShape& shape, const VolumeEvents* events) {
@@ -145,8 +191,9 @@ void label_volume_device_shaped(void* workspace, std::size_t& workspace_bytes, c
     // Typed: the volume's slices as a stack of pictures with one key map (at most 2^32 - 1 voxels,
     // so one map covers them all), then the keys labelled as a volume.
     static std::uint32_t no_labels;
+    // A tolerance on a typed volume is refused by name here (make_request: not for the typed formats).
     const cclabel::detail::VolumeRequest r =
-        cclabel::detail::make_volume_request(volume, workspace ? labels : &no_labels, options);
+        cclabel::detail::make_volume_request(volume, workspace ? labels : &no_labels, options, /*takes_tolerance=*/true);
     Options picture = options;
     picture.connectivity = 8;
     const cclabel::detail::Request bg =
@@ -185,7 +232,7 @@ namespace cclabel::detail {
 
 std::uint32_t label_volume_cuda_host(const VolumeView& volume, std::uint32_t* out, const Options& options) {
     using namespace cclabel::cuda::detail;
-    const VolumeRequest r = make_volume_request(volume, out, options);
+    const VolumeRequest r = make_volume_request(volume, out, options, /*takes_tolerance=*/true);
     if (!cuda_device_present()) throw Error("backend cuda: no CUDA device is present");
     if (r.voxels() == 0) return 0;
     // Host threads never touch the data here, but a device pointer given to the host API is a

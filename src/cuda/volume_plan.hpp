@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/request.hpp"
 #include "core/volume_request.hpp"
 #include "cuda/kernels/volume_bodies.cuh"
 
@@ -156,6 +157,52 @@ inline VolumePlan plan_volume(std::uint64_t width, std::uint64_t height, std::ui
     return p;
 }
 
+/// Whether a validated volume request is labelled with a tolerance (CloseKeys): Binary8's one
+/// foreground value is labelled exactly whatever the tolerance, as on the CPU.
+inline bool volume_tolerance(const cclabel::detail::VolumeRequest& r) {
+    return r.tolerance != 0 && r.format != PixelFormat::Binary8;
+}
+
+/// A typed picture with a tolerance (Request::tolerance_value > 0) as the GPU labels it: a volume
+/// of one slice under the volume programs with CloseValues, whose joins read the typed values (the
+/// picture pipeline's shared keys are 32-bit words, and a 64-bit or float value has no key that
+/// keeps its distances). 4-connectivity is 6 there and 8 is 26 (in one slice the other offsets
+/// lie outside the volume). Its VolParams take tolerance_value and background_bits on top.
+struct TypedPicture {
+    cclabel::detail::VolumeRequest volume;
+    double tolerance_value = 0;
+    std::uint64_t background_bits = 0;
+};
+
+inline TypedPicture typed_picture(const cclabel::detail::Request& r) {
+    TypedPicture p;
+    cclabel::detail::VolumeRequest& v = p.volume;
+    v.data = r.data;
+    v.width = r.width;
+    v.height = r.height;
+    v.depth = r.pixels() ? 1 : 0;
+    v.row_stride = r.stride;
+    v.slice_stride = r.stride * r.height;
+    v.format = r.format;
+    v.connectivity = r.connectivity == 4 ? 6 : 26;
+    v.has_background = r.has_background;
+    v.background_key = r.background_key;
+    v.threads = 1;
+    p.tolerance_value = r.tolerance_value;
+    p.background_bits = r.background_bits;
+    return p;
+}
+
+/// The launch shape of a typed picture's labelling: one slice, 32 x 16 voxels a tile (one a thread).
+inline VolumeShape typed_picture_shape() {
+    VolumeShape s{};
+    s.tile_x = 32;
+    s.tile_y = 16;
+    s.tile_z = 1;
+    s.per_thread = 1;
+    return s;
+}
+
 namespace vol {
 
 /// The programs' parameters for a validated request of an untyped format and its plan.
@@ -181,6 +228,7 @@ inline VolParams make_vol_params(const cclabel::detail::VolumeRequest& r, const 
     // Binary8's keys are 0 and 1, and 0 is always its background.
     g.has_background = r.has_background || r.format == PixelFormat::Binary8;
     g.background_key = r.format == PixelFormat::Binary8 ? 0u : r.background_key;
+    g.tolerance = r.tolerance;
     return g;
 }
 

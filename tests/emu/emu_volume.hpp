@@ -4,6 +4,7 @@
 // a host loop here.
 #include <cstdint>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "cclabel/detail/pixel_traits.hpp"
@@ -15,10 +16,15 @@ namespace cclabel::emu {
 
 /// Labels a validated request of an untyped format into @p out with the emulated kernels; N.
 /// @p Conn 0: the request's connectivity; else the programs' Conn whatever the request says (the
-/// mutation test's kDropOffset + k).
-template <int Conn = 0>
+/// mutation test's kDropOffset + k). A tolerance (r.tolerance, or @p typed for a typed picture
+/// made a volume by typed_picture) runs the tolerance instantiations, as volume_cuda.cu does.
+/// @p Shortcuts: the mutation tests' wrong programs, the tolerance's joins with the shortcuts of an
+/// equivalence of values (cd::Transitive): cover and prelink as @p shape's switches say, and
+/// covered_by_left where cover is off.
+template <int Conn = 0, bool Shortcuts = false>
 std::uint32_t emu_label_volume(const cclabel::detail::VolumeRequest& r, std::uint32_t* out,
-                               const cuda::detail::VolumeShape& shape, std::uint64_t seed) {
+                               const cuda::detail::VolumeShape& shape, std::uint64_t seed,
+                               const cuda::detail::TypedPicture* typed = nullptr) {
     namespace cd = cclabel::cuda::detail;
     const cd::VolumePlan plan = cd::plan_volume(std::uint64_t(r.width), std::uint64_t(r.height),
                                                 std::uint64_t(r.depth), shape, 0, /*for_gpu=*/false);
@@ -28,30 +34,38 @@ std::uint32_t emu_label_volume(const cclabel::detail::VolumeRequest& r, std::uin
     std::vector<std::uint32_t> mask(plan.words, 0xA5A5A5A5u), prefix(plan.scan_items, 0xA5A5A5A5u);
     prefix[plan.words] = 0;  // the GPU clears the last count
     for (std::uint64_t i = 0; i < plan.voxels; ++i) out[i] = 0xFFFFFFFFu;
-    const cd::vol::VolParams g = cd::vol::make_vol_params(r, plan, shape, out, mask.data(), prefix.data());
+    cd::vol::VolParams g = cd::vol::make_vol_params(r, plan, shape, out, mask.data(), prefix.data());
+    if (typed) {
+        g.tolerance_value = typed->tolerance_value;
+        g.background_bits = typed->background_bits;
+    }
 
     Executor ex(seed);
     ex.set_regions({{out, plan.voxels, "labels"}, {mask.data(), mask.size(), "mask"}, {prefix.data(), prefix.size(), "prefix"}});
     ex.set_parents(out, plan.voxels, 0, cd::vol::kVolumeBackground);
     ex.set_shared_words(plan.tile_voxels);  // parents and keys, a word a voxel of the tile
     const std::uint32_t vt = shape.voxel_threads;
-    auto run = [&]<PixelFormat F, int C>() {
+    auto run = [&]<PixelFormat F, int C, class M = cd::EqualKeys<F>>() {
         // As the GPU: cover is a template parameter of the programs (Conn 6 always without).
         auto tiles = [&]<bool Cover>() {
             ex.set_phase(Phase::Parents);
             ex.launch(plan.tiles, plan.tile_threads, shape.warp_w, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
-                cd::vol::volume_local_program<F, C, Cover>(ops, g, tid, b);
+                cd::vol::volume_local_program<F, C, Cover, M>(ops, g, tid, b);
             });
             ex.forget_stale();
             // The GPU's grid of tiles × steps, as one list of blocks.
             ex.launch(plan.tiles * plan.steps, plan.tile_threads, shape.warp_w, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
-                cd::vol::volume_border_program<F, C, Cover>(ops, g, tid, b % plan.tiles, std::uint32_t(b / plan.tiles));
+                cd::vol::volume_border_program<F, C, Cover, M>(ops, g, tid, b % plan.tiles, std::uint32_t(b / plan.tiles));
             });
         };
-        if (C != 6 && shape.switches.cover)
-            tiles.template operator()<true>();
-        else
+        if constexpr (M::kTransitive) {
+            if (C != 6 && shape.switches.cover)
+                tiles.template operator()<true>();
+            else
+                tiles.template operator()<false>();
+        } else {
             tiles.template operator()<false>();
+        }
         ex.forget_stale();
         ex.launch(plan.voxel_blocks, vt, shape.warp_w, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
             cd::vol::volume_flatten_program(ops, g, b * vt + tid, tid % 32);
@@ -68,14 +82,27 @@ std::uint32_t emu_label_volume(const cclabel::detail::VolumeRequest& r, std::uin
         });
         return 0;
     };
-    cclabel::detail::dispatch_format(r.format, [&]<PixelFormat F>() {
-        if constexpr (Conn != 0) return run.template operator()<F, Conn>();
-        switch (r.connectivity) {
-            case 6: return run.template operator()<F, 6>();
-            case 18: return run.template operator()<F, 18>();
-            default: return run.template operator()<F, 26>();
-        }
-    });
+    if (typed || cd::volume_tolerance(r)) {
+        cd::dispatch_tolerance(r.format, [&]<PixelFormat F, class M0>() {
+            using M = std::conditional_t<Shortcuts, cd::Transitive<M0>, M0>;
+            auto with = [&]<int C>() { return run.template operator()<F, C, M>(); };
+            if constexpr (Conn != 0) return with.template operator()<Conn>();
+            switch (r.connectivity) {
+                case 6: return with.template operator()<6>();
+                case 18: return with.template operator()<18>();
+                default: return with.template operator()<26>();
+            }
+        });
+    } else {
+        cclabel::detail::dispatch_format(r.format, [&]<PixelFormat F>() {
+            if constexpr (Conn != 0) return run.template operator()<F, Conn>();
+            switch (r.connectivity) {
+                case 6: return run.template operator()<F, 6>();
+                case 18: return run.template operator()<F, 18>();
+                default: return run.template operator()<F, 26>();
+            }
+        });
+    }
     return prefix[plan.words];
 }
 

@@ -23,12 +23,26 @@
 // uncovered (VolumeSwitches::cover; cover_mask): a joined neighbour covers the earlier neighbours
 // adjacent to it. Both phases take the same decisions for the neighbours in the tile, so Border
 // knows which of its own are covered without any record from Local.
+//
+// What joins is the policy M of kernels/close_values.cuh: equal keys (EqualKeys, exact labelling),
+// or with a tolerance keys or typed values close to each other (CloseKeys, CloseValues). Closeness
+// is not transitive, so with a tolerance the shortcuts that rest on "a neighbour with my value
+// has my neighbours' joins" are off, each for its reason:
+//   cover / prelink  X joined K, and J (adjacent to K) joins X: J ~ X and X ~ K do not make J ~ K,
+//                    so J may not be joined to K at all. Prelink is a form of Local's cover walk
+//                    (its first join), so it goes with it.
+//   covered_by_left  X ~ L, and N (a neighbour of both) ~ X: L joins N only if N ~ L.
+// Border's left-lane sharing stays: a voxel leaves a join to the lane before it only when that
+// lane's voxel L joins it (X ~ L, joined by Local in the tile) and L's own neighbour has the same
+// parent, i.e. lies in the same set; L's set, which holds X, is then joined to that set whatever
+// the values are (or L left it to its own left lane, by the same argument).
 #include <cstdint>
 #include <utility>
 
 #include "cclabel/detail/hd.hpp"
 #include "cclabel/detail/pixel_traits.hpp"
 #include "cuda/kernels/bits.cuh"
+#include "cuda/kernels/close_values.cuh"
 
 namespace cclabel::cuda::detail::vol {
 
@@ -53,6 +67,10 @@ struct VolParams {
     std::uint32_t background_key = 0;
     bool has_background = false;
     bool prelink = true;  ///< VolumeSwitches::prelink (volume_plan.hpp); Local with cover only
+    // Tolerance joining (CloseKeys, CloseValues of kernels/close_values.cuh); unused when exact.
+    std::uint32_t tolerance = 0;       ///< Options::tolerance: untyped formats, per channel
+    double tolerance_value = 0;        ///< typed formats: in the format's values
+    std::uint64_t background_bits = 0; ///< typed formats: the background's canonical bits
 };
 
 /// Conn = kDropOffset + k is 26-connectivity without earlier offset k: the emulator's mutation
@@ -136,11 +154,11 @@ CCL_HD std::uint32_t cover_mask(int k) {
     return cover_mask<Conn>(k, std::make_integer_sequence<int, 13>{});
 }
 
-template <PixelFormat F>
-CCL_HD std::uint32_t key_at(const VolParams& g, std::uint32_t x, std::uint32_t y, std::uint32_t z) {
-    return cclabel::detail::PixelTraits<F>::key(g.data + std::int64_t(z) * g.slice_stride +
-                                               std::int64_t(y) * g.row_stride +
-                                               std::int64_t(x) * cclabel::detail::PixelTraits<F>::kBytes);
+/// The value of voxel (x, y, z) as policy @p M compares it (EqualKeys: the key).
+template <PixelFormat F, class M = EqualKeys<F>>
+CCL_HD typename M::Value key_at(const VolParams& g, std::uint32_t x, std::uint32_t y, std::uint32_t z) {
+    return M::load(g.data + std::int64_t(z) * g.slice_stride + std::int64_t(y) * g.row_stride +
+                   std::int64_t(x) * bytes_per_pixel(F));
 }
 
 CCL_HD std::uint32_t index_of(const VolParams& g, std::uint32_t x, std::uint32_t y, std::uint32_t z) {
@@ -282,22 +300,32 @@ CCL_HD std::uint32_t tile_joins(const VolParams& g, const TileVoxel& t, bool lef
 /// Local: every thread of the tile's block calls it (two barriers; three with prelink). A thread takes the tile's
 /// voxels tid, tid + tile_threads, ... (VolumeShape::per_thread), in each step. @p Cover:
 /// VolumeSwitches::cover (volume_plan.hpp), a template parameter so that each kernel is built for
-/// its own registers.
-template <PixelFormat F, int Conn, bool Cover, class Ops>
+/// its own registers. @p M: what joins (kernels/close_values.cuh); values that fit a word are kept
+/// in shared memory, 64-bit ones read from the volume (L1) where needed.
+template <PixelFormat F, int Conn, bool Cover, class M = EqualKeys<F>, class Ops>
 CCL_HD void volume_local_program(Ops& ops, const VolParams& g, std::uint32_t tid, std::uint64_t tile) {
-    auto foreground = [&](const TileVoxel& t, std::uint32_t key) {
-        return t.inside && !(g.has_background && key == g.background_key);
-    };
+    static_assert(M::kTransitive || !Cover, "cover and prelink need joining to be an equivalence of values");
+    using Value = typename M::Value;
+    auto foreground = [&](const TileVoxel& t, Value key) { return t.inside && !M::background(g, key); };
     const bool prelink = Cover && g.prelink;
     const TileCorner corner = tile_corner(g, tile);
     for (std::uint32_t v = tid; v < g.tile_voxels; v += g.tile_threads) {
         const TileVoxel t = tile_voxel(g, corner, v);
-        ops.key_st(v, t.inside ? key_at<F>(g, t.x, t.y, t.z) : 0u);
+        if constexpr (M::kShared) ops.key_st(v, t.inside ? M::word(key_at<F, M>(g, t.x, t.y, t.z)) : 0u);
         if (!prelink) ops.sh_st(v, v);  // background too: no join ever reaches it
     }
     ops.sync();
     auto at = [&](std::uint32_t v, int dx, int dy, int dz) {
         return std::uint32_t(std::int64_t(v) + dx + std::int64_t(dy) * g.tile_x + std::int64_t(dz) * g.tile_x * g.tile_y);
+    };
+    // The value of tile voxel @p v (inside the volume), from shared memory or the volume.
+    auto value = [&](std::uint32_t v) -> Value {
+        if constexpr (M::kShared) {
+            return M::from_word(ops.key_ld(v));
+        } else {
+            const TileVoxel u = tile_voxel(g, corner, v);
+            return u.inside ? key_at<F, M>(g, u.x, u.y, u.z) : Value{};
+        }
     };
     if (prelink) {
         // Each voxel's parent is its first join's neighbour (or itself), a plain store: no other
@@ -306,10 +334,10 @@ CCL_HD void volume_local_program(Ops& ops, const VolParams& g, std::uint32_t tid
         // and most of a solid region make no atomic union at all.
         for (std::uint32_t v = tid; v < g.tile_voxels; v += g.tile_threads) {
             const TileVoxel t = tile_voxel(g, corner, v);
-            const std::uint32_t key = ops.key_ld(v);
+            const Value key = value(v);
             std::uint32_t parent = v;
             if (foreground(t, key)) {
-                auto same = [&](int dx, int dy, int dz) { return parent == v && ops.key_ld(at(v, dx, dy, dz)) == key; };
+                auto same = [&](int dx, int dy, int dz) { return parent == v && M::joins(g, key, value(at(v, dx, dy, dz))); };
                 tile_joins<Conn, Cover>(g, t, false, same, [&](int dx, int dy, int dz) { parent = at(v, dx, dy, dz); });
             }
             ops.sh_st(v, parent);
@@ -318,25 +346,26 @@ CCL_HD void volume_local_program(Ops& ops, const VolParams& g, std::uint32_t tid
     }
     for (std::uint32_t v = tid; v < g.tile_voxels; v += g.tile_threads) {
         const TileVoxel t = tile_voxel(g, corner, v);
-        const std::uint32_t key = ops.key_ld(v);
+        const Value key = value(v);
         if (!foreground(t, key)) continue;
         std::uint32_t self = v;  // v or an ancestor of it: where the next join starts
         bool linked = prelink;  // the walk's first join is the parent stored above
-        auto same = [&](int dx, int dy, int dz) { return ops.key_ld(at(v, dx, dy, dz)) == key; };
+        auto same = [&](int dx, int dy, int dz) { return M::joins(g, key, value(at(v, dx, dy, dz))); };
         auto join = [&](int dx, int dy, int dz) {
             if (linked)
                 linked = false;
             else
                 self = unite_voxels<true>(ops, g, self, at(v, dx, dy, dz));
         };
-        tile_joins<Conn, Cover>(g, t, !Cover && t.lx > 0 && ops.key_ld(v - 1) == key, same, join);
+        // covered_by_left (without cover): only where joining is an equivalence of values.
+        tile_joins<Conn, Cover>(g, t, !Cover && M::kTransitive && t.lx > 0 && M::joins(g, key, value(v - 1)), same, join);
     }
     ops.sync();
     for (std::uint32_t v = tid; v < g.tile_voxels; v += g.tile_threads) {
         const TileVoxel t = tile_voxel(g, corner, v);
         if (!t.inside) continue;
         std::uint32_t label = kVolumeBackground;
-        if (foreground(t, ops.key_ld(v))) {
+        if (foreground(t, value(v))) {
             const std::uint32_t r = find_shared(ops, g, v);
             const std::uint32_t rz = g.fd_tile_xy.div(r), r_in_slice = r - rz * g.fd_tile_xy.d;
             const std::uint32_t ry = g.fd_tile_x.div(r_in_slice), rx = r_in_slice - ry * g.tile_x;
@@ -352,24 +381,26 @@ CCL_HD void volume_local_program(Ops& ops, const VolParams& g, std::uint32_t tid
 /// join to it, so a run along x makes one global join a neighbouring tile set instead of one a voxel. With @p Cover the
 /// neighbours that Local's joins cover are skipped (Local's walk again, on the keys in global
 /// memory), and each neighbour of another tile with the voxel's value covers more.
-template <PixelFormat F, int Conn, bool Cover, class Ops>
+template <PixelFormat F, int Conn, bool Cover, class M = EqualKeys<F>, class Ops>
 CCL_HD void border_voxel(Ops& ops, const VolParams& g, std::uint64_t tile, std::uint32_t v, std::uint32_t lane,
                          std::uint32_t mask) {
+    static_assert(M::kTransitive || !Cover, "cover needs joining to be an equivalence of values");
     const TileVoxel t = tile_voxel(g, tile_corner(g, tile), v);
     // Earlier neighbours leave the tile only through its first slice, its first and last rows and
     // its first and last columns (dz is never +1; dy = +1 only with dz = -1, so not under 6).
     const bool shell = t.lz == 0 || t.ly == 0 || t.lx == 0 || (Conn != 6 && (t.ly + 1 == g.tile_y || t.lx + 1 == g.tile_x));
     bool active = t.inside && shell;
-    std::uint32_t key = 0;
+    typename M::Value key{};
     if (active) {
-        key = key_at<F>(g, t.x, t.y, t.z);
-        active = !(g.has_background && key == g.background_key);
+        key = key_at<F, M>(g, t.x, t.y, t.z);
+        active = !M::background(g, key);
     }
     if ((ops.ballot(mask, active) & mask) == 0) return;  // the whole warp: nothing to join
     const std::uint32_t i = active ? index_of(g, t.x, t.y, t.z) : 0u;
     auto same = [&](int dx, int dy, int dz) {
-        return key_at<F>(g, std::uint32_t(std::int64_t(t.x) + dx), std::uint32_t(std::int64_t(t.y) + dy),
-                         std::uint32_t(std::int64_t(t.z) + dz)) == key;
+        return M::joins(g, key,
+                        key_at<F, M>(g, std::uint32_t(std::int64_t(t.x) + dx), std::uint32_t(std::int64_t(t.y) + dy),
+                                     std::uint32_t(std::int64_t(t.z) + dz)));
     };
     std::uint32_t covered = 0;
     if constexpr (Cover) {
@@ -386,8 +417,11 @@ CCL_HD void border_voxel(Ops& ops, const VolParams& g, std::uint64_t tile, std::
         }
         if ((ops.ballot(mask, active && (open & ~covered) != 0) & mask) == 0) return;
     }
-    const bool left_same = active && t.x > 0 && key_at<F>(g, t.x - 1, t.y, t.z) == key;
-    const bool left_lane = left_same && lane > 0 && t.lx > 0;  // lane - 1 holds the left voxel
+    // X joins its left voxel L. Only for an equivalence does that let X skip what L covers; the
+    // lane sharing below needs only the join (see the file's head).
+    const bool left_joins = active && t.x > 0 && M::joins(g, key, key_at<F, M>(g, t.x - 1, t.y, t.z));
+    const bool left_same = M::kTransitive && left_joins;
+    const bool left_lane = left_joins && lane > 0 && t.lx > 0;  // lane - 1 holds the left voxel
     std::uint32_t last = kVolumeBackground;  // the parent of the last neighbour joined
     // An ancestor of i where its next join starts: first its tile root (no atomic on i's own word).
     std::uint32_t self = active ? ops.ld_weak(&g.labels[i]) : 0u;
@@ -402,7 +436,7 @@ CCL_HD void border_voxel(Ops& ops, const VolParams& g, std::uint64_t tile, std::
             const std::uint32_t nx = std::uint32_t(std::int64_t(t.x) + dx),
                                 ny = std::uint32_t(std::int64_t(t.y) + dy),
                                 nz = std::uint32_t(std::int64_t(t.z) + dz);
-            if (key_at<F>(g, nx, ny, nz) == key) {
+            if (M::joins(g, key, key_at<F, M>(g, nx, ny, nz))) {
                 parent = ops.ld_weak(&g.labels[index_of(g, nx, ny, nz)]);
                 // Covered even when the join below is left to the left voxel or was made already:
                 // either way this voxel ends up joined to the neighbour.
@@ -422,11 +456,11 @@ CCL_HD void border_voxel(Ops& ops, const VolParams& g, std::uint64_t tile, std::
 /// blocks of their own (the grid's y) rather than a loop, which needed more registers (it spilled
 /// at three blocks a multiprocessor). The lanes of a warp take consecutive voxels, so the lane
 /// before a voxel holds its left neighbour.
-template <PixelFormat F, int Conn, bool Cover, class Ops>
+template <PixelFormat F, int Conn, bool Cover, class M = EqualKeys<F>, class Ops>
 CCL_HD void volume_border_program(Ops& ops, const VolParams& g, std::uint32_t tid, std::uint64_t tile, std::uint32_t step) {
     const std::uint32_t lane = tid % 32u, threads = g.tile_threads;
     const std::uint32_t mask = mask_below(threads - (tid - lane) < 32u ? threads - (tid - lane) : 32u);
-    border_voxel<F, Conn, Cover>(ops, g, tile, tid + step * threads, lane, mask);
+    border_voxel<F, Conn, Cover, M>(ops, g, tile, tid + step * threads, lane, mask);
 }
 
 /// Flatten: called by every thread of whole warps (the word of root bits is their vote).
