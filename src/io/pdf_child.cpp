@@ -216,6 +216,13 @@ std::string one_decimal(double x) {
     return buf;
 }
 
+std::string seconds_text(double x) {
+    if (x >= 0.095) return one_decimal(x);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", x);
+    return buf;
+}
+
 ChildOutcome run_in_child(const std::string& path, const ChildLimits& limits, const std::string& doing,
                           const std::function<ChildWork()>& work) {
     FdPair fds;

@@ -69,6 +69,10 @@ std::string child_death(const ChildOutcome& outcome, const ChildLimits& limits);
 /// One decimal, as the messages give seconds.
 std::string one_decimal(double x);
 
+/// Seconds as the messages give them: one decimal, or two below 0.095 s, where one decimal would
+/// say "0.0" of a limit that is not nothing (a later page of a small PDF: pdf_reader.cpp).
+std::string seconds_text(double x);
+
 #endif  // CCLABEL_PDF_CHILD
 
 }  // namespace cclabel::io::detail

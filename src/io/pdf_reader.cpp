@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -140,12 +141,15 @@ ChildWork render_page_rows(const std::string& path, int index, double dpi, int w
 /// second and pixels is gone for the next page.
 ///
 /// A file of up to 1 MiB is held besides to issue 24's goal, read or refused within about 1 s: its
-/// loader and any one page together get at most kSmallFileSeconds at the default resolution
-/// (times the pixels' ratio at a finer one, where the caller asked for more work), plus the page's
-/// pixels at 20 Mpx/s: a large sheet's pixels are the caller's asking too, and without them the
-/// hold refused an A1 floor plan at 150 dpi (17 Mpx, 1.1-1.2 s), the very drawings this library
-/// reads. It still refuses a few real plots that the share would have drawn (a scatter of 36,000
-/// markers, 1.0-1.5 s on A4); the refusal says how to allow them.
+/// loader and all its pages together get kSmallFileSeconds at the default resolution (times the
+/// pixels' ratio at a finer one, where the caller asked for more work) beyond what each page is
+/// given for itself, kSmallPageSeconds and its pixels at 20 Mpx/s. The hold is the document's, as
+/// the share is: held per page, a crafted file of many pages that each draw for 0.8 s cost the
+/// caller 0.8 s a page when it read them all, as the CLI does. A page's pixels are the caller's
+/// asking, so they are given to every page and to any page size that check_decode_work lets a small
+/// file have: without them the hold refused an A1 floor plan at 150 dpi (17 Mpx, 1.1-1.2 s), the
+/// very drawings this library reads. It still refuses a few real plots that the share would have
+/// drawn (a scatter of 36,000 markers, 1.0-1.5 s on A4); the refusal says how to allow them.
 ///
 /// CCLABEL_PDF_RENDER_SECONDS overrides all of it: the seconds each child may take (0: no limit).
 constexpr double kRenderBaseSeconds = 0.25;
@@ -157,6 +161,10 @@ constexpr double kRenderPixelsPerSecond = 20e6;
 /// Issue 24's second less what a page costs on the clock beyond the renderer's processor time
 /// (the fork, the loader, mapping and handing back the rows: 0.03 s for A4 at 150 dpi here).
 constexpr double kSmallFileSeconds = 0.85;
+/// What a page of a small file may use besides its pixels without touching the document's hold:
+/// the fork, Poppler opening the file again, the page's fonts. A blank page took 3 ms here at
+/// 8 dpi; pages of real reports and drawings (pdfTeX, reportlab, matplotlib) 7 to 25 ms.
+constexpr double kSmallPageSeconds = 0.03;
 /// The loader: opening a real file and finding its pages takes milliseconds (a 400-page report
 /// 0.01 s); a quarter second, and a quarter second for each MiB, for the files whose object
 /// structure is large.
@@ -171,6 +179,13 @@ constexpr const char* kSecondsVariable = "CCLABEL_PDF_RENDER_SECONDS";
 const std::string kHowToAllowMore = std::string("set ") + kSecondsVariable + " to the seconds to allow, 0 for no limit";
 
 double mib(double bytes) { return bytes / double(1 << 20); }
+
+/// A small file's hold in its messages: two decimals (0.85 s at one decimal is "0.8").
+std::string hold_text(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", s);
+    return buf;
+}
 
 /// A page's own part of the budget: the fork and fonts, and its pixels.
 double page_seconds(double pixels) { return kRenderBaseSeconds + pixels / kRenderPixelsPerSecond; }
@@ -192,16 +207,23 @@ double load_seconds(const std::string& path, double file_bytes) {
     return env >= 0 ? env : kLoadBaseSeconds + kLoadSecondsPerMiB * mib(file_bytes);
 }
 
+/// What a page of a small file may use before it draws on the document's hold.
+double small_page_seconds(double pixels) { return kSmallPageSeconds + pixels / kRenderPixelsPerSecond; }
+
+/// The hold on a small file's loader and pages together, for pages of @p pixels (@p default_pixels
+/// at the default resolution).
+double small_file_seconds(double pixels, double default_pixels) { return kSmallFileSeconds * std::max(1.0, pixels / default_pixels); }
+
 /// The budget of a page of @p pixels (@p default_pixels at the default resolution) from a file of
-/// @p file_bytes, whose loader and earlier pages have used @p spent seconds of the file's share,
-/// the loader @p loaded of them.
-double render_seconds(const std::string& path, double pixels, double default_pixels, double file_bytes, double spent, double loaded) {
+/// @p file_bytes, whose loader and earlier pages have used @p spent seconds of the file's share and,
+/// a small file's, @p held seconds of its hold.
+double render_seconds(const std::string& path, double pixels, double default_pixels, double file_bytes, double spent, double held) {
     const double env = seconds_from_environment(path);
     if (env >= 0) return env;
     const double draw = kRenderDrawSecondsPerMiB * std::pow(pixels / kRenderDrawReferencePixels, kRenderDrawExponent);
     double s = page_seconds(pixels) + std::max(0.0, mib(file_bytes) * (kRenderParseSecondsPerMiB + draw) - spent);
     if (file_bytes <= double(kSmallFileBytes))
-        s = std::min(s, kSmallFileSeconds * std::max(1.0, pixels / default_pixels) + pixels / kRenderPixelsPerSecond - loaded);
+        s = std::min(s, small_page_seconds(pixels) + std::max(0.0, small_file_seconds(pixels, default_pixels) - held));
     return std::max(s, 0.01);
 }
 
@@ -220,12 +242,12 @@ std::shared_ptr<std::uint8_t> map_shared_rows(const std::string& path, std::size
                              const std::string& doing, const std::string& limit, const std::string& not_done) {
     using End = ChildOutcome::End;
     const std::string why = " (" + limit + "; " + kHowToAllowMore + ")";
-    if (out.end == End::late_processor) fail(path, "refused: " + doing + " took more than " + one_decimal(limits.seconds) + " s of processor time" + why);
-    if (out.end == End::late_wall && !out.processor_clock) fail(path, "refused: " + doing + " took longer than " + one_decimal(limits.seconds) + " s" + why);
+    if (out.end == End::late_processor) fail(path, "refused: " + doing + " took more than " + seconds_text(limits.seconds) + " s of processor time" + why);
+    if (out.end == End::late_wall && !out.processor_clock) fail(path, "refused: " + doing + " took longer than " + seconds_text(limits.seconds) + " s" + why);
     // How much it ran tells a starved child (a busy machine) from a stuck one.
     if (out.end == End::late_wall) {
         fail(path, "refused: " + doing + " did not finish in " + one_decimal(limits.seconds * kChildWallFactor) + " s, having used " +
-                       one_decimal(out.cpu_at_deadline) + " s of its " + one_decimal(limits.seconds) + " s of processor time" + why);
+                       one_decimal(out.cpu_at_deadline) + " s of its " + seconds_text(limits.seconds) + " s of processor time" + why);
     }
     fail(path, who + " " + child_death(out, limits) + "; " + not_done);
 }
@@ -249,8 +271,8 @@ public:
             fail_child(path, out, limits, "the PDF loader", "opening the PDF", "the limit for a file of " + std::to_string(file_size_) + " bytes",
                        "the file was not opened");
         }
-        loaded_ = out.cpu_seconds;
-        spent_ = loaded_;
+        spent_ = out.cpu_seconds;
+        held_ = out.cpu_seconds;
         opened = {out.ok, out.result};
 #else
         {
@@ -310,19 +332,34 @@ private:
 #if CCLABEL_PDF_CHILD
         const double pixels = double(w) * double(h);
         const double spent = spent_.load();
-        const ChildLimits limits{render_seconds(path_, pixels, default_pixels, double(file_size_), spent, loaded_),
+        const double held = held_.load();
+        const ChildLimits limits{render_seconds(path_, pixels, default_pixels, double(file_size_), spent, held),
                                  std::uint64_t(pixels) * 7 + kChildMemoryMargin};
         std::shared_ptr<std::uint8_t> rows = map_shared_rows(path_, bytes);
         std::uint8_t* at = rows.get();
         const ChildOutcome out =
             run_in_child(path_, limits, "rendering the page", [&] { return render_page_rows(path_, index, dpi_, w, h, at, stride); });
         spent_.fetch_add(std::max(0.0, out.cpu_seconds - page_seconds(pixels)));
+        held_.fetch_add(std::max(0.0, out.cpu_seconds - small_page_seconds(pixels)));
         if (out.end != ChildOutcome::End::reported) {
-            // What the opening and earlier pages used, where it shows at one decimal (a loader under a
-            // sanitizer used hundredths, and "used 0.0 s" told the reader nothing).
-            const std::string limit = "the limit for a page of " + one_decimal(pixels / 1e6) + " Mpx at " + std::to_string(std::lround(dpi_)) +
-                                      " dpi from a file of " + std::to_string(file_size_) + " bytes" +
-                                      (spent >= 0.05 ? ", whose opening and earlier pages used " + one_decimal(spent) + " s" : "");
+            std::string limit = "the limit for a page of " + one_decimal(pixels / 1e6) + " Mpx at " + std::to_string(std::lround(dpi_)) +
+                                " dpi from a file of " + std::to_string(file_size_) + " bytes";
+            // What the opening and earlier pages used of what bound this page, where it shows: a later
+            // page of a small file is held to its own allowance once the document's hold is gone, and
+            // a limit of a few hundredths would read as a mistake unsaid.
+            const double hold = small_file_seconds(pixels, default_pixels);
+            const bool held_here = file_size_ <= kSmallFileBytes && seconds_from_environment(path_) < 0 &&
+                                   limits.seconds >= small_page_seconds(pixels) + std::max(0.0, hold - held) - 1e-9;
+            if (held_here && held >= hold - 0.005) {
+                limit += ", whose opening and earlier pages used up the " + hold_text(hold) + " s that a file of up to 1 MiB has beyond each page's own " +
+                         seconds_text(small_page_seconds(pixels)) + " s";
+            } else if (held_here && held >= 0.05) {
+                limit += ", whose opening and earlier pages used " + one_decimal(held) + " s of the " + hold_text(hold) +
+                         " s that a file of up to 1 MiB has beyond each page's own " + seconds_text(small_page_seconds(pixels)) + " s";
+            } else if (!held_here && spent >= 0.05) {
+                // (A loader under a sanitizer used hundredths, and "used 0.0 s" told the reader nothing.)
+                limit += ", whose opening and earlier pages used " + one_decimal(spent) + " s";
+            }
             fail_child(path_, out, limits, "the PDF renderer", "rendering", limit, "the page was not rendered");
         }
         if (!out.ok) fail(path_, out.result);
@@ -345,10 +382,11 @@ private:
     std::uint64_t file_size_ = 0;
     std::vector<PageBox> boxes_;
 #if CCLABEL_PDF_CHILD
-    /// The loader's processor time, and what it and the pages rendered so far used of the file's
-    /// share of the budget (render_seconds).
-    double loaded_ = 0;
+    /// What the loader and the pages rendered so far used of the file's share of the budget, and of
+    /// a small file's hold (render_seconds). Pages read at once from several threads each see them
+    /// as they stood when the page began.
     std::atomic<double> spent_{0.0};
+    std::atomic<double> held_{0.0};
 #endif
 };
 

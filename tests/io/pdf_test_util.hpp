@@ -91,4 +91,45 @@ inline std::string nested_forms_pdf(int levels = 8, int fanout = 10, int strokes
     return pdf_file(objs);
 }
 
+/// A report of @p pages A4 pages as a word processor writes one: on each, 60 lines of 9 pt text in
+/// a standard font under a heading, a ruled table of 12 x 8 cells with a gray header, a chart of
+/// bars and a line, and a heat map of 30 x 30 coloured cells (one form that every page draws).
+/// Cheap to draw, a few hundredths of a second a page at 150 dpi, as real pages of text are.
+inline std::string report_pdf(int pages) {
+    std::string kids;
+    for (int i = 0; i < pages; ++i) kids += std::to_string(5 + 2 * i) + " 0 R ";
+    std::string map;
+    for (int y = 0; y < 30; ++y) {
+        for (int x = 0; x < 30; ++x) {
+            map += "0." + std::to_string(x * y % 10) + " 0.5 0." + std::to_string((x + y) % 10) + " rg " + std::to_string(5 * x) + " " +
+                   std::to_string(5 * y) + " 5 5 re f\n";
+        }
+    }
+    std::vector<std::string> objs = {"<< /Type /Catalog /Pages 2 0 R >>",
+                                     "<< /Type /Pages /Kids [" + kids + "] /Count " + std::to_string(pages) + " >>",
+                                     "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+                                     pdf_stream("/Type /XObject /Subtype /Form /BBox [0 0 150 150] ", map)};
+    const char* words[] = {"region", "label", "pixel", "sheet", "wall", "door", "plan", "scale", "colour", "room"};
+    for (int i = 0; i < pages; ++i) {
+        objs.push_back("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> /XObject << /Hm 4 0 R >> >> "
+                       "/Contents " + std::to_string(6 + 2 * i) + " 0 R >>");
+        std::string c = "BT /F1 14 Tf 50 800 Td (Section " + std::to_string(i + 1) + ") Tj ET\nBT /F1 9 Tf 50 780 Td 11 TL\n";
+        for (int line = 0; line < 60; ++line) {
+            c += "(";
+            for (int w = 0; w < 14; ++w) c += std::string(words[(i * 7 + line * 3 + w * w) % 10]) + " ";
+            c += ") '\n";
+        }
+        c += "ET\n0.85 g 50 90 480 12 re f 0 G 0.5 w\n";
+        for (int r = 0; r <= 12; ++r) c += "50 " + std::to_string(102 - 6 * r) + " m 530 " + std::to_string(102 - 6 * r) + " l S\n";
+        for (int col = 0; col <= 8; ++col) c += std::to_string(50 + 60 * col) + " 30 m " + std::to_string(50 + 60 * col) + " 102 l S\n";
+        for (int b = 0; b < 40; ++b)
+            c += "0.2 0.4 0.8 rg " + std::to_string(380 + 4 * b) + " 130 3 " + std::to_string(20 + (i * 13 + b * 37) % 160) + " re f\n";
+        c += "1 0 0 RG 380 130 m";
+        for (int k = 1; k <= 200; ++k) c += " " + std::to_string(380 + k * 160 / 200) + " " + std::to_string(130 + (i * 31 + k * k * 7) % 170) + " l";
+        c += " S 0 G\nq 1 0 0 1 380 320 cm /Hm Do Q\n";
+        objs.push_back(pdf_stream("", c));
+    }
+    return pdf_file(objs);
+}
+
 }  // namespace cclabel::iotest

@@ -96,6 +96,10 @@ TEST(Corpus, DISABLED_WriteFuzzCorpus) {
     // A page of 10^10 strokes from 4 kB (forms drawing forms): refused at the renderer's time limit.
     const std::string forms = nested_forms_pdf();
     write_bytes(at("pdf_nested_forms_1e10_strokes.pdf"), std::vector<std::uint8_t>(forms.begin(), forms.end()));
+    // 32 such pages in 11 kB: each page held alone cost 0.25 s at least, the document 8.1 s at 8 dpi;
+    // one hold for the document refuses them all in 1.9 s.
+    const std::string pages = nested_forms_pdf(8, 10, 100, 32);
+    write_bytes(at("pdf_nested_forms_32_pages.pdf"), std::vector<std::uint8_t>(pages.begin(), pages.end()));
     // Pages that render, for fuzz_decode's PDF path: two pages of a rectangle each, and one page of
     // text, an image, forms under a clip, a dashed curve and an even-odd fill.
     for (const auto& [name, pdf] : {std::pair<std::string, std::string>{"pdf_two_pages.pdf", two_page_pdf()}, {"pdf_features.pdf", features_pdf()}}) {

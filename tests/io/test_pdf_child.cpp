@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +25,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -648,12 +650,20 @@ TEST(PdfChild, FileOfNoPagesIsAnError) {
     EXPECT_NE(m.find(": PDF without pages"), std::string::npos) << m;
 }
 
+/// The children's processor time so far (the loaders and renderers this process has reaped).
+double children_cpu_seconds() {
+    rusage r{};
+    ::getrusage(RUSAGE_CHILDREN, &r);
+    const auto s = [](const timeval& v) { return double(v.tv_sec) + double(v.tv_usec) * 1e-6; };
+    return s(r.ru_utime) + s(r.ru_stime);
+}
+
 // Issue 24's goal for PDF: a file of up to 1 MiB is read or refused within a second at the default
 // resolution. The file here is the corpus's page of forms drawing forms, padded to 1 MiB: its share
 // would be 6 s at 150 dpi (5.6 s a MiB), but a file of up to 1 MiB is held to 0.85 s of processor
-// time and its page's pixels at 20 Mpx/s (0.11 s for A4 at 150 dpi), the loader's included (3 s is
-// the bound for a busy machine, not the goal: docs/decode_limits.md). One byte more and the share
-// applies.
+// time, the loader's included, and its page's own 0.03 s and pixels at 20 Mpx/s (0.11 s for A4 at
+// 150 dpi). The test bounds the children's processor time, which a busy machine does not stretch
+// (docs/decode_limits.md). One byte more and the share applies.
 TEST(PdfChild, OneMebibyteFileThatDrawsForeverIsRefusedWithinTheGoal) {
     if (!io::PageReader::reads_pdf()) GTEST_SKIP() << "this build reads no PDF";
     TempDir dir;
@@ -665,8 +675,10 @@ TEST(PdfChild, OneMebibyteFileThatDrawsForeverIsRefusedWithinTheGoal) {
     const std::string forms = write_pdf(dir, "forms.pdf", pdf);
     const ScopedEnv limit(kLimitVariable, nullptr);
     const auto t0 = Clock::now();
+    const double cpu0 = children_cpu_seconds();
     const std::string m = read_error(forms);
-    // The limit is 0.96 s less what the loader used (hundredths, more under a sanitizer): printed
+    const double cpu = children_cpu_seconds() - cpu0;
+    // The limit is 0.99 s less what the loader used (hundredths, more under a sanitizer): printed
     // with one decimal, 0.9 or 1.0 s.
     const std::string took = "refused: rendering took more than ";
     const std::size_t at = m.find(took);
@@ -678,7 +690,142 @@ TEST(PdfChild, OneMebibyteFileThatDrawsForeverIsRefusedWithinTheGoal) {
               std::string::npos)
         << m;
     EXPECT_NE(m.find(kHowToAllowMore), std::string::npos) << m;
-    EXPECT_LT(seconds_since(t0), 3.0);
+    // The loader and the renderer together; the clock only bounds a hang (it took 3.8 s once here
+    // while two builds shared the 2 cores, for 1.0 s of processor time).
+    EXPECT_LT(cpu, 1.5);
+    EXPECT_LT(seconds_since(t0), 15.0);
+}
+
+/// Reads every page of @p path at @p dpi as the CLI does (one reader, pages in order); each must be
+/// refused for time with a message naming the file and the page and saying how to allow more.
+/// Returns the limits the refusals printed.
+std::vector<double> refused_limits(const std::string& path, double dpi, std::vector<std::string>* messages = nullptr) {
+    io::PageReader reader(path, io::PageOptions{dpi});
+    std::vector<double> limits;
+    for (int i = 0; i < reader.pages(); ++i) {
+        const std::string page = path + " page " + std::to_string(i + 1) + ": ";
+        const std::string m = error_of(page.substr(0, page.size() - 2), [&] { reader.read(i); });
+        const std::string took = page + "refused: rendering took more than ";
+        EXPECT_EQ(m.rfind(took, 0), 0u) << m;
+        EXPECT_NE(m.find(" s of processor time (the limit for a page of "), std::string::npos) << m;
+        EXPECT_NE(m.find(kHowToAllowMore), std::string::npos) << m;
+        limits.push_back(m.rfind(took, 0) == 0 ? std::stod(m.substr(took.size())) : 99.0);
+        if (messages != nullptr) messages->push_back(m);
+    }
+    return limits;
+}
+
+// Issue 24's hold on a file of up to 1 MiB is the document's, not each page's: the loader and all
+// pages get 0.85 s beyond each page's own 0.03 s and pixels at 20 Mpx/s. The corpus's 32 pages
+// that each draw the 10^10 strokes of nested forms (11 kB) cost 8.1 s of processor time when every
+// page was read at 8 dpi (each page held alone, to a quarter second at least); now the first pages
+// take the file's small share and the 0.85 s, the rest 0.03 s each: 1.9 s in all here, counting
+// what the printed limits round off and each kill's few milliseconds late. The bounds are on the
+// printed limits and the children's processor time, which a busy machine does not stretch; the
+// clock only guards against a hang.
+TEST(PdfChild, ManyPagesThatDrawForeverShareOneHold) {
+    if (!io::PageReader::reads_pdf()) GTEST_SKIP() << "this build reads no PDF";
+    const std::string path = std::string(CCLABEL_FUZZ_CORPUS_DIR) + "/pdf_nested_forms_32_pages.pdf";
+    ASSERT_TRUE(std::filesystem::exists(path)) << path;
+    ASSERT_LE(std::filesystem::file_size(path), io::detail::kSmallFileBytes);
+    const ScopedEnv limit(kLimitVariable, nullptr);
+    const std::size_t descriptors = open_descriptors();
+    const auto t0 = Clock::now();
+    const double cpu0 = children_cpu_seconds();
+    std::vector<std::string> messages;
+    const std::vector<double> limits = refused_limits(path, 8, &messages);
+    const double cpu = children_cpu_seconds() - cpu0;
+    ASSERT_EQ(limits.size(), 32u);
+    double sum = 0;
+    for (double s : limits) sum += s;
+    // 0.85 s + 32 x 0.03 s, and up to 0.05 s of rounding on each of the first few pages' limits.
+    EXPECT_LT(sum, 0.85 + 32 * 0.03 + 0.3);
+    EXPECT_LT(cpu, 0.85 + 32 * (0.03 + 0.03) + 1.0);
+    // Once the hold is gone a page has its own allowance only, and says why it is so short.
+    EXPECT_EQ(limits.back(), 0.03) << messages.back();
+    EXPECT_NE(messages.back().find("(the limit for a page of 0.0 Mpx at 8 dpi from a file of " + std::to_string(std::filesystem::file_size(path)) +
+                                   " bytes, whose opening and earlier pages used up the 0.85 s that a file of up to 1 MiB has beyond each "
+                                   "page's own 0.03 s; " + kHowToAllowMore + ")"),
+              std::string::npos)
+        << messages.back();
+    EXPECT_LT(seconds_since(t0), 60.0);
+    expect_nothing_left(descriptors);
+}
+
+// The same at the default resolution from a file of 1 MiB, the issue's case: 8 A4 pages whose share
+// would be 6 s, each page held alone to 0.96 s before (7.7 s to read them all). Now the first page
+// is refused at 0.99 s (0.85 s + its own 0.03 s + 2.2 Mpx at 20 Mpx/s, less the loader's
+// milliseconds) and each later one at its own 0.14 s: about 2 s in all.
+TEST(PdfChild, OneMebibyteFileOfManyPagesThatDrawForeverIsRefusedWithinTheGoal) {
+    if (!io::PageReader::reads_pdf()) GTEST_SKIP() << "this build reads no PDF";
+    TempDir dir;
+    const std::size_t bare = nested_forms_pdf(8, 10, 100, 8, 0).size();
+    const std::string pdf = nested_forms_pdf(8, 10, 100, 8, (std::size_t(1) << 20) - bare - 16);
+    ASSERT_LE(pdf.size(), std::size_t(1) << 20);
+    ASSERT_GT(pdf.size(), (std::size_t(1) << 20) - 128);
+    const std::string forms = write_pdf(dir, "forms.pdf", pdf);
+    const ScopedEnv limit(kLimitVariable, nullptr);
+    const auto t0 = Clock::now();
+    const double cpu0 = children_cpu_seconds();
+    std::vector<std::string> messages;
+    const std::vector<double> limits = refused_limits(forms, 150, &messages);
+    const double cpu = children_cpu_seconds() - cpu0;
+    ASSERT_EQ(limits.size(), 8u);
+    EXPECT_GE(limits[0], 0.9) << messages[0];
+    EXPECT_LE(limits[0], 1.0) << messages[0];
+    for (std::size_t i = 1; i < limits.size(); ++i) {
+        EXPECT_EQ(limits[i], 0.1) << messages[i];
+        EXPECT_NE(messages[i].find("used up the 0.85 s that a file of up to 1 MiB has beyond each page's own 0.1 s"), std::string::npos)
+            << messages[i];
+    }
+    EXPECT_LT(cpu, 0.99 + 7 * (0.14 + 0.03) + 1.0);
+    EXPECT_LT(seconds_since(t0), 60.0);
+}
+
+// What the hold is for: a real document of many pages is read whole by default, each page within
+// its own allowance, though all its pages together use well over the 0.85 s (64 pages of text, a
+// table and charts, 0.045-0.06 s each at 150 dpi here, 3 s in all: a hold that left a page only its
+// 0.03 s refused page 50), and its pixels are those it has without any limit.
+TEST(PdfChild, ManyPageReportIsReadWholeWithItsPixels) {
+    if (!io::PageReader::reads_pdf()) GTEST_SKIP() << "this build reads no PDF";
+    TempDir dir;
+    const std::string report = write_pdf(dir, "report.pdf", report_pdf(64));
+    ASSERT_LE(std::filesystem::file_size(report), io::detail::kSmallFileBytes);
+    std::vector<io::Page> held;
+    {
+        const ScopedEnv limit(kLimitVariable, nullptr);
+        io::PageReader reader(report);
+        ASSERT_EQ(reader.pages(), 64);
+        const double cpu0 = children_cpu_seconds();
+        for (int i = 0; i < reader.pages(); ++i) {
+            try {
+                held.push_back(reader.read(i));
+            } catch (const Error& e) {
+                ADD_FAILURE() << e.what();
+                return;
+            }
+        }
+        std::cout << "64 report pages at 150 dpi: " << children_cpu_seconds() - cpu0 << " s of the renderers' processor time\n";
+    }
+    const ScopedEnv none(kLimitVariable, "0");
+    io::PageReader reader(report);
+    for (int i = 0; i < reader.pages(); ++i) {
+        const io::Page free = reader.read(i);
+        const ImageView a = held[std::size_t(i)].view(), b = free.view();
+        ASSERT_EQ(a.width, 1240);
+        ASSERT_EQ(a.height, 1755);
+        ASSERT_EQ(b.width, a.width);
+        ASSERT_EQ(b.height, a.height);
+        std::size_t differ = 0, ink = 0;
+        for (std::int64_t y = 0; y < a.height; ++y) {
+            const auto* p = static_cast<const std::uint8_t*>(a.data) + y * a.row_bytes();
+            const auto* q = static_cast<const std::uint8_t*>(b.data) + y * b.row_bytes();
+            differ += std::memcmp(p, q, std::size_t(a.width) * 3) != 0;
+            for (std::int64_t x = 0; x < a.width * 3; ++x) ink += p[x] < 128;
+        }
+        EXPECT_EQ(differ, 0u) << "page " << i + 1 << ": rows that differ from the page rendered without limits";
+        EXPECT_GT(ink, 10000u) << "page " << i + 1 << " is blank";
+    }
 }
 
 // The fuzz corpus's PDF that is slow to open rather than to draw (issue 24): 2,000 pages spread
