@@ -11,7 +11,8 @@
 # bench/pipelines.py, issue 26's segment-against-pixel table; PIPELINE_ARGS its arguments), PYTESTS
 # (pytest arguments run with the CUDA package, e.g. GPU dtype tests), CLI_ROW=1 (issue 21's CLI row,
 # scripts/gpu_cli_row.sh), EXTRA (a command run after the pytests, with B the build folder; its
-# output in extra.txt).
+# output in extra.txt), HOST_FILTER (the first gtest filter, run before any timing), SWEEP_ENV (VAR=value ... for
+# the sweep, e.g. CCLABEL_TRACE_AUTO=1).
 # Needs .device/googletest and .device/whl (bench/fetch_wheels.sh, plus nanobind and
 # scikit-build-core) carried. Logs in $OUT: summary.txt, gtest_host.log, bench_host.txt,
 # auto_sweep.txt, auto_sweep.md, logs.tar.gz (builds, other tests, sanitizer).
@@ -47,7 +48,7 @@ say "build rc=$rc"
 [ $rc -eq 0 ] || { tail -30 "$LOGS/build.log"; exit 1; }
 t=$B/tests/cuda/cclabel_cuda_tests
 
-timeout 120 $t --gtest_filter='HostPath.*:BatchLoop*:*Batch*Cuda*:TypedCuda*:TypedDevice*:ToleranceCuda*:AdjacencyCuda*' >"$OUT/gtest_host.log" 2>&1
+timeout 180 $t --gtest_filter="${HOST_FILTER:-HostPath.*:BatchLoop*:*Batch*Cuda*:TypedCuda*:TypedDevice*:ToleranceCuda*:AdjacencyCuda*}" >"$OUT/gtest_host.log" 2>&1
 say "host-path tests rc=$?: $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/gtest_host.log" | tr '\n' ' ')"
 grep -E "^\[  FAILED|Failure" "$OUT/gtest_host.log" | head
 
@@ -74,7 +75,7 @@ if [ "${GRAPH:-1}" = 1 ]; then
 fi
 
 if grep -q "pip rc=0" "$LOGS/pip.rc" 2>/dev/null && [ "$(left)" -gt 50 ]; then
-  PYTHONUNBUFFERED=1 PYTHONPATH=$SITE timeout $(($(left) - 15)) python3 bench/auto_sweep.py --gen $B/bench/cclabel_gen \
+  PYTHONUNBUFFERED=1 PYTHONPATH=$SITE env ${SWEEP_ENV:-} timeout $(($(left) - 15)) python3 bench/auto_sweep.py --gen $B/bench/cclabel_gen \
     --md "$OUT/auto_sweep.md" ${SWEEP_ARGS:-} >"$OUT/auto_sweep.txt" 2>&1
   say "auto_sweep rc=$?"
   cat "$OUT/auto_sweep.txt"
