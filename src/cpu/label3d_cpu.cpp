@@ -33,6 +33,7 @@
 #include "cpu/volume_bits.hpp"
 #include "cpu/volume_runs.hpp"
 #include "cpu/volume_seams.hpp"
+#include "cpu/volume_tiles.hpp"
 #include "cpu/volume_voxels.hpp"
 
 namespace cclabel::cpu {
@@ -68,6 +69,17 @@ struct VolumeSwitches {
     bool gather = true;
     /// The run scans write each run and gap 8 labels a store (fill8). Off: a label at a time.
     bool wide_fill = true;
+    /// Volumes without a background that the run scan would take (and under 6 those of
+    /// kTiledRunLength6 voxels a run or more: label volumes) are scanned as runs that tile each
+    /// row (volume_tiles.hpp). Off: the voxel scan or the run scan, by run length as before.
+    bool tiles = true;
+    /// In the tiled scan under 18 and 26, a run whose run behind has its key and covers it takes
+    /// that run's set without looking at the other rows (volume_tiles.hpp). Off: every row.
+    bool tiles_cover = true;
+    /// The voxel scan's rows of sparse noise (60% background or more) visit their foreground only
+    /// (fg_bits) even where the easy rows or the stretches would take them (volume_voxels.hpp).
+    /// Off: easy rows and stretches first.
+    bool sparse_first = true;
 };
 
 VolumeSwitches volume_switches() {
@@ -83,6 +95,9 @@ VolumeSwitches volume_switches() {
     sw.easy = !has("easy");
     sw.gather = !has("gather");
     sw.wide_fill = !has("wide_fill");
+    sw.tiles = !has("tiles");
+    sw.tiles_cover = !has("tiles_cover");
+    sw.sparse_first = !has("sparse_first");
     return sw;
 }
 
@@ -166,6 +181,100 @@ void scan_slab(const detail::VolumeRequest& r, Slab& s, const VolumeSwitches& sw
     }
     s.runs = used;
     vol::count_row_roots(s, rows);
+}
+
+/// Step 1 for a volume without a background (volume_tiles.hpp): every row is tiled by its runs.
+template <PixelFormat F, int Conn>
+__attribute__((always_inline)) inline void scan_slab_tiled_body(const detail::VolumeRequest& r, Slab& s,
+                                                                const VolumeSwitches& sw, bool avx2) {
+    static constexpr auto offs = vol::earlier_rows<Conn>();
+    const auto w = std::uint32_t(r.width);
+    const std::int64_t h = r.height;
+    const std::int64_t rows = (s.z1 - s.z0) * h;
+    std::vector<std::uint32_t> keys;
+    s.row_begin.assign(std::size_t(rows) + 1, 0);
+    const std::size_t most = std::size_t(rows) * w;
+    for (vol::U32Array* a : {&s.x0, &s.x1, &s.key, &s.parent}) a->reserve_more(0, most);
+    (void)avx2;
+    const vol::SlabForest f{s.parent.data(), s.base};
+    // Start bits of the rows of two slices, row (y, z) at slot (z % 2) * h + y: they stay in L2.
+    const std::uint32_t words = (w + 63) / 64, stride = words + 1;
+    std::vector<std::uint64_t> start(2 * std::size_t(h) * stride);
+    std::vector<std::uint32_t> before(2 * std::size_t(h) * stride);
+    auto slot = [&](std::int64_t z, std::int64_t y) { return std::size_t((z & 1) * h + y) * stride; };
+    std::uint32_t used = 0;
+    for (std::int64_t z = s.z0; z < s.z1; ++z) {
+        for (std::int64_t y = 0; y < h; ++y) {
+            const std::int64_t lr = (z - s.z0) * h + y;
+            std::uint32_t* x0 = s.x0.data() + used;
+            std::uint32_t* x1 = s.x1.data() + used;
+            std::uint32_t* key = s.key.data() + used;
+            std::uint32_t n;
+            if constexpr (F == PixelFormat::U32) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+                if (avx2)
+                    n = tiles::cut_u32_avx2(r.row(z, y), w, x0, x1, key);
+                else
+#endif
+                    n = tiles::cut_u32_plain(r.row(z, y), w, x0, x1, key);
+            } else if constexpr (F == PixelFormat::Gray8) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+                if (avx2)
+                    n = vol::cut_runs_bytes_avx2(r.row(z, y), w, false, false, 0, x0, x1, key);
+                else
+#endif
+                {
+                    keys.resize(w);
+                    load_row_keys<F>(r.row(z, y), w, keys.data());
+                    n = vol::cut_runs(keys.data(), w, false, 0, x0, x1, key);
+                }
+            } else {
+                keys.resize(w);
+                load_row_keys<F>(r.row(z, y), w, keys.data());
+                n = vol::cut_runs(keys.data(), w, false, 0, x0, x1, key);
+            }
+            s.row_begin[std::size_t(lr)] = used;
+            s.row_begin[std::size_t(lr) + 1] = used + n;
+            tiles::mark_starts(x0, n, words, start.data() + slot(z, y), before.data() + slot(z, y));
+            std::array<RowRuns, offs.size()> nb{};
+            std::array<tiles::StartBits, offs.size()> bits{};
+            for (std::size_t i = 0; i < offs.size(); ++i) {
+                const std::int64_t nz = z + offs[i].dz, ny = y + offs[i].dy;
+                if (nz >= s.z0 && ny >= 0 && ny < h) {
+                    nb[i] = s.row((nz - s.z0) * h + ny);
+                    bits[i] = tiles::StartBits{start.data() + slot(nz, ny), before.data() + slot(nz, ny)};
+                }
+            }
+            tiles::join_row<Conn>(s.row(lr), nb, bits, w, f, sw.tiles_cover);
+            used += n;
+        }
+    }
+    s.runs = used;
+    vol::count_row_roots(s, rows);
+}
+
+template <PixelFormat F, int Conn>
+void scan_slab_tiled_plain(const detail::VolumeRequest& r, Slab& s, const VolumeSwitches& sw) {
+    scan_slab_tiled_body<F, Conn>(r, s, sw, false);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/// With popcount (without it GCC calls a library popcount for the start bits' ranks).
+template <PixelFormat F, int Conn>
+__attribute__((target("avx2,bmi,popcnt"))) void scan_slab_tiled_avx2(const detail::VolumeRequest& r, Slab& s,
+                                                                      const VolumeSwitches& sw) {
+    scan_slab_tiled_body<F, Conn>(r, s, sw, true);
+}
+#endif
+
+template <PixelFormat F, int Conn>
+void scan_slab_tiled(const detail::VolumeRequest& r, Slab& s, const VolumeSwitches& sw) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    static const bool fast = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+                             __builtin_cpu_supports("popcnt");
+    if (fast) return scan_slab_tiled_avx2<F, Conn>(r, s, sw);
+#endif
+    scan_slab_tiled_plain<F, Conn>(r, s, sw);
 }
 
 using vol::ExternalRoots;
@@ -263,6 +372,11 @@ void number_and_write(const detail::VolumeRequest& r, Slab& s, const ExternalRoo
 /// Under 26 the voxel scan's easy rows (left and behind equal) make the inside of cells cheap:
 /// Voronoi cells of about 40 voxels a run (2,000 in 512^3) took 403 ms as runs, 361 voxel by voxel
 /// (6 and 18: within 3%), so 26 keeps the voxel scan up to 48 voxels a run.
+/// Without a background the tiled run scan (Switches::tiles) takes every volume the run scan
+/// would, and under 6 also rows averaging kTiledRunLength6 voxels a run or more: Voronoi cells of
+/// 14 voxels a run took 62-63 ms tiled, 69-72 voxel by voxel (256^3); under 18 and 26 the voxel
+/// scan stays faster there (tiled: 85 and 66 ms; voxels 61 and 50).
+constexpr double kTiledRunLength6 = 8.0;
 constexpr double kVoxelRunLength = 8.0, kVoxelRunLengthNoBackground = 32.0, kVoxelRunLengthNoBackground26 = 48.0;
 
 /// Average run length (background runs included) over up to 64 rows spread through the volume.
@@ -303,9 +417,9 @@ std::uint32_t label_voxels(const detail::VolumeRequest& r, std::uint32_t* out, c
             if constexpr (F == PixelFormat::U32) {
                 // U32 rows are compared in place where every row is 4-byte aligned.
                 if (reinterpret_cast<std::uintptr_t>(r.data) % 4 == 0 && r.row_stride % 4 == 0 && r.slice_stride % 4 == 0)
-                    return vox::scan_slab<F, Conn, true>(r, s, out, sw.stretches, sw.fg_bits, sw.easy);
+                    return vox::scan_slab<F, Conn, true>(r, s, out, sw.stretches, sw.fg_bits, sw.easy, sw.sparse_first);
             }
-            vox::scan_slab<F, Conn, F == PixelFormat::Gray8>(r, s, out, sw.stretches, sw.fg_bits, sw.easy);
+            vox::scan_slab<F, Conn, F == PixelFormat::Gray8>(r, s, out, sw.stretches, sw.fg_bits, sw.easy, sw.sparse_first);
         },
         [&]() noexcept { total = vox::join_seams<F, Conn>(r, slabs, out, ext); },
         [&](int i) { vox::number_slab(r, slabs[std::size_t(i)], ext, out, sw.gather); });
@@ -349,7 +463,19 @@ std::uint32_t label_impl(const detail::VolumeRequest& r, std::uint32_t* out) {
     const double voxel_runs = r.has_background ? kVoxelRunLength
                               : Conn == 26         ? kVoxelRunLengthNoBackground26
                                                    : kVoxelRunLengthNoBackground;
-    if (sw.voxels && (!sw.runs || sampled_run_length<F>(r) < voxel_runs)) return label_voxels<F, Conn>(r, out, sw);
+    const bool tiled = sw.runs && sw.tiles && !r.has_background;
+    const double run_length = sw.runs && (sw.voxels || tiled) ? sampled_run_length<F>(r) : 0.0;
+    if (tiled && (run_length >= (Conn == 6 ? kTiledRunLength6 : voxel_runs) || !sw.voxels)) {
+        std::vector<Slab> slabs = run_slabs(r);
+        ExternalRoots ext;
+        std::uint32_t total = 0;
+        band_phases(
+            r.threads, int(slabs.size()), [&](int i) { scan_slab_tiled<F, Conn>(r, slabs[std::size_t(i)], sw); },
+            [&]() noexcept { total = join_seams<Conn>(r, slabs, ext); },
+            [&](int i) { number_and_write(r, slabs[std::size_t(i)], ext, out, sw.wide_fill); });
+        return total;
+    }
+    if (sw.voxels && (!sw.runs || run_length < voxel_runs)) return label_voxels<F, Conn>(r, out, sw);
     if constexpr (F == PixelFormat::Binary8 || F == PixelFormat::Gray8) {
         if (sw.bits && r.has_background && r.width > 0) {
             try {

@@ -520,7 +520,7 @@ std::uint32_t scan_row(const Entry* __restrict tab, const std::uint16_t* __restr
 /// out, their forest in s.parent; counts each row's roots.
 template <PixelFormat F, int Conn, bool InPlace>
 void scan_slab(const detail::VolumeRequest& r, VoxelSlab& s, std::uint32_t* out, bool stretches, bool fg_bits,
-               bool easy) {
+               bool easy, bool sparse_first) {
     const std::vector<Entry>& tab = table<Conn>();
     const auto w = std::uint32_t(r.width);
     const std::int64_t h = r.height;
@@ -591,6 +591,14 @@ void scan_slab(const detail::VolumeRequest& r, VoxelSlab& s, std::uint32_t* out,
             // stop at every change of the code that easy voxels ignore (Voronoi: 68 -> 62 ms).
             // Rows at least half easy: dense noise (0.9, 73% easy) gains too, 59 -> 54 ms (it lost,
             // 62 -> 70, while the mask was a scalar loop); 0.7 (34%) stays below.
+            // Switches::sparse_first: rows of sparse noise visit their foreground only, before the
+            // easy rows and the stretches look at them: their background is easy and repeats its
+            // code, so both took such rows and ran every background voxel next to the foreground
+            // through the table (binary 0.1 at 26: 63 -> 39 ms; at 6 and 18 about 10%).
+            if (sparse_first && fg_bits && r.has_background && bg * 5 >= 3 * w) {
+                cnt = scan_row_fg<Conn, false>(tab.data(), code.data(), w, off, o, parent, base, cnt, avx2);
+                continue;
+            }
             if constexpr (Conn == 26) {
                 if (easy && z > s.z0) {
                     std::uint32_t n_easy = 0;

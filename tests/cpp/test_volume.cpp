@@ -4,6 +4,7 @@
 // counts, padded strides, and bad input.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -187,7 +188,8 @@ TEST(VolumeScans, EverySwitchGivesTheSameLabels) {
     // binary scan gives up on them, at any slice), widths on both sides of 64-voxel words, one
     // slice, one column, and every thread count from 1 to 5.
     const char* offs[] = {"",           "voxels",        "voxels,bits",      "voxels,wide_fill", "runs",
-                          "runs,easy", "runs,gather",    "runs,fg_bits,stretches"};
+                          "runs,easy", "runs,gather",    "runs,fg_bits,stretches", "voxels,tiles",
+                          "voxels,tiles_cover", "tiles", "runs,sparse_first"};
     std::vector<std::pair<std::string, Volume>> vols;
     std::uint32_t seed = 500;
     for (std::int64_t w : {1, 2, 63, 64, 65, 130}) {
@@ -217,6 +219,71 @@ TEST(VolumeScans, EverySwitchGivesTheSameLabels) {
                         expect_flood_fill(v, PixelFormat::Binary8, conn, true, t, 0, 0, what);
                         expect_flood_fill(v, PixelFormat::Gray8, conn, false, t, 3, 0, what);
                         expect_flood_fill(v, PixelFormat::U32, conn, false, t, 0, 0, what);
+                    }
+                    if (::testing::Test::HasFailure()) {
+                        unsetenv("CCLABEL_VOLUME_OFF");
+                        return;
+                    }
+                }
+    }
+    ASSERT_EQ(unsetenv("CCLABEL_VOLUME_OFF"), 0);
+}
+
+/// Cells of the nearest of @p count random seeds (a label volume with no background, as Voronoi
+/// "connectomics" volumes): every row is tiled by runs of the cells it crosses.
+Volume cells(std::int64_t w, std::int64_t h, std::int64_t d, int count, std::uint32_t seed) {
+    Volume v(w, h, d);
+    std::mt19937 rng(seed);
+    std::vector<std::array<double, 3>> s(static_cast<std::size_t>(count));
+    for (auto& p : s) p = {double(rng() % 1000) / 1000 * double(w), double(rng() % 1000) / 1000 * double(h), double(rng() % 1000) / 1000 * double(d)};
+    for (std::int64_t z = 0; z < d; ++z)
+        for (std::int64_t y = 0; y < h; ++y)
+            for (std::int64_t x = 0; x < w; ++x) {
+                std::size_t best = 0;
+                double bd = 1e300;
+                for (std::size_t i = 0; i < s.size(); ++i) {
+                    const double dx = double(x) - s[i][0], dy = double(y) - s[i][1], dz = double(z) - s[i][2];
+                    const double dd = dx * dx + dy * dy + dz * dz;
+                    if (dd < bd) bd = dd, best = i;
+                }
+                v.at(x, y, z) = 1 + best % 7;  // few values: cells of one value meet through edges and corners
+            }
+    return v;
+}
+
+TEST(VolumeTiles, LabelVolumesWithoutBackgroundMatchFloodFill) {
+    // The tiled run scan (volume_tiles.hpp) takes volumes without a background: runs that touch
+    // both ends of rows, rows of one run, one-voxel-thin volumes, one slice or column, slab seams
+    // (threads 1 to 5), the run-behind shortcut under 18 and 26 (tiles_cover), U32 rows read in
+    // place at any alignment (row padding of 2 bytes) and the other formats through keys. "voxels"
+    // off sends every volume (thin ones included) to it; "tiles" off is the run scan it replaced.
+    std::vector<std::pair<std::string, Volume>> vols;
+    std::uint32_t seed = 900;
+    for (const Shape sh : {Shape{65, 9, 7}, Shape{130, 5, 9}, Shape{64, 8, 6}, Shape{1, 30, 20}, Shape{40, 1, 1},
+                           Shape{1, 1, 40}, Shape{37, 23, 1}, Shape{33, 1, 17}})
+        vols.emplace_back(std::to_string(sh.w) + "x" + std::to_string(sh.h) + "x" + std::to_string(sh.d),
+                          cells(sh.w, sh.h, sh.d, 12, ++seed));
+    Volume one(70, 6, 5);  // one value: every row a single run
+    for (auto& i : one.idx) i = 3;
+    vols.emplace_back("one value", one);
+    Volume stripes(67, 7, 6);  // runs of 1 to 3 voxels: the cursors and ranks at every x
+    for (std::int64_t z = 0; z < stripes.d; ++z)
+        for (std::int64_t y = 0; y < stripes.h; ++y)
+            for (std::int64_t x = 0; x < stripes.w; ++x) stripes.at(x, y, z) = 1 + std::uint64_t((x / (1 + (y + z) % 3) + y) % 2);
+    vols.emplace_back("stripes", stripes);
+    for (const char* off : {"", "voxels", "voxels,tiles_cover", "tiles"}) {
+        ASSERT_EQ(setenv("CCLABEL_VOLUME_OFF", off, 1), 0);
+        for (auto& [name, v] : vols)
+            for (int conn : kConnectivities)
+                for (int t : {1, 2, 3, 5}) {
+                    const std::string what = name + " off " + off;
+                    expect_flood_fill(v, PixelFormat::U32, conn, false, t, 0, 0, what);
+                    if (t == 1 || t == 3) {
+                        expect_flood_fill(v, PixelFormat::U32, conn, false, t, 2, 0, what);
+                        expect_flood_fill(v, PixelFormat::Gray8, conn, false, t, 0, 0, what);
+                        expect_flood_fill(v, PixelFormat::Gray16, conn, false, t, 0, 0, what);
+                        expect_flood_fill(v, PixelFormat::I64, conn, false, t, 0, 0, what);
+                        expect_flood_fill(v, PixelFormat::RGB8, conn, false, t, 0, 0, what);
                     }
                     if (::testing::Test::HasFailure()) {
                         unsetenv("CCLABEL_VOLUME_OFF");
