@@ -18,7 +18,10 @@ sparse noise visit only their foreground), `byte_runs` (the run scan finds the r
 32 voxels a compare), `bits` (one-foreground volumes of long runs: runs from bit masks of rows),
 `easy` (under 26, rows at least half of whose voxels have left and behind equal fill those 8 at a
 time), `gather` (the voxel scan renumbers 8 voxels a gather), `wide_fill` (the run scans write 8
-labels a store).
+labels a store), `tiles` (volumes without a background scanned as runs tiling each row, and label
+volumes at 6), `tiles_cover` (in that scan under 18/26, a run covered by the run behind takes its
+set alone), `sparse_first` (the voxel scan's sparse rows visit their foreground before easy rows and
+stretches are tried).
 """
 from __future__ import annotations
 
