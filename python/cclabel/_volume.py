@@ -150,7 +150,8 @@ def label(image, lib, *, connectivity, background, backend, return_num, out, tar
             direct = host_out
         else:
             _check_out(out, shape, out_lib, target)
-    labels = np.empty(shape, np.uint32) if direct is None else direct
+    # A new result reuses the buffer of one given up (cclabel.free_cached_memory says why).
+    labels = _cclabel._host_labels(list(shape), threads) if direct is None else direct
     n = _cclabel._label_volume(a, _FORMATS[name], labels, int(CONNECTIVITY[int(connectivity)]), bg, backend, threads,
                                None if exact else tolerance)
     if out is not None and target == "uint32":
@@ -202,7 +203,7 @@ def _label_colour(a, *, connectivity, background, backend, return_num, out, targ
     shape = tuple(int(s) for s in a.shape[:3])
     if out is not None:
         _check_out(out, shape, "numpy" if lib != "torch" else "torch", target)
-    labels = np.empty(shape, np.uint32)
+    labels = _cclabel._host_labels(list(shape), _cclabel._threads(threads))
     n = _cclabel._label_volume(a.reshape(shape[0], shape[1], shape[2] * c), 4 if c == 3 else 5, labels,
                                int(CONNECTIVITY[int(connectivity)]), background, backend, _cclabel._threads(threads),
                                tolerance, c)
