@@ -67,7 +67,7 @@ void bind_host_output(nb::module_& m) {
     m.def("_host_labels", &host_labels, "shape"_a, "threads"_a = 0);
     m.def("free_cached_memory", [] { return HostOutputCache::process().free_all(); },
           "Gives the label buffers that cclabel keeps for reuse back to the system; returns their bytes.\n\n"
-          "New label arrays of 16 MiB and more come from buffers that earlier results gave up, so that a\n"
+          "New label arrays of 1 MiB and more come from buffers that earlier results gave up, so that a\n"
           "pipeline labelling picture after picture writes into memory already faulted in. At most a\n"
           "quarter of the machine's memory is kept (CCLABEL_HOST_CACHE_BYTES sets the limit in bytes, 0\n"
           "turns the reuse off), as pages the kernel may reclaim under memory pressure.");

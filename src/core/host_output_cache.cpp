@@ -16,9 +16,14 @@
 namespace cclabel::detail {
 namespace {
 
-constexpr std::size_t kHuge = std::size_t(2) << 20;
+constexpr std::size_t kHuge = std::size_t(2) << 20, kPage = 4096;
 
-std::size_t round_to_huge(std::size_t bytes) { return (bytes + kHuge - 1) / kHuge * kHuge; }
+/// Whole huge pages where they pay (advise_huge_pages leaves buffers below 4 MiB alone), so that a
+/// buffer of 1 MiB does not take 2.
+std::size_t round_up(std::size_t bytes) {
+    const std::size_t unit = bytes >= 2 * kHuge ? kHuge : kPage;
+    return (bytes + unit - 1) / unit * unit;
+}
 
 void* map_buffer(std::size_t bytes) {
 #if defined(__linux__)
@@ -63,7 +68,7 @@ std::size_t physical_memory() noexcept {
 }  // namespace
 
 void* HostOutputCache::acquire(std::size_t bytes, int threads, std::size_t& mapped) {
-    const std::size_t want = round_to_huge(bytes < kMinBytes ? kMinBytes : bytes);
+    const std::size_t want = round_up(bytes < kPage ? kPage : bytes);
     {
         std::lock_guard<std::mutex> lock(m_);
         // The smallest cached buffer that holds it without wasting more than a quarter.
@@ -96,6 +101,11 @@ void HostOutputCache::release(void* p, std::size_t mapped) noexcept {
     let_go(p, mapped);
     std::lock_guard<std::mutex> lock(m_);
     trim_locked(limit_ - mapped);
+    if (freed_.size() >= kMaxEntries) {
+        unmap_buffer(freed_.front().p, freed_.front().bytes);
+        cached_ -= freed_.front().bytes;
+        freed_.pop_front();
+    }
     try {
         freed_.push_back(Entry{p, mapped});
         cached_ += mapped;

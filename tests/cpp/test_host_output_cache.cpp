@@ -110,6 +110,24 @@ TEST(HostOutputCache, ALimitOfZeroKeepsNothing) {
     EXPECT_EQ(cache.fresh_mappings(), 2u);
 }
 
+TEST(HostOutputCache, SmallBuffersTakeWholePagesAndTheCacheKeepsAtMostItsEntries) {
+    HostOutputCache cache(1024 * kMiB);
+    std::size_t m = 0;
+    void* p = cache.acquire(kMiB + 1, 1, m);
+    EXPECT_EQ(m, kMiB + 4096) << "a page, not a huge page, above 1 MiB";
+    static_cast<char*>(p)[kMiB] = 1;
+    cache.release(p, m);
+    void* q = cache.acquire(5 * kMiB + 1, 1, m);
+    EXPECT_EQ(m, 6 * kMiB) << "whole huge pages from 4 MiB";
+    cache.release(q, m);
+    EXPECT_EQ(cache.free_all(), kMiB + 4096 + 6 * kMiB);
+    std::vector<std::pair<void*, std::size_t>> held(HostOutputCache::kMaxEntries + 5);
+    for (auto& [b, bm] : held) b = cache.acquire(kMiB, 1, bm);
+    for (auto& [b, bm] : held) cache.release(b, bm);
+    EXPECT_EQ(cache.cached_bytes(), HostOutputCache::kMaxEntries * kMiB);
+    cache.free_all();
+}
+
 TEST(HostOutputCache, TheLimitFromTheEnvironment) {
     ::unsetenv("CCLABEL_HOST_CACHE_BYTES");
     EXPECT_EQ(detail::host_cache_limit_from_environment(77), 77u);

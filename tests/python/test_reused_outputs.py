@@ -1,4 +1,4 @@
-"""New label arrays of 16 MiB and more reuse the buffers of results given up (cclabel.free_cached_memory).
+"""New label arrays of 1 MiB and more reuse the buffers of results given up (cclabel.free_cached_memory).
 
 What must hold: a result that is still referenced, directly or through a view, is never written by a
 later call; a reused buffer is written whole (nothing of the earlier result shows through); the cache
@@ -18,7 +18,7 @@ from conftest import assert_same, cc3d_labels, pack
 
 cclabel = pytest.importorskip("cclabel")
 
-SHAPE = (2304, 2048)  # 18 MiB of labels: above the cache's 16 MiB threshold
+SHAPE = (2304, 2048)  # 18 MiB of labels: well above the cache's 1 MiB threshold
 
 
 def noise(seed: int, values: int = 3, background_share: float = 0.0) -> np.ndarray:
