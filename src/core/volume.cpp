@@ -9,6 +9,7 @@
 #include "cclabel/volume.hpp"
 #include "core/cores.hpp"
 #include "core/format_keys.hpp"
+#include "core/format_value.hpp"
 #include "core/request.hpp"
 #include "core/backends.hpp"
 #include "core/cost_model.hpp"
@@ -41,11 +42,14 @@ VolumeRequest make_volume_request(const VolumeView& v, const std::uint32_t* out,
                     " is for 2-D pictures; volumes take 6 (faces), 18 (faces and edges) or 26 (faces, edges and corners)");
     if (c != 6 && c != 18 && c != 26)
         throw Error("connectivity must be 6, 18 or 26 for a volume (got " + std::to_string(c) + ")");
-    if (options.tolerance != 0 && !takes_tolerance)
-        throw Error("tolerance " + std::to_string(options.tolerance) +
+    if ((options.tolerance != 0 || options.tolerance_value.value_or(0) != 0) && !takes_tolerance)
+        throw Error("tolerance " +
+                    (options.tolerance_value ? format_double(*options.tolerance_value) : std::to_string(options.tolerance)) +
                     " is not supported by this volume call yet (exact values only; label_volume takes it)");
-    // Format, background, threads and backend as for a picture: one slice of no size says it all.
-    const Request bg = make_request(ImageView{nullptr, 0, 0, 0, v.format}, nullptr, as_picture_options(options));
+    // Format, background, threads, backend and tolerance as for a picture: one slice of no size
+    // says it all (a typed format's tolerance_value and background bits too).
+    const Request bg =
+        make_request(ImageView{nullptr, 0, 0, 0, v.format}, nullptr, as_picture_options(options), takes_tolerance);
 
     if (v.width < 0 || v.height < 0 || v.depth < 0)
         throw Error("volume size must not be negative (got " + std::to_string(v.width) + " x " +
@@ -68,6 +72,8 @@ VolumeRequest make_volume_request(const VolumeView& v, const std::uint32_t* out,
     r.has_background = bg.has_background;
     r.background_key = bg.background_key;
     r.tolerance = bg.tolerance;
+    r.tolerance_value = bg.tolerance_value;
+    r.background_bits = bg.background_bits;
     if (v.voxels() == 0) return r;  // a valid empty volume: null pointers are fine, N = 0
 
     if (v.data == nullptr)
@@ -76,7 +82,7 @@ VolumeRequest make_volume_request(const VolumeView& v, const std::uint32_t* out,
     if (out == nullptr) throw Error("output label buffer is null for a non-empty volume");
     // The row stride as for a picture: one slice says it.
     const std::int64_t rs = make_request(ImageView{v.data, v.width, v.height, v.row_stride, v.format}, out,
-                                         as_picture_options(options)).stride;
+                                         as_picture_options(options), takes_tolerance).stride;
     const std::int64_t slice_bytes = rs * v.height;
     const std::int64_t ss = v.slice_stride != 0 ? v.slice_stride : slice_bytes;
     if (ss < slice_bytes)
@@ -118,10 +124,19 @@ LabelResult label_volume(const VolumeView& volume, std::uint32_t* out, const Opt
     const detail::VolumeRequest r = detail::make_volume_request(volume, out, options, true);
     if (options.backend == Backend::Cuda) return LabelResult{detail::label_volume_cuda_host(volume, out, options), Backend::Cuda};
     if (r.voxels() == 0) return LabelResult{0, Backend::Cpu};
-    if (r.tolerance != 0 && r.format != PixelFormat::Binary8) {  // Binary8: one foreground value, labelled exactly
+    // Binary8: one foreground value, labelled exactly. A typed volume's tolerance is in its values
+    // (tolerance_value), compared as values on either side, never through keys.
+    if ((r.tolerance != 0 && r.format != PixelFormat::Binary8) || r.tolerance_value > 0) {
         // Auto weighs the CPU's tolerance labeller of pictures (the same union-find over pixels; a
         // voxel has up to 13 earlier neighbours, not 4, so this favours the CPU) against the GPU.
-        const detail::Workload w{detail::Workload::Op::Tolerance, r.voxels(), r.format, r.threads, nullptr};
+        // A typed format has no rates of its own: the untyped format of its width stands in, as
+        // for typed pictures (dispatch.cpp).
+        const int bpp = bytes_per_pixel(r.format);
+        const PixelFormat rated = !is_typed_format(r.format) ? r.format
+                                  : bpp == 1                 ? PixelFormat::Gray8
+                                  : bpp == 2                 ? PixelFormat::Gray16
+                                                             : PixelFormat::U32;
+        const detail::Workload w{detail::Workload::Op::Tolerance, r.voxels(), rated, r.threads, nullptr};
         if (detail::resolve_auto(options.backend, w) == Backend::Cuda)
             return LabelResult{detail::label_volume_cuda_host(volume, out, options), Backend::Cuda};
         return LabelResult{cpu::label_volume_tolerance(r, out), Backend::Cpu};
@@ -151,6 +166,7 @@ LabelResult label_volume(const VolumeView& volume, std::uint32_t* out, const Opt
     const detail::KeyedImage k = detail::keyed_image(tall, picture, tr);
     Options keyed = options;
     keyed.background_value.reset();
+    keyed.tolerance_value.reset();  // 0 here (a tolerance went above); the keys' format takes none
     keyed.background = k.options.background;
     const std::int64_t krs = k.view.row_bytes();
     const VolumeView kv{k.view.data, r.width, r.height, r.depth, krs, krs * r.height, k.view.format};

@@ -20,6 +20,11 @@ struct VolumeRequest {
     bool has_background = false;  ///< Binary8 always has background key 0
     std::uint32_t background_key = 0;
     std::uint32_t tolerance = 0;  ///< Options::tolerance, checked against the format's channel range
+    /// The typed formats' tolerance in their values (Options::tolerance or tolerance_value); 0: exact.
+    double tolerance_value = 0;
+    /// The background's bits in the volume's own type (floats canonical), as Request's: what a
+    /// typed volume with a tolerance compares its values' bits with (background_key is their low 32).
+    std::uint64_t background_bits = 0;
     int threads = 1;  ///< resolved: ≥ 1
 
     std::uint64_t voxels() const { return std::uint64_t(width) * std::uint64_t(height) * std::uint64_t(depth); }
@@ -29,8 +34,8 @@ struct VolumeRequest {
 /// Validates and resolves a volume call; throws Error naming the first problem found. Typed
 /// formats (I8 to F64) are validated here too (their background as a value of the type), but the
 /// request's background_key is then the value's low 32 bits: core/volume.cpp maps them to keys.
-/// A tolerance is an Error unless @p takes_tolerance (label_volume's CPU path; the GPU, statistics
-/// and the certificate join exact values only).
+/// A tolerance (a typed volume's too) is an Error unless @p takes_tolerance (label_volume and
+/// label_volume_device; statistics and the certificate join exact values only).
 VolumeRequest make_volume_request(const VolumeView& v, const std::uint32_t* out, const Options& options,
                                   bool takes_tolerance = false);
 

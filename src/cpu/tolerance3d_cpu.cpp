@@ -1,6 +1,7 @@
 // Tolerance joining in 3-D (Options::tolerance on a volume): neighbours (6, 18 or 26) join when
-// every channel differs by at most the tolerance, and a region is everything reachable through such
-// steps, as for pictures (tolerance_cpu.cpp). Closeness is not an equivalence of values, so the exact
+// every channel differs by at most the tolerance (a typed volume: when their values differ by at
+// most r.tolerance_value, compared as a typed picture's, tolerance_cpu.hpp's ValueJoins), and a
+// region is everything reachable through such steps, as for pictures (tolerance_cpu.cpp). Closeness is not an equivalence of values, so the exact
 // labeller's runs do not apply: this is a union-find over voxels, in the output itself.
 //
 // Slabs of slices are scanned on the threads, each joining its voxels to their earlier close
@@ -17,6 +18,7 @@
 #include "cpu/band_numbering.hpp"
 #include "cpu/close_pixels.hpp"
 #include "cpu/label3d_cpu.hpp"
+#include "cpu/tolerance_cpu.hpp"
 
 namespace cclabel::cpu {
 namespace {
@@ -39,15 +41,27 @@ int earlier_offsets(int conn, Offset* o) {
     return n;
 }
 
+/// What joins for the untyped formats: every channel within r.tolerance; the background by key.
 template <PixelFormat F>
-std::uint32_t label(const detail::VolumeRequest& r, std::uint32_t* out) {
-    using T = detail::PixelTraits<F>;
+struct KeyJoins {
+    static constexpr int kBytes = detail::PixelTraits<F>::kBytes;
+    const detail::VolumeRequest& r;
+    bool background(const std::uint8_t* p) const {
+        return r.has_background && detail::PixelTraits<F>::key(p) == r.background_key;
+    }
+    bool close(const std::uint8_t* a, const std::uint8_t* b) const { return cpu::close<F>(a, b, r.tolerance); }
+};
+
+/// @p j: KeyJoins, or ValueJoins (tolerance_cpu.hpp) for a typed volume, the same compare as a
+/// typed picture's.
+template <class Joins>
+std::uint32_t label(const detail::VolumeRequest& r, const Joins& j, std::uint32_t* out) {
+    constexpr int bpp = Joins::kBytes;
     const std::int64_t W = r.width, H = r.height, D = r.depth;
     const auto at = [&](std::int64_t x, std::int64_t y, std::int64_t z) {
         return std::uint32_t((z * H + y) * W + x);
     };
-    const auto px = [&](std::int64_t x, std::int64_t y, std::int64_t z) { return r.row(z, y) + x * T::kBytes; };
-    const auto background = [&](const std::uint8_t* p) { return r.has_background && T::key(p) == r.background_key; };
+    const auto px = [&](std::int64_t x, std::int64_t y, std::int64_t z) { return r.row(z, y) + x * bpp; };
     const Forest forest{out};  // labels are voxel index + 1 (a volume has at most 2^32 - 1), background 0
     Offset off[13];
     const int n_off = earlier_offsets(r.connectivity, off);
@@ -61,8 +75,8 @@ std::uint32_t label(const detail::VolumeRequest& r, std::uint32_t* out) {
             if ((which == kAbove && o.dz == 0) || (which == kSameSlice && o.dz != 0)) continue;
             const std::int64_t nx = x + o.dx, ny = y + o.dy, nz = z + o.dz;
             if (nx < 0 || nx >= W || ny < 0 || ny >= H || nz < 0) continue;
-            const std::uint32_t j = at(nx, ny, nz);
-            if (out[j] != 0 && close<F>(v, px(nx, ny, nz), r.tolerance)) forest.unite(at(x, y, z) + 1, j + 1);
+            const std::uint32_t n = at(nx, ny, nz);
+            if (out[n] != 0 && j.close(v, px(nx, ny, nz))) forest.unite(at(x, y, z) + 1, n + 1);
         }
     };
     const int slabs = int(std::clamp<std::int64_t>(r.threads, 1, D));
@@ -72,7 +86,7 @@ std::uint32_t label(const detail::VolumeRequest& r, std::uint32_t* out) {
             for (std::int64_t y = 0; y < H; ++y)
                 for (std::int64_t x = 0; x < W; ++x) {
                     const std::uint32_t i = at(x, y, z);
-                    if (background(px(x, y, z))) {
+                    if (j.background(px(x, y, z))) {
                         out[i] = 0;
                         continue;
                     }
@@ -98,14 +112,22 @@ std::uint32_t label(const detail::VolumeRequest& r, std::uint32_t* out) {
 }  // namespace
 
 std::uint32_t label_volume_tolerance(const detail::VolumeRequest& r, std::uint32_t* out) {
-    switch (r.format) {
-        case PixelFormat::Gray8: return label<PixelFormat::Gray8>(r, out);
-        case PixelFormat::Gray16: return label<PixelFormat::Gray16>(r, out);
-        case PixelFormat::U32: return label<PixelFormat::U32>(r, out);
-        case PixelFormat::RGB8: return label<PixelFormat::RGB8>(r, out);
-        case PixelFormat::RGBA8: return label<PixelFormat::RGBA8>(r, out);
-        default: return label_volume(r, out);  // Binary8: one foreground value, which a tolerance cannot widen
-    }
+    auto keys = [&]<PixelFormat F>() { return label(r, KeyJoins<F>{r}, out); };
+    return dispatch_typed(
+        r.format,
+        [&]<PixelFormat F, typename T>() {
+            return label(r, ValueJoins<F, T>{r.tolerance_value, r.has_background, r.background_bits}, out);
+        },
+        [&]() -> std::uint32_t {
+            switch (r.format) {
+                case PixelFormat::Gray8: return keys.template operator()<PixelFormat::Gray8>();
+                case PixelFormat::Gray16: return keys.template operator()<PixelFormat::Gray16>();
+                case PixelFormat::U32: return keys.template operator()<PixelFormat::U32>();
+                case PixelFormat::RGB8: return keys.template operator()<PixelFormat::RGB8>();
+                case PixelFormat::RGBA8: return keys.template operator()<PixelFormat::RGBA8>();
+                default: return label_volume(r, out);  // Binary8: one foreground value, which a tolerance cannot widen
+            }
+        });
 }
 
 }  // namespace cclabel::cpu

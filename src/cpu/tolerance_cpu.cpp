@@ -48,43 +48,6 @@ struct ChannelJoins {
     bool close(const std::uint8_t* a, const std::uint8_t* b) const { return cpu::close<F>(a, b, r.tolerance); }
 };
 
-/// What joins for a typed format stored as T: values within r.tolerance_value, computed in double
-/// (64-bit integers exactly, by their difference); -0 and +0 one value, a NaN only with a NaN; the
-/// background by the canonical bits of its value.
-template <PixelFormat F, typename T>
-struct ValueJoins {
-    static constexpr int kBytes = sizeof(T);
-    const detail::Request& r;
-    static T load(const std::uint8_t* p) {
-        T v;
-        std::memcpy(&v, p, sizeof v);
-        return v;
-    }
-    static double value(const std::uint8_t* p) {
-        if constexpr (F == PixelFormat::F16) return detail::f16_value(load(p));
-        else return double(load(p));
-    }
-    std::uint64_t bits(const std::uint8_t* p) const {
-        if constexpr (F == PixelFormat::F16) return detail::canonical_f16(load(p));
-        else if constexpr (F == PixelFormat::F32) return detail::canonical_f32(std::bit_cast<std::uint32_t>(load(p)));
-        else if constexpr (F == PixelFormat::F64) return detail::canonical_f64(std::bit_cast<std::uint64_t>(load(p)));
-        else return std::uint64_t(std::make_unsigned_t<T>(load(p)));
-    }
-    bool background(const std::uint8_t* p) const { return r.has_background && bits(p) == r.background_bits; }
-    bool close(const std::uint8_t* a, const std::uint8_t* b) const {
-        if constexpr (F != PixelFormat::F16 && F != PixelFormat::F32 && F != PixelFormat::F64) {
-            const T u = load(a), v = load(b);
-            // The difference as unsigned is exact for any two 64-bit values.
-            const auto d = u > v ? std::uint64_t(u) - std::uint64_t(v) : std::uint64_t(v) - std::uint64_t(u);
-            return double(d) <= r.tolerance_value;
-        } else {
-            const double u = value(a), v = value(b);
-            if (u != u || v != v) return u != u && v != v;
-            return std::fabs(u - v) <= r.tolerance_value;
-        }
-    }
-};
-
 template <class Joins, int Conn>
 void scan_band(const detail::Request& r, const Joins& j, Band& b, std::uint32_t* out) {
     constexpr int bpp = Joins::kBytes;
@@ -188,21 +151,13 @@ std::uint32_t label_tolerance(const detail::Request& r, std::uint32_t* out) {
 }
 
 std::uint32_t label_tolerance_typed(const detail::Request& r, std::uint32_t* out) {
-    auto run = [&]<PixelFormat F, typename T>() {
-        const ValueJoins<F, T> j{r};
-        return r.connectivity == 4 ? label_bands<ValueJoins<F, T>, 4>(r, j, out) : label_bands<ValueJoins<F, T>, 8>(r, j, out);
-    };
-    switch (r.format) {
-        case PixelFormat::I8: return run.template operator()<PixelFormat::I8, std::int8_t>();
-        case PixelFormat::I16: return run.template operator()<PixelFormat::I16, std::int16_t>();
-        case PixelFormat::I32: return run.template operator()<PixelFormat::I32, std::int32_t>();
-        case PixelFormat::I64: return run.template operator()<PixelFormat::I64, std::int64_t>();
-        case PixelFormat::U64: return run.template operator()<PixelFormat::U64, std::uint64_t>();
-        case PixelFormat::F16: return run.template operator()<PixelFormat::F16, std::uint16_t>();
-        case PixelFormat::F32: return run.template operator()<PixelFormat::F32, float>();
-        case PixelFormat::F64: return run.template operator()<PixelFormat::F64, double>();
-        default: return label_tolerance(r, out);
-    }
+    return dispatch_typed(
+        r.format,
+        [&]<PixelFormat F, typename T>() {
+            const ValueJoins<F, T> j{r.tolerance_value, r.has_background, r.background_bits};
+            return r.connectivity == 4 ? label_bands<ValueJoins<F, T>, 4>(r, j, out) : label_bands<ValueJoins<F, T>, 8>(r, j, out);
+        },
+        [&] { return label_tolerance(r, out); });
 }
 
 }  // namespace cclabel::cpu

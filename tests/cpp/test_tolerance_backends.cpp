@@ -1,5 +1,5 @@
-// Where a tolerance is labelled: typed pictures (I8 to F64, Options::tolerance_value) and untyped
-// volumes go to the GPU with Backend::Cuda and may go there with Auto. Without a device (CI) the
+// Where a tolerance is labelled: typed pictures (I8 to F64, Options::tolerance_value) and
+// volumes of every format go to the GPU with Backend::Cuda and may go there with Auto. Without a device (CI) the
 // GPU path says why and Auto stays on the CPU; CCLABEL_RATES=cuda makes Auto choose the GPU, which
 // shows the route is taken (an error without a device, the CPU's labels with one: the real
 // kernels' labels are compared in tests/cuda).
@@ -98,18 +98,44 @@ TEST(ToleranceBackends, VolumeOnEachBackend) {
     }
 }
 
-TEST(ToleranceBackends, StillRefusedWhereNoPathJoinsByCloseness) {
-    // Typed volumes take no tolerance anywhere yet; the error says which format.
-    std::vector<std::int16_t> typed(8, 1);
-    std::vector<std::uint32_t> out(8);
-    const VolumeView tv{typed.data(), 2, 2, 2, 4, 8, PixelFormat::I16};
-    for (Backend b : {Backend::Cpu, Backend::Cuda, Backend::Auto}) {
+TEST(ToleranceBackends, TypedVolumeOnEachBackend) {
+    // Signed values -7, -5, ..., 7 down a column (steps of 2, ends 14 apart) beside a far voxel:
+    // 2 regions at tolerance 2 on either backend; the regions' values read as values, not keys.
+    std::vector<std::int16_t> v;
+    for (int z = 0; z < 8; ++z) {
+        v.push_back(std::int16_t(2 * z - 7));
+        v.push_back(-30000);
+    }
+    const VolumeView view{v.data(), 2, 1, 8, 4, 4, PixelFormat::I16};
+    Options o;
+    o.connectivity = 6;
+    o.tolerance = 2;  // an integer tolerance is a tolerance_value for a typed format
+    o.backend = Backend::Cpu;
+    std::vector<std::uint32_t> cpu(v.size()), other(v.size());
+    ASSERT_EQ(label_volume(view, cpu.data(), o).count, 2u);
+    for (std::size_t i = 0; i < v.size(); ++i) EXPECT_EQ(cpu[i], i % 2 ? 2u : 1u) << i;
+    o.backend = Backend::Cuda;
+    if (!cuda_available()) {
         try {
-            label_volume(tv, out.data(), Options{.connectivity = 6, .backend = b, .tolerance = 2});
-            ADD_FAILURE() << "a typed volume took a tolerance";
+            label_volume(view, other.data(), o);
+            ADD_FAILURE() << "backend cuda without a device labelled";
         } catch (const Error& e) {
-            EXPECT_NE(std::string(e.what()).find("not supported for i16"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("backend cuda"), std::string::npos) << e.what();
         }
+        o.backend = Backend::Auto;
+        const LabelResult r = label_volume(view, other.data(), o);
+        EXPECT_EQ(r.backend, Backend::Cpu);
+        EXPECT_EQ(other, cpu);
+        const ForcedRates force("cuda");  // Auto picks the GPU: its path says there is none
+        EXPECT_THROW(label_volume(view, other.data(), o), Error);
+    } else {
+        EXPECT_EQ(label_volume(view, other.data(), o).count, 2u);
+        EXPECT_EQ(other, cpu);
+        const ForcedRates force("cuda");
+        o.backend = Backend::Auto;
+        const LabelResult r = label_volume(view, other.data(), o);
+        EXPECT_EQ(r.backend, Backend::Cuda);
+        EXPECT_EQ(other, cpu);
     }
 }
 
