@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstdint>
 #include <new>
 #include <string>
 
@@ -25,11 +26,19 @@ std::size_t round_up(std::size_t bytes) {
     return (bytes + unit - 1) / unit * unit;
 }
 
+/// A private anonymous mapping; from 4 MiB on, starting on a huge page's boundary, so that every
+/// 2 MiB of it can be a huge page (and MADV_FREE never splits one at its ends).
 void* map_buffer(std::size_t bytes) {
 #if defined(__linux__)
-    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    const std::size_t extra = bytes >= 2 * kHuge ? kHuge : 0;
+    void* p = ::mmap(nullptr, bytes + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
-    return p;
+    if (extra == 0) return p;
+    const auto start = reinterpret_cast<std::uintptr_t>(p);
+    const std::uintptr_t aligned = (start + kHuge - 1) & ~std::uintptr_t(kHuge - 1);
+    if (aligned > start) (void)::munmap(p, aligned - start);
+    if (start + extra > aligned) (void)::munmap(reinterpret_cast<void*>(aligned + bytes), start + extra - aligned);
+    return reinterpret_cast<void*>(aligned);
 #else
     void* p = std::malloc(bytes);
     if (!p) throw std::bad_alloc();
@@ -47,10 +56,16 @@ void unmap_buffer(void* p, std::size_t bytes) noexcept {
 }
 
 /// The pages' contents are no longer needed: the kernel may take them under memory pressure (the
-/// next write then faults a zero page in), and otherwise they stay, with no fault on reuse.
+/// next write then faults a zero page in), and otherwise they stay, with no fault on reuse. Only
+/// for large buffers: a page given up so must be marked dirty again by its next write, which on
+/// 4 KiB pages cost more than the buffer was worth (the 25 dpi sheet's 3.2 MB: filling it took 0.13
+/// ms against 0.055 for glibc's warm block, 2-core machine, 2026-12-07); large buffers are on huge
+/// pages, a mark each 2 MiB, and they are what memory pressure would want back.
+constexpr std::size_t kLetGoBytes = std::size_t(64) << 20;
+
 void let_go(void* p, std::size_t bytes) noexcept {
 #if defined(__linux__) && defined(MADV_FREE)
-    (void)::madvise(p, bytes, MADV_FREE);
+    if (bytes >= kLetGoBytes) (void)::madvise(p, bytes, MADV_FREE);
 #else
     (void)p;
     (void)bytes;

@@ -6,7 +6,7 @@
 // call that writes into a buffer it already had (298-310 ms against 135 ms on the GPU path, about
 // 150 against 80 on the CPU, 2026-12-07). A pipeline labels sheet after sheet of one size and drops
 // each result before the next, so the buffer of the last result is the natural home of the next:
-// freed buffers wait here (given back to the kernel as MADV_FREE, so memory pressure can still take
+// freed buffers wait here (those of 64 MiB and more given back to the kernel as MADV_FREE, so memory pressure can take
 // them) and a new one is faulted in on several threads at once, on huge pages.
 //
 // The cache holds at most `limit` bytes of freed buffers (CCLABEL_HOST_CACHE_BYTES; by default a
