@@ -347,8 +347,10 @@ private:
             // What the opening and earlier pages used of what bound this page, where it shows: a later
             // page of a small file is held to its own allowance once the document's hold is gone, and
             // a limit of a few hundredths would read as a mistake unsaid.
+            // Under CCLABEL_PDF_RENDER_SECONDS neither applies, and nothing is said of them.
             const double hold = small_file_seconds(pixels, default_pixels);
-            const bool held_here = file_size_ <= kSmallFileBytes && seconds_from_environment(path_) < 0 &&
+            const bool by_budget = seconds_from_environment(path_) < 0;
+            const bool held_here = by_budget && file_size_ <= kSmallFileBytes &&
                                    limits.seconds >= small_page_seconds(pixels) + std::max(0.0, hold - held) - 1e-9;
             if (held_here && held >= hold - 0.005) {
                 limit += ", whose opening and earlier pages used up the " + hold_text(hold) + " s that a file of up to 1 MiB has beyond each page's own " +
@@ -356,7 +358,7 @@ private:
             } else if (held_here && held >= 0.05) {
                 limit += ", whose opening and earlier pages used " + one_decimal(held) + " s of the " + hold_text(hold) +
                          " s that a file of up to 1 MiB has beyond each page's own " + seconds_text(small_page_seconds(pixels)) + " s";
-            } else if (!held_here && spent >= 0.05) {
+            } else if (by_budget && !held_here && spent >= 0.05) {
                 // (A loader under a sanitizer used hundredths, and "used 0.0 s" told the reader nothing.)
                 limit += ", whose opening and earlier pages used " + one_decimal(spent) + " s";
             }
