@@ -7,8 +7,9 @@
 // and a 4-byte copy of N. The typed formats are made keys first (device_keys.hpp), into the
 // workspace. Nothing is allocated and the host never waits.
 //
-// With a tolerance (Options::tolerance on an untyped volume; a typed picture's tolerance_value,
-// labelled here as a volume of one slice, label_typed_tolerance_device) Local and Border are their
+// With a tolerance (Options::tolerance on an untyped volume; a typed volume's tolerance_value, its
+// values read where they lie; a typed picture's, labelled here as a volume of one slice,
+// label_typed_tolerance_device) Local and Border are their
 // own instantiations, with the policy CloseKeys or CloseValues (kernels/close_values.cuh) and
 // without cover: the exact kernels are the same code as before, with no tolerance test in them.
 #include <cuda_runtime.h>
@@ -85,10 +86,10 @@ void enqueue_volume(const cclabel::detail::VolumeRequest& r, const VolumePlan& p
                     const VolumeEvents& ev, const TypedPicture* typed = nullptr) {
     VolParams g = vol::make_vol_params(r, plan, shape, labels, reinterpret_cast<std::uint32_t*>(ws + plan.off_mask),
                                        reinterpret_cast<std::uint32_t*>(ws + plan.off_prefix));
-    if (typed) {
-        g.tolerance_value = typed->tolerance_value;
-        g.background_bits = typed->background_bits;
-    }
+    // A typed volume's tolerance and background bits come with its request; a typed picture's with
+    // the TypedPicture made of it.
+    g.tolerance_value = typed ? typed->tolerance_value : r.tolerance_value;
+    g.background_bits = typed ? typed->background_bits : r.background_bits;
     CCL_CUDA(cudaMemsetAsync(g.prefix + plan.words, 0, sizeof(std::uint32_t), stream));
     const auto tiles = unsigned(plan.tiles), vblocks = unsigned(plan.voxel_blocks);
     record(ev.start, stream);
@@ -101,7 +102,7 @@ void enqueue_volume(const cclabel::detail::VolumeRequest& r, const VolumePlan& p
         record(ev.after_border, stream);
         return 0;
     };
-    if (typed || volume_tolerance(r)) {
+    if (typed || volume_tolerance(r) || r.tolerance_value > 0) {
         // Closeness is not an equivalence: no cover (kernels/volume_bodies.cuh says why).
         dispatch_tolerance(r.format, [&]<PixelFormat F, class M>() {
             switch (r.connectivity) {
@@ -133,13 +134,11 @@ void enqueue_volume(const cclabel::detail::VolumeRequest& r, const VolumePlan& p
     CCL_CUDA(cudaMemcpyAsync(count, g.prefix + plan.words, sizeof(std::uint32_t), cudaMemcpyDeviceToDevice, stream));
 }
 
-/// A volume of an untyped format (keys as they are stored).
-void label_keys_device(void* workspace, std::size_t& workspace_bytes, const VolumeView& volume, std::uint32_t* labels,
-                       std::uint32_t* count, const Options& options, cudaStream_t stream, const VolumeShape& shape,
-                       const VolumeEvents& events) {
-    static std::uint32_t no_labels;  // the size query validates the rest without buffers (as CUB)
-    const cclabel::detail::VolumeRequest r =
-        cclabel::detail::make_volume_request(volume, workspace ? labels : &no_labels, options, /*takes_tolerance=*/true);
+/// A validated volume request labelled as its voxels are stored: keys of an untyped format, or a
+/// typed format's values with a tolerance (CloseValues).
+void label_request_device(void* workspace, std::size_t& workspace_bytes, const cclabel::detail::VolumeRequest& r,
+                          std::uint32_t* labels, std::uint32_t* count, cudaStream_t stream, const VolumeShape& shape,
+                          const VolumeEvents& events) {
     const VolumePlan plan = plan_for(r, shape, stream);
     if (!plan.error.empty()) throw Error("label_volume_device: " + plan.error);
     const std::size_t need = std::size_t(std::max<std::uint64_t>(plan.workspace_bytes, kVolumeAlign));
@@ -156,6 +155,16 @@ void label_keys_device(void* workspace, std::size_t& workspace_bytes, const Volu
         return;
     }
     enqueue_volume(r, plan, shape, static_cast<std::uint8_t*>(workspace), labels, count, stream, events);
+}
+
+/// A volume of an untyped format (keys as they are stored).
+void label_keys_device(void* workspace, std::size_t& workspace_bytes, const VolumeView& volume, std::uint32_t* labels,
+                       std::uint32_t* count, const Options& options, cudaStream_t stream, const VolumeShape& shape,
+                       const VolumeEvents& events) {
+    static std::uint32_t no_labels;  // the size query validates the rest without buffers (as CUB)
+    const cclabel::detail::VolumeRequest r =
+        cclabel::detail::make_volume_request(volume, workspace ? labels : &no_labels, options, /*takes_tolerance=*/true);
+    label_request_device(workspace, workspace_bytes, r, labels, count, stream, shape, events);
 }
 
 }  // namespace
@@ -188,12 +197,14 @@ void label_volume_device_shaped(void* workspace, std::size_t& workspace_bytes, c
     const VolumeEvents ev = events ? *events : VolumeEvents{};
     if (!is_typed_format(volume.format))
         return label_keys_device(workspace, workspace_bytes, volume, labels, count, options, stream, shape, ev);
-    // Typed: the volume's slices as a stack of pictures with one key map (at most 2^32 - 1 voxels,
-    // so one map covers them all), then the keys labelled as a volume.
     static std::uint32_t no_labels;
-    // A tolerance on a typed volume is refused by name here (make_request: not for the typed formats).
     const cclabel::detail::VolumeRequest r =
         cclabel::detail::make_volume_request(volume, workspace ? labels : &no_labels, options, /*takes_tolerance=*/true);
+    // With a tolerance the values themselves are compared (CloseValues): keys keep equality only,
+    // not distances, so no key map and no copy.
+    if (r.tolerance_value > 0) return label_request_device(workspace, workspace_bytes, r, labels, count, stream, shape, ev);
+    // Typed: the volume's slices as a stack of pictures with one key map (at most 2^32 - 1 voxels,
+    // so one map covers them all), then the keys labelled as a volume.
     Options picture = options;
     picture.connectivity = 8;
     const cclabel::detail::Request bg =

@@ -16,8 +16,9 @@ namespace cclabel::emu {
 
 /// Labels a validated request of an untyped format into @p out with the emulated kernels; N.
 /// @p Conn 0: the request's connectivity; else the programs' Conn whatever the request says (the
-/// mutation test's kDropOffset + k). A tolerance (r.tolerance, or @p typed for a typed picture
-/// made a volume by typed_picture) runs the tolerance instantiations, as volume_cuda.cu does.
+/// mutation test's kDropOffset + k). A tolerance (r.tolerance, a typed volume's r.tolerance_value,
+/// or @p typed for a typed picture made a volume by typed_picture) runs the tolerance
+/// instantiations, as volume_cuda.cu does.
 /// @p Shortcuts: the mutation tests' wrong programs, the tolerance's joins with the shortcuts of an
 /// equivalence of values (cd::Transitive): cover and prelink as @p shape's switches say, and
 /// covered_by_left where cover is off.
@@ -35,10 +36,10 @@ std::uint32_t emu_label_volume(const cclabel::detail::VolumeRequest& r, std::uin
     prefix[plan.words] = 0;  // the GPU clears the last count
     for (std::uint64_t i = 0; i < plan.voxels; ++i) out[i] = 0xFFFFFFFFu;
     cd::vol::VolParams g = cd::vol::make_vol_params(r, plan, shape, out, mask.data(), prefix.data());
-    if (typed) {
-        g.tolerance_value = typed->tolerance_value;
-        g.background_bits = typed->background_bits;
-    }
+    // As enqueue_volume: a typed volume's tolerance comes with its request, a typed picture's with
+    // the TypedPicture made of it.
+    g.tolerance_value = typed ? typed->tolerance_value : r.tolerance_value;
+    g.background_bits = typed ? typed->background_bits : r.background_bits;
 
     Executor ex(seed);
     ex.set_regions({{out, plan.voxels, "labels"}, {mask.data(), mask.size(), "mask"}, {prefix.data(), prefix.size(), "prefix"}});
@@ -82,7 +83,7 @@ std::uint32_t emu_label_volume(const cclabel::detail::VolumeRequest& r, std::uin
         });
         return 0;
     };
-    if (typed || cd::volume_tolerance(r)) {
+    if (typed || cd::volume_tolerance(r) || r.tolerance_value > 0) {
         cd::dispatch_tolerance(r.format, [&]<PixelFormat F, class M0>() {
             using M = std::conditional_t<Shortcuts, cd::Transitive<M0>, M0>;
             auto with = [&]<int C>() { return run.template operator()<F, C, M>(); };
