@@ -37,9 +37,12 @@ def _library(image):
     return mod if mod in ("cupy", "torch") else "numpy"
 
 
-# dtypes whose values the device API compares within a tolerance as they are stored (signed, float
-# and 64-bit arrays become keys on their way in, whose differences mean nothing)
+# dtypes whose values the device API compares within a tolerance as they are stored, through the
+# picture pipeline (the other dtypes become keys on their way in, whose differences mean nothing)
 _GPU_TOLERANCE_DTYPES = ("bool", "uint8", "uint16", "uint32")
+# dtypes labelled on the GPU with a tolerance in their values (label_device's tolerance_value,
+# cclabel.graph._label_device_by_value)
+_GPU_VALUE_TOLERANCE_DTYPES = ("int8", "int16", "int32", "int64", "uint64", "float16", "float32", "float64")
 
 
 def _on_gpu(image):
@@ -194,8 +197,8 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
         (faces, edges and corners; scikit-image's 3): every dtype, ``background``, ``out=``,
         ``out_dtype=``, ``return_num`` and ``threads`` as for images; host arrays (NumPy, CPU
         tensors) and CuPy arrays or CUDA tensors (labelled on their GPU); ``stats`` (the volume
-        columns of :func:`regions`, on the CPU); ``tolerance`` for host volumes of bool, uint8,
-        uint16 and uint32 (on the CPU). A ``(Z, Y, X, 3|4)`` uint8 array is an RGB or RGBA
+        columns of :func:`regions`, on the CPU); ``tolerance`` for volumes of every dtype, host
+        (CPU or GPU) and device (their GPU). A ``(Z, Y, X, 3|4)`` uint8 array is an RGB or RGBA
         volume (each colour a value; ``background`` a tuple or ``"#rrggbb"``; ``stats`` on host
         arrays, the ``value`` column a colour).
     background : None, number, tuple of ints or str
@@ -244,7 +247,10 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
         image of integers or bool, or on the CPU for 64-bit and float images (a float tolerance;
         a NaN joins only a NaN), not yet with ``out=``, ``out_dtype=``, ``stats=`` or batches.
         CuPy arrays and CUDA tensors of bool, uint8, uint16 and uint32 (images, batches, RGB)
-        are labelled on their GPU with ``out=`` and ``out_dtype=`` as without a tolerance.
+        are labelled on their GPU with ``out=`` and ``out_dtype=`` as without a tolerance, and
+        single pictures of signed, 64-bit and float dtypes too (their values compared as values,
+        a float tolerance for floats; not yet batches of them). Volumes of every dtype take it
+        (host, CuPy and torch), a number of the values for signed, 64-bit and float volumes.
 
     Returns
     -------
@@ -303,12 +309,19 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
     if not (type(tolerance) is int and tolerance == 0):  # anything else is checked by label_tolerance
         if _on_gpu(image):
             name = _arrays.dtype_name(image)
-            if name not in _GPU_TOLERANCE_DTYPES:
-                raise TypeError(f"image: a tolerance on the GPU takes bool, uint8, uint16 and uint32 arrays, got {name} "
-                                "(copy it to the host for signed integers)")
             if stats:
                 raise ValueError("stats: not yet supported with a tolerance; call label() without it")
-            gpu_tolerance = tolerance
+            if name in _GPU_VALUE_TOLERANCE_DTYPES:
+                from .graph import _label_device_by_value, value_tolerance
+                if value_tolerance(tolerance, name) != 0:  # 0: exact labelling, through the keys below
+                    return _label_device_by_value(image, _library(image), tolerance, connectivity=connectivity,
+                                                  background=background, backend=backend, return_num=return_num,
+                                                  out=out, target=_out_dtype(out_dtype, out), num_as_int=num_as_int,
+                                                  threads=threads)
+            elif name not in _GPU_TOLERANCE_DTYPES:
+                raise TypeError(f"image: a tolerance on the GPU takes bool, integer and float arrays, got {name}")
+            else:
+                gpu_tolerance = tolerance
         else:
             for name, given in (("out", out is not None), ("out_dtype", out_dtype is not None), ("stats", stats)):
                 if given:

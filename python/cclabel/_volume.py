@@ -24,6 +24,20 @@ _FORMATS = {"bool": 0, "uint8": 1, "uint16": 2, "uint32": 3, "int8": 6, "int16":
             "uint64": 10, "float16": 11, "float32": 12, "float64": 13}
 
 
+# dtypes whose tolerance is a number of their values (cclabel::Options::tolerance_value): compared
+# as values on the CPU and the GPU, never through keys
+_BY_VALUE = ("int8", "int16", "int32", "int64", "uint64", "float16", "float32", "float64")
+
+
+def _value_tolerance(tolerance, name: str):
+    """The tolerance as the core takes it for dtype @p name: a typed dtype's checked float (None for
+    0: exact labelling); the unsigned dtypes' int as given (checked by the core's binding)."""
+    if tolerance is None or name not in _BY_VALUE:
+        return tolerance
+    from .graph import value_tolerance
+    t = value_tolerance(tolerance, name)
+    return None if t == 0 else t
+
 
 def is_volume(image, connectivity) -> bool:
     """True for a 3-D array with a volume's connectivity (6, 18, 26, or scikit-image's 3), or a
@@ -130,6 +144,7 @@ def label(image, lib, *, connectivity, background, backend, return_num, out, tar
     if not _in_place(a):
         a = np.ascontiguousarray(a)  # Fortran order, transposes, reversed axes: one copy
     bg = _background(background, name)
+    tolerance = _value_tolerance(None if exact else tolerance, name)
     threads = _cclabel._threads(threads)
     shape = tuple(int(s) for s in a.shape)
     out_lib = "numpy" if lib != "torch" else "torch"
@@ -153,7 +168,7 @@ def label(image, lib, *, connectivity, background, backend, return_num, out, tar
     # A new result reuses the buffer of one given up (cclabel.free_cached_memory says why).
     labels = _cclabel._host_labels(list(shape), threads) if direct is None else direct
     n = _cclabel._label_volume(a, _FORMATS[name], labels, int(CONNECTIVITY[int(connectivity)]), bg, backend, threads,
-                               None if exact else tolerance)
+                               tolerance)
     if out is not None and target == "uint32":
         result = out
     elif lib == "torch":
@@ -222,7 +237,8 @@ def _label_device(image, lib, *, connectivity, background, backend, return_num, 
     """cclabel.label for a CuPy array or CUDA tensor volume: labelled on its GPU, on its library's
     current stream. N comes back as a 0-d array on the GPU (as for 2-D device arrays) unless
     num_as_int; only that and out_dtype=uint16/uint64 wait for the GPU (to learn N). A tolerance
-    (bool, uint8, uint16, uint32, RGB and RGBA volumes) is checked by the core as for host volumes."""
+    is checked as for host volumes: an int for bool, uint8, uint16, uint32, RGB and RGBA (by the
+    core), a number of the values for the signed, 64-bit and float dtypes, read where they lie."""
     from . import _check_out, _narrow, _torch_uint32
     if backend == "cpu":
         raise ValueError("backend: 'cpu' cannot label an array on the GPU; copy it to the host first, "
@@ -248,6 +264,7 @@ def _label_device(image, lib, *, connectivity, background, backend, return_num, 
             raise _unsupported(name)
         else:
             fmt, bg = _FORMATS[name], _background(background, name)
+            tolerance = _value_tolerance(tolerance, name)
         device = image.device.id
         with cupy.cuda.Device(device):
             if colour:
@@ -279,6 +296,7 @@ def _label_device(image, lib, *, connectivity, background, backend, return_num, 
             raise _unsupported(name)
         else:
             fmt, bg = _FORMATS[name], _background(background, name)
+            tolerance = _value_tolerance(tolerance, name)
         image = image.detach()
         item = image.element_size()
         if colour:

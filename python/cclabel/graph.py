@@ -34,16 +34,24 @@ _SIGNED = {np.dtype(np.int8): np.uint8, np.dtype(np.int16): np.uint16, np.dtype(
 _BY_VALUE = {"int64": 9, "uint64": 10, "float16": 11, "float32": 12, "float64": 13}
 
 
-def _by_value(img, tolerance, connectivity, background, backend, threads, return_num):
-    """A 64-bit or float picture: |a - b| <= tolerance on the values (floats: -0 == +0, a NaN joins
-    only a NaN), the background one value of the dtype."""
+def value_tolerance(tolerance, dtype_name):
+    """A tolerance in the values of a typed dtype (signed, 64-bit or float) as a float: TypeError
+    for anything but a real number (bool included), ValueError below 0, NaN, infinite, or not whole
+    for an integer dtype. Pictures and volumes, host and GPU arrays check it alike."""
     if isinstance(tolerance, (bool, np.bool_)) or not isinstance(tolerance, (numbers.Real, np.number)):
         raise TypeError(f"tolerance: must be a number, got {tolerance!r}")
     t = float(tolerance)
     if not (t >= 0) or t == float("inf"):
         raise ValueError(f"tolerance: must be a finite number of at least 0, got {tolerance!r}")
-    if img.dtype.kind in "iu" and not t.is_integer():
-        raise ValueError(f"tolerance: {tolerance!r} is not a whole number, but the image is {img.dtype}")
+    if not dtype_name.startswith(("float", "bfloat")) and not t.is_integer():
+        raise ValueError(f"tolerance: {tolerance!r} is not a whole number, but the image is {dtype_name}")
+    return t
+
+
+def _by_value(img, tolerance, connectivity, background, backend, threads, return_num):
+    """A 64-bit or float picture: |a - b| <= tolerance on the values (floats: -0 == +0, a NaN joins
+    only a NaN), the background one value of the dtype."""
+    t = value_tolerance(tolerance, img.dtype.name)
     if isinstance(background, (bool, np.bool_)) or not (background is None or isinstance(background, (numbers.Real, np.number))):
         raise TypeError(f"background: expected None or a number of the image's dtype, got {background!r}")
     if background is not None:
@@ -56,6 +64,91 @@ def _by_value(img, tolerance, connectivity, background, backend, threads, return
     out = np.empty(a.shape, dtype=np.uint32)
     n = _cclabel._label_tolerance_value(a, _BY_VALUE[a.dtype.name], out, t, connectivity, background, backend, threads)
     return (out, n) if return_num else out
+
+
+def _label_device_by_value(image, lib, tolerance, *, connectivity, background, backend, return_num, out, target,
+                           num_as_int, threads):
+    """A CuPy array or CUDA tensor picture (H, W) of a signed, 64-bit or float dtype with a tolerance
+    in its values: labelled on its GPU by ``cclabel::cuda::label_device`` comparing the values where
+    they lie (no host copy, no keys), on the library's current stream. N comes back as a 0-d array
+    on the GPU unless num_as_int; only that and out_dtype=uint16/uint64 wait for the GPU."""
+    from . import _check_out, _narrow, _torch_uint32, _volume
+    name = _arrays.dtype_name(image)
+    if backend == "cpu":
+        raise ValueError("backend: 'cpu' cannot label an array on the GPU; copy it to the host first, "
+                         "or use backend='auto' or 'cuda'")
+    if backend not in ("auto", "cuda"):
+        raise ValueError(f"backend: expected 'auto', 'cpu' or 'cuda', got {backend!r}")
+    _cclabel._threads(threads)  # checked as for host arrays; the GPU ignores it
+    if len(image.shape) != 2:
+        raise ValueError(f"image: a tolerance on the GPU takes one (H, W) picture of {name}, got shape "
+                         f"{tuple(image.shape)} (batches of {name} with a tolerance are not supported yet)")
+    t = value_tolerance(tolerance, name)
+    if not hasattr(_cclabel, "_label_tolerance_value_device"):
+        raise ValueError("image: is on the GPU, but this cclabel was built without CUDA (nvcc was not found "
+                         "when it was installed); copy the array to the host or reinstall with nvcc on PATH")
+    fmt, bg = _volume._FORMATS[name], _volume._background(background, name)
+    shape = tuple(int(s) for s in image.shape)
+    if out is not None and target != "uint32":
+        _check_out(out, shape, lib, target)
+
+    def row_stride(strides, item):  # bytes; a layout the core cannot read in place gives None
+        h, w = shape
+        if h * w == 0:
+            return 0
+        if w > 1 and strides[1] != item:
+            return None
+        row = strides[0] if h > 1 else w * item
+        return row if row >= w * item else None
+
+    if lib == "cupy":
+        import cupy
+        device = image.device.id
+        with cupy.cuda.Device(device):
+            if not image.dtype.isnative:
+                image = image.astype(image.dtype.newbyteorder("="))
+            rs = row_stride(tuple(image.strides), image.itemsize)
+            if rs is None:
+                image = cupy.ascontiguousarray(image)  # on the GPU: one copy to C order
+                rs = row_stride(tuple(image.strides), image.itemsize)
+            stream = cupy.cuda.get_current_stream().ptr
+            labels = _volume._device_out(out, target, shape, lambda: cupy.empty(shape, dtype=cupy.uint32),
+                                         lambda o: isinstance(o, cupy.ndarray) and o.dtype == cupy.uint32 and
+                                         o.device.id == device and o.flags.c_contiguous, lib)
+            count = cupy.empty((), dtype=cupy.uint32)
+            ws_bytes = _cclabel._tolerance_value_workspace(*shape, rs, fmt, connectivity, t, bg)
+            workspace = cupy.empty(max(ws_bytes, 1), dtype=cupy.uint8)
+            _cclabel._label_tolerance_value_device(image.data.ptr, *shape, rs, fmt, labels.data.ptr, count.data.ptr,
+                                                   connectivity, t, bg, stream, workspace.data.ptr, ws_bytes)
+            host_n = lambda: int(count)  # noqa: E731
+    else:
+        import torch
+        image = image.detach()
+        item = image.element_size()
+        rs = row_stride(tuple(s * item for s in image.stride()), item)
+        if rs is None:
+            image = image.contiguous()  # on the GPU: one copy to C order
+            rs = row_stride(tuple(s * item for s in image.stride()), item)
+        device = image.device
+        u32 = _torch_uint32(torch)
+        stream = torch.cuda.current_stream(device).cuda_stream
+        labels = _volume._device_out(out, target, shape, lambda: torch.empty(shape, dtype=u32, device=device),
+                                     lambda o: isinstance(o, torch.Tensor) and o.dtype == u32 and o.device == device and
+                                     o.is_contiguous(), lib)
+        count = torch.empty((), dtype=u32, device=device)
+        ws_bytes = _cclabel._tolerance_value_workspace(*shape, rs, fmt, connectivity, t, bg)
+        workspace = torch.empty(max(ws_bytes, 1), dtype=torch.uint8, device=device)
+        with torch.cuda.device(device):  # the launches go to the tensor's GPU
+            _cclabel._label_tolerance_value_device(image.data_ptr(), *shape, rs, fmt, labels.data_ptr(),
+                                                   count.data_ptr(), connectivity, t, bg, stream,
+                                                   workspace.data_ptr(), ws_bytes)
+        host_n = lambda: int(count.view(torch.int32).cpu()) & 0xFFFFFFFF  # noqa: E731
+    # The workspace goes back to the library's pool here; the pool reuses it in stream order.
+    if target != "uint32":  # waits for the GPU: N decides whether uint16 holds the labels
+        labels = _narrow(labels, host_n(), target, out, lib)
+    if not return_num:
+        return labels
+    return labels, (host_n() if num_as_int else count)
 
 
 def _channels(background, image):
@@ -98,8 +191,9 @@ def label_tolerance(image, tolerance, *, connectivity=8, background=None, backen
         ``(H, W)`` of ``bool``, ``uint8``, ``uint16``, ``uint32``, ``int8``, ``int16``,
         ``int32``, ``int64``, ``uint64`` or a float dtype, or ``(H, W, 3|4)`` of ``uint8`` (RGB /
         RGBA, every channel compared on its own): a host array (other layouts are copied once to
-        C order; 64-bit and float pictures are labelled on the CPU), or a CuPy array or CUDA
-        tensor of the unsigned dtypes and bool, labelled on its GPU (labels of the same library).
+        C order; 64-bit and float pictures are labelled on the CPU unless ``backend="cuda"``), or
+        a CuPy array or CUDA tensor of any of these dtypes but RGB, labelled on its GPU (labels of
+        the same library; signed, 64-bit and float values compared as values where they lie).
     tolerance : int or float
         Two neighbours join when every channel differs by at most this: 0 is exact-value
         labelling (as :func:`cclabel.label`), at most 255 for 8-bit channels, 65535 for 16-bit

@@ -1,6 +1,7 @@
 // Tolerance labelling and the region adjacency graph for Python (cclabel.graph, python/cclabel/graph.py).
 //
-// Host arrays only, for now (backend "cuda" copies them to the GPU and back). The Python layer hands over C-contiguous NumPy arrays whose dtype is already one of the
+// Host arrays (backend "cuda" copies them to the GPU and back), and typed pictures already on the GPU
+// (_label_tolerance_value_device: cclabel::cuda::label_device by value). The Python layer hands over C-contiguous NumPy arrays whose dtype is already one of the
 // library's formats (signed integers shifted to unsigned, which keeps every difference) and the
 // uint32 output; everything else is checked here: the tolerance (TypeError for a non-integer,
 // ValueError below 0 or above the format's channel range), connectivity, backend, threads and the
@@ -22,6 +23,9 @@
 #include "cclabel/error.hpp"
 #include "cclabel/label.hpp"
 #include "tolerance_arg.hpp"
+#if CCLABEL_HAVE_CUDA
+#include "cclabel/cuda.hpp"
+#endif
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -67,6 +71,20 @@ cclabel::PixelFormat format_of(const HostIn& a) {
     throw nb::type_error("image: dtype must be bool, uint8, uint16 or uint32 here (graph.py maps signed integers)");
 }
 
+/// Options::background_value from None, a Python int or a float (a typed picture's background).
+void set_background_value(cclabel::Options& o, nb::handle background) {
+    if (nb::isinstance<nb::float_>(background)) {
+        o.background_value = nb::cast<double>(background);
+    } else if (nb::isinstance<nb::int_>(background)) {
+        if (nb::cast<bool>(nb::borrow<nb::int_>(background).attr("__lt__")(0)))
+            o.background_value = nb::cast<std::int64_t>(background);
+        else
+            o.background_value = nb::cast<std::uint64_t>(background);
+    } else if (!background.is_none()) {
+        throw nb::type_error("background: expected None, an int or a float");
+    }
+}
+
 /// label() of @p image as format @p f into @p out, with @p o and the arguments every tolerance call takes.
 std::uint32_t label_into(const HostIn& image, cclabel::PixelFormat f, LabelsOut out, cclabel::Options& o, int connectivity,
                          const std::string& backend, int threads) {
@@ -105,18 +123,63 @@ std::uint32_t label_tolerance_value(const HostIn& image, int format, LabelsOut o
         throw nb::type_error("image: expected (H, W) of int64, uint64 or a float dtype here");
     cclabel::Options o;
     o.tolerance_value = tolerance;
-    if (nb::isinstance<nb::float_>(background)) {
-        o.background_value = nb::cast<double>(background);
-    } else if (nb::isinstance<nb::int_>(background)) {
-        if (nb::cast<bool>(nb::borrow<nb::int_>(background).attr("__lt__")(0)))
-            o.background_value = nb::cast<std::int64_t>(background);
-        else
-            o.background_value = nb::cast<std::uint64_t>(background);
-    } else if (!background.is_none()) {
-        throw nb::type_error("background: expected None, an int or a float");
-    }
+    set_background_value(o, background);
     return label_into(image, f, out, o, connectivity, backend, threads);
 }
+
+#if CCLABEL_HAVE_CUDA
+/// The options of a typed picture on the GPU with a tolerance in its values (graph.py checked it).
+cclabel::Options device_value_options(int connectivity, double tolerance, nb::handle background) {
+    cclabel::Options o;
+    o.connectivity = connectivity_arg(connectivity);
+    o.backend = cclabel::Backend::Cuda;
+    o.tolerance_value = tolerance;
+    set_background_value(o, background);
+    return o;
+}
+
+cclabel::ImageView device_picture(std::uintptr_t data, std::int64_t height, std::int64_t width, std::int64_t row_stride,
+                                  int format) {
+    const auto f = cclabel::PixelFormat(format);
+    if (!cclabel::is_typed_format(f)) throw nb::type_error("image: expected a signed, 64-bit or float dtype here");
+    return cclabel::ImageView{reinterpret_cast<const void*>(data), width, height, row_stride, f};
+}
+
+// _tolerance_value_workspace(height, width, row_stride, format, connectivity, tolerance,
+// background): the workspace bytes label_device needs; validates everything but the pointers.
+std::size_t tolerance_value_workspace(std::int64_t height, std::int64_t width, std::int64_t row_stride, int format,
+                                      int connectivity, double tolerance, nb::handle background) {
+    const cclabel::ImageView v = device_picture(16, height, width, row_stride, format);
+    const cclabel::Options o = device_value_options(connectivity, tolerance, background);
+    std::size_t bytes = 0;
+    try {
+        cclabel::cuda::label_device(nullptr, bytes, v, nullptr, nullptr, o);
+    } catch (const cclabel::Error& e) {
+        throw nb::value_error(e.what());
+    }
+    return bytes;
+}
+
+// _label_tolerance_value_device(data, height, width, row_stride, format, labels, count,
+// connectivity, tolerance, background, stream, workspace, workspace_bytes): a typed picture in the
+// memory of the current GPU labelled by cclabel::cuda::label_device with its tolerance_value,
+// enqueued on `stream` (labels and N stay on the GPU; nothing is waited for).
+void label_tolerance_value_device(std::uintptr_t data, std::int64_t height, std::int64_t width, std::int64_t row_stride,
+                                  int format, std::uintptr_t labels, std::uintptr_t count, int connectivity,
+                                  double tolerance, nb::handle background, std::uintptr_t stream,
+                                  std::uintptr_t workspace, std::size_t workspace_bytes) {
+    const cclabel::ImageView v = device_picture(data, height, width, row_stride, format);
+    const cclabel::Options o = device_value_options(connectivity, tolerance, background);
+    try {
+        nb::gil_scoped_release unlocked;
+        std::size_t bytes = workspace_bytes;
+        cclabel::cuda::label_device(reinterpret_cast<void*>(workspace), bytes, v, reinterpret_cast<std::uint32_t*>(labels),
+                                    reinterpret_cast<std::uint32_t*>(count), o, reinterpret_cast<cudaStream_t>(stream));
+    } catch (const cclabel::Error& e) {
+        throw nb::value_error(e.what());
+    }
+}
+#endif
 
 /// @p edges as (E, 3) rows a, b, contacts.
 nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<2>> rows_of(const std::vector<cclabel::AdjacencyEdge>& edges) {
@@ -187,6 +250,15 @@ void bind_graph(nb::module_& m) {
     m.def("_label_tolerance_value", &label_tolerance_value, "image"_a, "format"_a, "out"_a, "tolerance"_a,
           "connectivity"_a, "background"_a.none(), "backend"_a, "threads"_a,
           "Tolerance labelling of a host picture of a typed format by value (see cclabel.graph.label_tolerance).");
+#if CCLABEL_HAVE_CUDA
+    m.def("_tolerance_value_workspace", &tolerance_value_workspace, "height"_a, "width"_a, "row_stride"_a, "format"_a,
+          "connectivity"_a, "tolerance"_a, "background"_a.none(),
+          "The workspace bytes of _label_tolerance_value_device for this picture and these options.");
+    m.def("_label_tolerance_value_device", &label_tolerance_value_device, "data"_a, "height"_a, "width"_a,
+          "row_stride"_a, "format"_a, "labels"_a, "count"_a, "connectivity"_a, "tolerance"_a, "background"_a.none(),
+          "stream"_a, "workspace"_a, "workspace_bytes"_a,
+          "Tolerance labelling of a typed picture in device memory by value, on the caller's stream.");
+#endif
     m.def("_adjacency", &adjacency, "labels"_a, "connectivity"_a, "background"_a, "backend"_a, "threads"_a,
           "The region adjacency graph of a uint32 label image as (E, 3) uint64 rows a, b, contacts "
           "(see cclabel.graph.adjacency).");

@@ -55,6 +55,21 @@ void set_background(cclabel::Options& o, nb::handle background) {
     }
 }
 
+/// The tolerance of a volume of format @p f: an untyped format's int (tolerance_arg), a typed
+/// format's number of its values (Options::tolerance_value; _volume.py checked that it is a whole
+/// number for the integer dtypes, and the core refuses below 0, NaN and infinity).
+void set_tolerance(cclabel::Options& o, cclabel::PixelFormat f, nb::handle tolerance) {
+    if (!cclabel::is_typed_format(f) || tolerance.is_none()) {
+        o.tolerance = cclabel_py::tolerance_arg(tolerance);
+        return;
+    }
+    if (PyBool_Check(tolerance.ptr()) || !(PyFloat_Check(tolerance.ptr()) || PyIndex_Check(tolerance.ptr())))
+        throw nb::type_error(("tolerance: must be a number, got " + nb::cast<std::string>(nb::repr(tolerance))).c_str());
+    const double t = PyFloat_AsDouble(tolerance.ptr());
+    if (t == -1.0 && PyErr_Occurred()) throw nb::python_error();
+    o.tolerance_value = t;
+}
+
 // An RGB or RGBA volume (Z, Y, X, C) of uint8 arrives as its (Z, Y, X * C) bytes with channels C.
 std::uint32_t py_label_volume(const Volume& image, int format, Labels out, int connectivity, nb::handle background,
                               const std::string& backend, int threads, nb::handle tolerance, int channels) {
@@ -78,7 +93,7 @@ std::uint32_t py_label_volume(const Volume& image, int format, Labels out, int c
     o.connectivity = connectivity;
     o.threads = threads;
     o.backend = volume_backend(backend);
-    o.tolerance = cclabel_py::tolerance_arg(tolerance);
+    set_tolerance(o, f, tolerance);
     set_background(o, background);
     std::uint32_t* labels = out.data();
     nb::gil_scoped_release release;
@@ -93,11 +108,11 @@ cclabel::VolumeView device_view(std::uintptr_t data, std::int64_t depth, std::in
                                cclabel::PixelFormat(format)};
 }
 
-cclabel::Options device_options(int connectivity, nb::handle background, nb::handle tolerance) {
+cclabel::Options device_options(int connectivity, nb::handle background, nb::handle tolerance, int format) {
     cclabel::Options o;
     o.connectivity = connectivity;
     o.backend = cclabel::Backend::Cuda;
-    o.tolerance = cclabel_py::tolerance_arg(tolerance);
+    set_tolerance(o, cclabel::PixelFormat(format), tolerance);
     set_background(o, background);
     return o;
 }
@@ -110,7 +125,7 @@ std::size_t py_volume_workspace(std::int64_t depth, std::int64_t height, std::in
     const cclabel::VolumeView v = device_view(16, depth, height, width, slice_stride, row_stride, format);
     std::size_t bytes = 0;
     cclabel::cuda::label_volume_device(nullptr, bytes, v, nullptr, nullptr,
-                                       device_options(connectivity, background, tolerance));
+                                       device_options(connectivity, background, tolerance, format));
     return bytes;
 }
 
@@ -123,7 +138,7 @@ void py_label_volume_device(std::uintptr_t data, std::int64_t depth, std::int64_
                             std::uintptr_t count, int connectivity, nb::handle background, std::uintptr_t stream,
                             std::uintptr_t workspace, std::size_t workspace_bytes, nb::handle tolerance) {
     const cclabel::VolumeView v = device_view(data, depth, height, width, slice_stride, row_stride, format);
-    const cclabel::Options o = device_options(connectivity, background, tolerance);
+    const cclabel::Options o = device_options(connectivity, background, tolerance, format);
     nb::gil_scoped_release release;
     std::size_t bytes = workspace_bytes;
     cclabel::cuda::label_volume_device(reinterpret_cast<void*>(workspace), bytes, v, reinterpret_cast<std::uint32_t*>(labels),

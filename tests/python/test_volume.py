@@ -212,8 +212,11 @@ def test_errors():
     assert set(table) == set(want)
     for k in want:  # the background row's centroid is NaN on both sides
         np.testing.assert_array_equal(table[k], want[k])
-    with pytest.raises(ValueError, match="tolerance 2 is not supported for f32"):
-        cclabel.label(a.astype(np.float32), connectivity=6, tolerance=2)
+    # Typed volumes take a tolerance in their values (tests/python/test_volume_tolerance_typed.py).
+    with pytest.raises(ValueError, match="must be a finite number of at least 0"):
+        cclabel.label(a.astype(np.float32), connectivity=6, tolerance=-2.0)
+    with pytest.raises(ValueError, match="not a whole number"):
+        cclabel.label(a.astype(np.int16), connectivity=6, tolerance=1.5)
     with pytest.raises(ValueError, match="tolerance 300 is out of range for gray8"):
         cclabel.label(a, connectivity=6, tolerance=300)
     if not cclabel.cuda_available():  # with a GPU it labels (tests/python/test_volume_tolerance_gpu.py)

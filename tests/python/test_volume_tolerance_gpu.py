@@ -115,5 +115,7 @@ def test_bad_tolerances_on_the_gpu(cupy):
     a = cupy.zeros((2, 2, 2), cupy.uint8)
     with pytest.raises(ValueError, match="tolerance 300 is out of range for gray8"):
         cclabel.label(a, connectivity=6, tolerance=300)
-    with pytest.raises(ValueError, match="not supported for f32"):
-        cclabel.label(a.astype(cupy.float32), connectivity=6, tolerance=2)
+    with pytest.raises(ValueError, match="must be a finite number of at least 0"):
+        cclabel.label(a.astype(cupy.float32), connectivity=6, tolerance=float("nan"))
+    with pytest.raises(TypeError, match="must be a number"):
+        cclabel.label(a.astype(cupy.float32), connectivity=6, tolerance="2")
