@@ -83,13 +83,45 @@ def global_index(pos, chunk_shape, origin, shape) -> np.ndarray:
     return out
 
 
+def first_pixels_scatter(labels, xp, scatter_min) -> np.ndarray:
+    """first_pixels() of labels on a GPU (CuPy: ``xp`` cupy, ``scatter_min`` cupyx.scatter_min):
+    each label's smallest flat position by one atomic minimum a pixel, with no host copy of the
+    labels; only the n positions come back (NumPy int64). The labels must be uint32 (a chunk of at
+    most 2^32 - 1 pixels, as cclabel.label gives them). With NumPy and ``np.minimum.at`` it is the
+    same computation on the host, which is how the tests check it without a GPU."""
+    flat = labels.reshape(-1)
+    if flat.size == 0:
+        return np.zeros(0, np.int64)
+    n = int(flat.max())  # waits for the GPU: the positions are n long
+    pos = xp.full(n + 1, 0xFFFFFFFF, dtype=xp.uint32)
+    scatter_min(pos, flat, xp.arange(flat.size, dtype=xp.uint32))
+    return to_host(pos[1:]).astype(np.int64)
+
+
+def is_cupy(a) -> bool:
+    return type(a).__module__.split(".", 1)[0] == "cupy"
+
+
+def to_host(a) -> np.ndarray:
+    """A face (or positions) as a NumPy array: CuPy arrays are copied from their GPU (the faces are
+    the small part of a chunk; its labels and voxels stay where they are)."""
+    return a.get() if is_cupy(a) else np.asarray(a)
+
+
 def leaf(labels, values, origin, shape, key=None):
     """A labelled chunk's (first ids, summary). ``labels``: local labels 1..n in raster order of
     the chunk (0: background); ``values``: its pixels (a trailing channel axis allowed), each face
     made comparable by ``key`` (None: as they are); ``origin``: the chunk's first pixel;
-    ``shape``: the whole array's."""
+    ``shape``: the whole array's. CuPy labels and values (a chunk labelled on its GPU) give the
+    same summary, all NumPy: the first pixels are found on the GPU and only the faces are copied."""
     nd = labels.ndim
-    first = global_index(first_pixels(labels), labels.shape, origin, shape)
+    if is_cupy(labels):
+        import cupy
+        import cupyx
+        pos = first_pixels_scatter(labels, cupy, cupyx.scatter_min)
+    else:
+        pos = first_pixels(labels)
+    first = global_index(pos, labels.shape, origin, shape)
     ids = np.empty(first.size + 1, np.int64)
     ids[0] = -1
     ids[1:] = first
@@ -101,9 +133,9 @@ def leaf(labels, values, origin, shape, key=None):
             if border:  # the array's own border: nothing lies beyond it
                 sides.append(None)
                 continue
-            lab = np.take(labels, at, axis=a)
+            lab = to_host(labels.take(at, axis=a))
             seen[lab] = True
-            face = np.take(values, at, axis=a)
+            face = to_host(values.take(at, axis=a))
             sides.append((ids[lab], face if key is None else key(face)))
         faces.append(tuple(sides))
     return first, (tuple(faces), first[~seen[1:]])

@@ -1,5 +1,6 @@
-"""regions(), remove_small() and keep_largest() of ``(Z, Y, X)`` label volumes, on the CPU
-(``cclabel/volume_stats.hpp``).
+"""regions(), remove_small() and keep_largest() of ``(Z, Y, X)`` label volumes: on the CPU
+(``cclabel/volume_stats.hpp``) for host arrays, on their GPU (``cclabel/cuda_volume_stats.hpp``)
+for CuPy arrays and CUDA tensors, where the columns stay (CuPy arrays) and only N is read back.
 
 regions() reads the volume's values with every dtype as it is (as ``_volume`` hands them to
 cclabel.label), from C order (other layouts are copied once); an RGB or RGBA volume
@@ -25,9 +26,7 @@ def _labels_volume(labels) -> np.ndarray:
     """The label volume as a C-contiguous uint32 NumPy array (a checked copy unless it is one)."""
     if isinstance(labels, (list, tuple)):
         labels = np.asarray(labels)
-    lib = _volume_lib(labels)
-    if lib == "cupy" or (lib == "torch" and labels.device.type != "cpu"):
-        raise ValueError("labels: region statistics of 3-D volumes run on the CPU for now; pass host arrays")
+    lib = _volume_lib(labels)  # GPU arrays took _regions_device
     if lib == "torch":
         labels = labels.detach().numpy()
     if not isinstance(labels, np.ndarray):
@@ -52,6 +51,10 @@ def _volume_lib(a) -> str:
 
 def regions(labels, image, *, connectivity, backend, threads):
     """cclabel.regions for a volume (see its docstring)."""
+    if isinstance(labels, (list, tuple)):
+        labels = np.asarray(labels)
+    if _volume._on_gpu(labels, _volume_lib(labels)):
+        return _regions_device(labels, image, connectivity=connectivity, backend=backend, threads=threads)
     lab = _labels_volume(labels)
     a = _volume._host_array(image, _volume_lib(image))
     if a.ndim == 4 and a.shape[3] in (3, 4):
@@ -71,20 +74,119 @@ def regions(labels, image, *, connectivity, backend, threads):
     rows = _cclabel._regions_volume(lab, a, _volume._FORMATS[name], int(_volume.CONNECTIVITY[int(connectivity)]),
                                     backend, _cclabel._threads(threads))
     table = _table(rows)
-    bits = np.ascontiguousarray(rows[:, _VALUE_WORD])
-    if name == "bool":
-        values = bits.astype(bool)
-    else:
-        values = bits.astype(f"uint{8 * a.dtype.itemsize}").view(a.dtype)
-    table["value"] = np.ascontiguousarray(values.reshape(-1, 1))
+    table["value"] = _value_column(rows, np, a.dtype, 0)
     return table
 
 
-def _table(rows) -> dict:
-    """The columns of COLUMNS from the raw (N + 1, 13) uint64 rows, after ``label``."""
-    table = {"label": np.arange(rows.shape[0], dtype=np.uint32)}
+def _table(rows, xp=np) -> dict:
+    """The columns of COLUMNS from the raw (N + 1, 13) uint64 rows (NumPy, or CuPy: @p xp), after
+    ``label``."""
+    table = {"label": xp.arange(rows.shape[0], dtype=xp.uint32)}
     for col, word, dtype in COLUMNS:
-        table[col] = np.ascontiguousarray(rows[:, word]).view(dtype)
+        table[col] = xp.ascontiguousarray(rows[:, word]).view(dtype)
+    return table
+
+
+def _value_column(rows, xp, dtype, channels):
+    """The ``value`` column from the raw rows: the volume's dtype (a colour volume's channels as
+    uint8), as the host path decodes it."""
+    if channels:
+        # value[0..3] are the words 11 (channels 0, 1) and 12 (channels 2, 3), one channel a uint32
+        words = xp.ascontiguousarray(rows[:, _VALUE_WORD:_VALUE_WORD + 2]).view(xp.uint32)[:, :channels]
+        return xp.ascontiguousarray(words.astype(xp.uint8))
+    bits = xp.ascontiguousarray(rows[:, _VALUE_WORD])
+    if dtype.name == "bool":
+        values = bits.astype(bool)
+    else:
+        values = bits.astype(f"uint{8 * dtype.itemsize}").view(dtype)
+    return xp.ascontiguousarray(values.reshape(-1, 1))
+
+
+def _device_labels(labels, cupy):
+    """The label volume as a C-contiguous uint32 CuPy array on its GPU (checked as _labels_volume
+    checks host labels; the checks of other dtypes wait for the GPU)."""
+    name = labels.dtype.name
+    if name == "uint32" and labels.flags.c_contiguous and labels.dtype.isnative:
+        return labels
+    if name not in _arrays.NATIVE + ("int64", "uint64") or name.startswith("float"):
+        raise TypeError(f"labels: dtype must be an integer type (uint32 is read in place), got {name}")
+    if labels.size and name.startswith("int") and int(labels.min()) < 0:
+        raise ValueError(f"labels: label {int(labels.min())} is negative (labels are 0..N)")
+    if labels.size and name in ("int64", "uint64") and int(labels.max()) > _arrays.MAX_PIXELS:
+        raise ValueError(f"labels: label {int(labels.max())} exceeds 2**32 - 1, more than any volume of uint32 "
+                         "labels holds")
+    return cupy.ascontiguousarray(labels, dtype=cupy.uint32)
+
+
+def _as_cupy(a, cupy):
+    """A CUDA tensor as a CuPy array sharing its memory (DLPack); CuPy arrays as they are."""
+    if _volume_lib(a) == "torch":
+        return cupy.from_dlpack(a.detach())
+    return a
+
+
+def _regions_device(labels, image, *, connectivity, backend, threads):
+    """regions() of a label volume on the GPU (CuPy arrays; CUDA tensors through CuPy, sharing
+    their memory): the statistics run on the labels' GPU on CuPy's current stream with no host copy
+    of the labels or the volume. The call waits once, for N (the columns are N + 1 long); the
+    columns are CuPy arrays on that GPU."""
+    if backend == "cpu":
+        raise ValueError("backend: 'cpu' cannot process arrays on the GPU; copy them to the host first, "
+                         "or use backend='auto' or 'cuda'")
+    if backend not in ("auto", "cuda"):
+        raise ValueError(f"backend: expected 'auto', 'cpu' or 'cuda', got {backend!r}")
+    _cclabel._threads(threads)  # checked as for host arrays; the GPU ignores it
+    if not hasattr(_cclabel, "_regions_volume_device"):
+        raise ValueError("labels: are on the GPU, but this cclabel was built without CUDA; copy them to the host")
+    try:
+        import cupy
+    except ImportError:  # a CUDA tensor without CuPy
+        raise ValueError("labels: region statistics of a volume on the GPU need CuPy (its columns are CuPy "
+                         "arrays); install cupy or pass host arrays") from None
+    if isinstance(image, (list, tuple)) or _volume_lib(image) == "numpy" or not _volume._on_gpu(image, _volume_lib(image)):
+        raise ValueError("image: must be on the labels' GPU (a CuPy array or CUDA tensor), got a host array")
+    labels, image = _as_cupy(labels, cupy), _as_cupy(image, cupy)
+    device = labels.device.id
+    if image.device.id != device:
+        raise ValueError(f"image: must be on the labels' device (cuda:{device}), got cuda:{image.device.id}")
+    conn = int(_volume.CONNECTIVITY[int(connectivity)])
+    with cupy.cuda.Device(device):
+        lab = _device_labels(labels, cupy)
+        shape = tuple(int(s) for s in lab.shape)
+        colour = image.ndim == 4 and int(image.shape[3]) in (3, 4)
+        if not colour and image.ndim != 3:
+            raise ValueError(f"image: expected the (Z, Y, X) volume of the labels or a (Z, Y, X, 3|4) RGB or RGBA "
+                             f"volume, got shape {tuple(image.shape)}")
+        if tuple(int(s) for s in image.shape[:3]) != shape:
+            raise ValueError(f"image: shape {tuple(int(s) for s in image.shape)} does not match the labels' {shape}")
+        name = image.dtype.name
+        if colour:
+            fmt, channels = _volume._colour_format(name, image.shape), int(image.shape[3])
+            image = cupy.ascontiguousarray(image)  # channels and voxels packed (a copy only if not)
+            strides = _volume._core_strides(shape, tuple(image.strides[:3]), channels)
+        else:
+            if name not in _volume._FORMATS:
+                raise TypeError(f"image: dtype {name} is not supported for 3-D volumes (supported: " +
+                                ", ".join(_volume._FORMATS) + ")")
+            fmt, channels = _volume._FORMATS[name], 0
+            if not image.dtype.isnative:
+                image = image.astype(image.dtype.newbyteorder("="))
+            if not _volume._in_place(image):
+                image = cupy.ascontiguousarray(image)  # on the GPU: one copy to C order
+            strides = _volume._core_strides(shape, tuple(image.strides), image.itemsize)
+        n_dev = lab.max() if lab.size else cupy.zeros((), dtype=cupy.uint32)
+        n = int(n_dev)  # waits: the columns are N + 1 long
+        if n > lab.size:
+            raise ValueError(f"label value {n} exceeds the number of voxels ({lab.size}): not a label volume of "
+                             f"this {shape[2]} x {shape[1]} x {shape[0]} volume")
+        rows = cupy.empty((n + 1, 13), dtype=cupy.uint64)
+        ws_bytes = _cclabel._regions_volume_workspace()
+        workspace = cupy.empty(max(ws_bytes, 1), dtype=cupy.uint8)
+        _cclabel._regions_volume_device(lab.data.ptr, image.data.ptr, *shape, strides[0], strides[1], fmt, conn,
+                                        n_dev.data.ptr, n + 1, rows.data.ptr, cupy.cuda.get_current_stream().ptr,
+                                        workspace.data.ptr, ws_bytes)
+        table = _table(rows, cupy)
+        table["value"] = _value_column(rows, cupy, image.dtype, channels)
     return table
 
 
@@ -101,9 +203,7 @@ def _regions_colour(lab, a, *, connectivity, backend, threads):
     rows = _cclabel._regions_volume(lab, a.reshape(z, y, x * c), fmt, int(_volume.CONNECTIVITY[int(connectivity)]),
                                     backend, _cclabel._threads(threads), c)
     table = _table(rows)
-    # value[0..3] are the words 11 (channels 0, 1) and 12 (channels 2, 3), one channel a uint32
-    channels = np.ascontiguousarray(rows[:, _VALUE_WORD:_VALUE_WORD + 2]).view(np.uint32)[:, :c]
-    table["value"] = np.ascontiguousarray(channels.astype(np.uint8))
+    table["value"] = _value_column(rows, np, a.dtype, c)
     return table
 
 

@@ -207,17 +207,25 @@ def _is_volume(array, connectivity):
 
 
 def _native(block):
-    block = np.asarray(block)
+    """A chunk in native byte order: NumPy, or CuPy where it lives (on its GPU)."""
+    if not _dask_faces.is_cupy(block):
+        block = np.asarray(block)
     return block if block.dtype.isnative else block.astype(block.dtype.newbyteorder("="))
 
 
 def _tolerance_chunk(block, *, origin, shape, tolerance, connectivity, background, backend, threads):
-    """A chunk labelled with a tolerance (cclabel.graph.label_tolerance); its faces carry the pixels'
-    values, since joining across a seam is decided pixel pair by pixel pair."""
-    from .graph import label_tolerance
+    """A chunk labelled with a tolerance (cclabel.graph.label_tolerance; a CuPy chunk by cclabel.label
+    on its GPU, the same labels); its faces carry the pixels' values, since joining across a seam is
+    decided pixel pair by pixel pair."""
     img = _native(block)
-    labels = label_tolerance(img, tolerance, connectivity=connectivity, background=background, backend=backend,
-                             threads=_task_threads(threads) or 0)
+    if _dask_faces.is_cupy(img):
+        from . import label as label_image
+        labels = label_image(img, connectivity=connectivity, background=background, backend=backend,
+                             threads=_task_threads(threads), tolerance=tolerance)
+    else:
+        from .graph import label_tolerance
+        labels = label_tolerance(img, tolerance, connectivity=connectivity, background=background, backend=backend,
+                                 threads=_task_threads(threads) or 0)
     first, summary = _dask_faces.leaf(labels, img, origin, shape)
     return (labels, first), summary
 
@@ -235,7 +243,8 @@ def _equality_key(face):
 def _volume_chunk(block, *, origin, shape, connectivity, background, backend, threads, tolerance=None):
     """A chunk of a (Z, Y, X) volume (a trailing channel axis for RGB/RGBA) labelled on its own
     (cclabel.label, 6/18/26, with the tolerance if one is given: its faces carry the voxels' values
-    either way, compared pair by pair by the merges)."""
+    either way, compared pair by pair by the merges). A CuPy chunk is labelled on its GPU; its
+    labels stay there and only its faces come to the host (_dask_faces.leaf)."""
     from . import label as label_image
     vol = _native(block)
     labels = label_image(vol, connectivity=connectivity, background=background, backend=backend,
@@ -248,9 +257,10 @@ def _check_faces(array, volume, connectivity, background, backend, threads, tole
     """The checks of the tolerance and volume paths: the in-memory call's own, on a one-pixel sample
     of the array's dtype, so the errors are the same."""
     meta_lib = type(array._meta).__module__.split(".", 1)[0]
-    if meta_lib == "cupy":
-        raise TypeError("array: CuPy chunks are not supported " +
-                        ("for 3-D volumes" if volume else "with a tolerance") + " yet; pass NumPy chunks")
+    if meta_lib == "cupy" and not volume and np.dtype(array.dtype).name not in ("bool", "uint8", "uint16", "uint32"):
+        # A CuPy picture with a tolerance is labelled by cclabel.label on the GPU, which takes these.
+        raise TypeError(f"array: CuPy chunks with a tolerance take bool, uint8, uint16 and uint32 (RGB/RGBA "
+                        f"uint8), got {np.dtype(array.dtype).name}; pass NumPy chunks")
     if any(np.isnan(c) for cs in array.chunks for c in cs):
         raise ValueError("array: has chunks of unknown size; call array.compute_chunk_sizes() first")
     dtype = np.dtype(array.dtype).newbyteorder("=")
@@ -291,7 +301,11 @@ def _label_faces(array, volume, connectivity, background, backend, dtype, thread
     dtype = np.dtype(dtype)
     if dtype not in (np.dtype(np.uint32), np.dtype(np.uint64)):
         raise TypeError(f"dtype: expected numpy.uint32 or numpy.uint64, got {dtype}")
-    meta = np.empty((0,) * nd, dtype=dtype)
+    if type(array._meta).__module__.split(".", 1)[0] == "cupy":  # CuPy chunks give CuPy labels
+        import cupy
+        meta = cupy.empty((0,) * nd, dtype=dtype)
+    else:
+        meta = np.empty((0,) * nd, dtype=dtype)
     if math.prod(shape) == 0:
         return da.zeros(shape, dtype=dtype, chunks=array.chunks[:nd], meta=meta), da.zeros((), dtype=np.int64)
     original_chunks = array.chunks[:nd]
@@ -406,8 +420,9 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None,
 
         Or a ``(Z, Y, X)`` volume, with ``connectivity`` 6, 18 or 26 (as :func:`cclabel.label`
         reads a 3-D array), chunked along any axes, every dtype the volume labeller takes, or a
-        ``(Z, Y, X, 3|4)`` ``uint8`` RGB/RGBA volume whose colour axis is one chunk; NumPy
-        chunks: labels equal to ``cclabel.label(volume, connectivity=..., tolerance=...)``,
+        ``(Z, Y, X, 3|4)`` ``uint8`` RGB/RGBA volume whose colour axis is one chunk; NumPy or
+        CuPy chunks (each CuPy chunk labelled on its GPU, only its faces copied to the host, its
+        labels CuPy): labels equal to ``cclabel.label(volume, connectivity=..., tolerance=...)``,
         numbered in raster order z, then y, then x. The seams are joined over the chunks' faces,
         edges and corners (:mod:`cclabel._dask_faces`).
     connectivity, background, backend
@@ -424,7 +439,8 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None,
         0 (default): equal values join. Above 0, neighbours join when every channel differs by at
         most this much: the labels equal ``cclabel.label(image, tolerance=...)``
         (:func:`cclabel.graph.label_tolerance`) value for value, for the pictures and dtypes it
-        takes (integers of up to 32 bits and bool, RGB/RGBA), NumPy chunks. Each chunk is
+        takes (integers of up to 32 bits and bool, RGB/RGBA; CuPy chunks of bool, uint8, uint16,
+        uint32 and RGB/RGBA uint8, labelled on their GPU). Each chunk is
         labelled with the tolerance, and the seams compare the border pixels' values pair by
         pair. Volumes likewise, for the dtypes ``cclabel.label`` takes a tolerance for in a
         volume (bool, uint8, uint16, uint32, RGB/RGBA); the pairs across a seam are the
@@ -444,7 +460,7 @@ def label(array, connectivity=8, background=None, *, backend="auto", dtype=None,
         As :func:`cclabel.label` for dtype, connectivity, background, backend and tolerance (the
         in-memory call's own checks, when ``label()`` is called); a colour axis split across
         chunks (``array.rechunk({2: -1})``, ``{3: -1}`` for a volume); chunks of unknown size;
-        CuPy chunks with a tolerance or for a volume (``TypeError``). Chunk-level
+        CuPy chunks of a picture with a tolerance and a signed or 64-bit dtype (``TypeError``). Chunk-level
         errors (a chunk of more than 2**32 - 1 pixels, N beyond a forced uint32) are raised by
         ``compute()``, except that an ``int64``/``uint64``/``float64`` picture is read by
         ``label()`` itself (its key map), so errors reading it come from there.
