@@ -290,10 +290,13 @@ def _label_faces(array, volume, connectivity, background, backend, dtype, thread
     from dask.base import tokenize
 
     _check_faces(array, volume, connectivity, background, backend, threads, tolerance)
-    if not volume and np.dtype(array.dtype).name in ("int64", "uint64", "float16", "float32", "float64"):
-        # The seams compare integer steps of the narrower dtypes; these compare values in the core only.
+    if (not volume or tolerance not in (None, 0)) and np.dtype(array.dtype).name in (
+            "int64", "uint64", "float16", "float32", "float64"):
+        # The seams compare int64 steps against int(tolerance): exact for the narrower integers only;
+        # these compare values in the core only (pictures and volumes alike).
         raise TypeError(f"tolerance: cclabel.dask.label takes it for bool and integer chunks of up to 32 bits, not "
-                        f"{np.dtype(array.dtype).name} yet; cclabel.label labels such a picture in memory")
+                        f"{np.dtype(array.dtype).name} yet; cclabel.label labels such a "
+                        f"{'volume' if volume else 'picture'} in memory")
     nd = 3 if volume else 2
     shape = tuple(int(s) for s in array.shape[:nd])
     if dtype is None:

@@ -278,11 +278,12 @@ def test_signed_volumes_equal_the_in_memory_labels(dtype, conn):
     np.testing.assert_array_equal(labels.compute(scheduler="threads"), want)
 
 
-@pytest.mark.xfail(strict=True, reason="cclabel.label takes a tolerance for float and 64-bit volumes in memory "
-                   "now, but dask.py's volume path does not refuse them while _dask_faces compares the seams as "
-                   "int64 differences against int(tolerance) (wrong for floats and 64-bit extremes): dask.py "
-                   "should refuse them for volumes as it does for pictures")
 @pytest.mark.parametrize("dtype", [np.float32, np.uint64, np.int64])
 def test_float_and_64_bit_volume_chunks_with_a_tolerance_are_refused(dtype):
-    with pytest.raises(TypeError, match="tolerance"):
+    """cclabel.label takes them in memory, but the seams compare int64 steps against int(tolerance),
+    wrong for floats (a 0.5 ramp split in four) and 64-bit extremes: refused, not mislabelled."""
+    with pytest.raises(TypeError, match="tolerance: .* not " + np.dtype(dtype).name):
         cdask.label(da.from_array(np.zeros((4, 4, 4), dtype), chunks=2), connectivity=6, tolerance=2)
+    ramp = (np.arange(8) * 0.5).astype(dtype).reshape(8, 1, 1)  # without a tolerance: exact, as before
+    labels, n = cdask.label(da.from_array(ramp, chunks=2), connectivity=6)
+    np.testing.assert_array_equal(labels.compute(scheduler="threads"), cclabel.label(ramp, connectivity=6))
