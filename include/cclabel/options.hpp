@@ -84,14 +84,16 @@ struct Options {
     /// usual fast paths. At most the format's channel maximum (255; Gray16 65535; U32 2^32 - 1),
     /// otherwise an Error. Background pixels still join nothing, and regions are still numbered
     /// 1..N in raster order of their first pixels. Both backends, the device API and tiles
-    /// (label_tiled, label_tile and seam_equivalences; not label_tiled_streamed). The typed
-    /// formats (I8 to F64) take it, or tolerance_value, in label() on the CPU only. Binary8
-    /// ignores it (all its foreground is one value).
+    /// (label_tiled, label_tile and seam_equivalences; not label_tiled_streamed), and volumes
+    /// (label_volume, label_volume_device). The typed formats (I8 to F64) take it, or
+    /// tolerance_value, in label(), label_device and the volume calls, on either backend; not in
+    /// batches. Binary8 ignores it (all its foreground is one value).
     std::uint32_t tolerance = 0;
     /// The tolerance as a number of the image's values, for the typed formats (I8 to F64): e.g.
     /// 0.5 for an F32 picture (|a - b| <= 0.5, computed in double; -0 and +0 are one value; a NaN
     /// joins only a NaN, as NaNs are one value in exact labelling). Finite and at least 0; setting
-    /// it with tolerance, or for another format, is an Error. label() on the CPU only.
+    /// it with tolerance, or for another format, is an Error. label(), label_device and the volume
+    /// calls, on either backend.
     std::optional<double> tolerance_value;
 };
 
