@@ -12,8 +12,7 @@ import itertools
 import numpy as np
 import pytest
 
-import cclabel
-
+cclabel = pytest.importorskip("cclabel")
 cc3d = pytest.importorskip("cc3d", reason="pip install connected-components-3d")
 
 _KINDS = {6: 1, 18: 2, 26: 3}
