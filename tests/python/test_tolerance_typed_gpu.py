@@ -50,8 +50,8 @@ def reference(a: np.ndarray, tol, connectivity: int, background=None) -> np.ndar
             return False
         return math.isnan(v[y][x]) if is_float and math.isnan(background) else v[y][x] == background
 
-    def joins(p, q):
-        x, y = v[p[0]][p[1]], v[q[0]][q[1]]
+    def joins(y1, x1, y2, x2):  # conftest.bfs_labels's signature
+        x, y = v[y1][x1], v[y2][x2]
         if is_float and (math.isnan(x) or math.isnan(y)):
             return math.isnan(x) and math.isnan(y)
         d = abs(x - y)

@@ -105,10 +105,14 @@ def test_torch_tolerance_matches_the_flood_fill(torch_cuda):
 
 
 def test_a_ramp_whose_ends_differ_by_more_is_one_region(cupy):
-    a = (np.arange(86, dtype=np.uint8) * 3).reshape(2, 43, 1)  # 0, 3, ..., 255
+    # 0, 3, ..., 255 along z (a (2, 43, 1) ramp is two regions under 6: its slices differ by 129)
+    a = (np.arange(86, dtype=np.uint8) * 3).reshape(86, 1, 1)
     labels, n = cclabel.label(cupy.asarray(a), connectivity=6, tolerance=3, return_num=True, num_as_int=True)
     assert n == 1 and int(labels.max()) == 1
     assert cclabel.label(cupy.asarray(a), connectivity=6, tolerance=2, return_num=True, num_as_int=True)[1] == 86
+    two = a.reshape(2, 43, 1)
+    np.testing.assert_array_equal(cupy.asnumpy(cclabel.label(cupy.asarray(two), connectivity=6, tolerance=3)),
+                                  flood_fill(two, 6, 3))
 
 
 def test_bad_tolerances_on_the_gpu(cupy):
