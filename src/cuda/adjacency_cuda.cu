@@ -133,13 +133,13 @@ __device__ __forceinline__ LaneNeighbours band_row(const AdjParams& p, const War
 /// The tile kernel's ideas that the benchmark can turn off (CCLABEL_ADJACENCY_OFF=name,name), or on
 /// while they are not yet measured (CCLABEL_ADJACENCY_TRY=name); read once; never changing the edges.
 struct AdjSwitches {
-    /// Not yet measured, so off (CCLABEL_ADJACENCY_TRY=roll): the directions' loop kept rolled.
-    /// Unrolled in each of the band's eight unrolled rows, the kernel's code may outgrow the
-    /// instruction cache (ncu on the 800 dpi sheet, H100, 2026-12-07: a warp waited 5.8 of every
-    /// 15.4 cycles for its next instruction to be fetched, 0.39 instructions issued a cycle a
-    /// scheduler, DRAM 11% busy); rolled, ptxas needs 62-64 registers instead of 68-70, which lets
-    /// four blocks share an SM instead of three.
-    bool roll = false;
+    /// The directions' loop kept rolled (CCLABEL_ADJACENCY_OFF=roll unrolls it). Unrolled in each
+    /// of the band's eight unrolled rows, the kernel's code outgrew the instruction cache (ncu on
+    /// the 800 dpi sheet, H100, 2026-12-07: a warp waited 5.8 of every 15.4 cycles for its next
+    /// instruction to be fetched, 0.39 instructions issued a cycle a scheduler, DRAM 11% busy);
+    /// rolled, ptxas needs 62-64 registers instead of 68-70, four blocks an SM instead of three:
+    /// the tile kernel took 6.5 ms against 12.7 unrolled (800 dpi, H100, eighteenth session).
+    bool roll = true;
     /// The table looked at after every tile (out when half full), not once a run of tiles: a
     /// barrier a run let the table fill within the run and send more pairs out on their own
     /// (3.19 million items against 2.32 million, tiles 7.8 ms against 6.5, H100, 2026-12-07).
@@ -149,7 +149,7 @@ struct AdjSwitches {
 AdjSwitches adjacency_switches() {
     static const AdjSwitches sw = [] {
         AdjSwitches s;
-        s.roll = cclabel::detail::env_list_has("CCLABEL_ADJACENCY_TRY", "roll");
+        s.roll = !cclabel::detail::env_list_has("CCLABEL_ADJACENCY_OFF", "roll");
         s.tile_out = !cclabel::detail::env_list_has("CCLABEL_ADJACENCY_OFF", "tile_out");
         return s;
     }();
@@ -344,16 +344,17 @@ std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std:
     if (pixels > 0) items_a_pixel.store(std::min(1.0 / 16, double(items) / double(pixels)), std::memory_order_relaxed);
     if (items == 0) return {};
 
-    // The result's room (the items bound the edges) faulted in on the host's threads and sized
-    // while the device sorts and sums (core/huge_pages.hpp): one thread's first writes into it
-    // took 11 ms on the 800 dpi sheet, against 1.3 ms for everything from here to the download,
-    // and filling it on one thread after the download 5.1-5.5 ms (H100, 2026-12-07).
+    // The result's room (the items bound the edges) faulted in on the host's threads while the
+    // device sorts and sums (core/huge_pages.hpp): one thread's first writes into it took 11 ms on
+    // the 800 dpi sheet, against 1.3 ms for everything from here to the download (H100, 2026-12-07).
+    // Sizing it there too (resize's zeroing on that thread) and filling it by block copies on the
+    // host's threads took longer than one assign: 6.3-6.6 ms against 5.1-5.5 for the step, as the
+    // zeroing outlasted the device's 1.7 ms (H100, eighteenth session).
     std::vector<AdjacencyEdge> edges;
     edges.reserve(items);
     cclabel::detail::advise_huge_pages(edges.data(), items * sizeof(AdjacencyEdge));
     std::thread populate([&edges, items, threads] {
         cclabel::detail::populate_for_writing(edges.data(), items * sizeof(AdjacencyEdge), threads);
-        edges.resize(items);  // zeroes warm pages; no reallocation (reserved)
     });
     struct Join {  // an exception on the way still waits for the thread that writes into edges
         std::thread& t;
@@ -401,19 +402,14 @@ std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std:
     CCL_CUDA(cudaMemcpyAsync(staged.p, packed.p, n * sizeof(PackedEdge), cudaMemcpyDeviceToHost, stream));
     CCL_CUDA(cudaStreamSynchronize(stream));
     step("download");
-    // The pinned bytes are AdjacencyEdge's layout (PackedEdge's static_assert): block copies on
-    // the host's threads into the sized result (as the edges are trivially copyable) instead of
-    // building each edge (9.2 ms with the page faults on huge pages, H100 host, 2026-12-07).
+    // The pinned bytes are AdjacencyEdge's layout (PackedEdge's static_assert): one block copy
+    // (memmove, as the edges are trivially copyable) instead of building each edge (9.2 ms with
+    // the page faults on huge pages, H100 host, 2026-12-07).
     static_assert(std::is_trivially_copyable_v<AdjacencyEdge>);
     const auto* from = staged.as<const AdjacencyEdge>();
     populate.join();
     populate = std::thread();
-    constexpr std::uint64_t kPart = std::uint64_t(1) << 16;  // edges a copy: 1 MiB
-    cclabel::detail::parallel_for((n + kPart - 1) / kPart, threads, [&](std::uint64_t i) {
-        const std::uint64_t a = i * kPart, b = std::min(n, a + kPart);
-        std::memcpy(edges.data() + a, from + a, (b - a) * sizeof(AdjacencyEdge));
-    }, cclabel::cpu::Work::streaming);
-    edges.resize(n);
+    edges.assign(from, from + n);
     step("vector");
     return edges;
 }
