@@ -93,8 +93,12 @@ def sweep_row(name, call, in_bytes, out_bytes, rates, reps, check=True, says_bac
     # three of them told auto's 1.11x from 1.0x by chance. Short rows take more turns (up to 25, about
     # a quarter second of each backend's calls).
     reps = max(reps, min(25, int(0.25 / max(max(warm.values()), 1e-6))))
-    for _ in range(reps):
-        for b in times:
+    order = list(times)
+    for turn in range(reps):
+        # Each backend follows each other in turn: a fixed order had auto always right after the
+        # cuda call, whose staging threads were still winding down (a CPU call just after a GPU
+        # call ran slower), which a pipeline calling auto after auto never sees.
+        for b in order[turn % len(order):] + order[:turn % len(order)]:
             t0 = time.perf_counter()
             call(b)
             times[b].append(time.perf_counter() - t0)

@@ -323,9 +323,10 @@ Backend resolve_auto(Backend b, const Workload& w) {
     cpu = with_given(cpu, g);
     const GpuHostRate gr = with_given(*gpu, g);
     // Close calls (the estimates within 4x of each other) look at the picture itself: its break
-    // density, over evenly spaced rows of a 64th of its pixels (at least 2^12, at most 2^16: up
-    // to tens of microseconds), replaces the probe's in the CPU's estimate. A fixed 2^16 cost a
-    // quarter of a 512² call, about 0.1 ms, which auto then lost to either backend. A picture with
+    // density, over evenly spaced rows of a 256th of its pixels (at least 2^12, at most 2^14),
+    // replaces the probe's in the CPU's estimate. A fixed 2^16 cost a quarter of a 512² call,
+    // about 0.1 ms, which auto then lost to either backend; a 64th up to 2^16 made the decision
+    // 110-160 us from 3 to 50 Mpx, 14% of the 50 dpi sheet's 0.9 ms call (H100 host, 2026-12-07). A picture with
     // a background is looked at however far ahead the GPU seems: the background's runs it counts
     // can only make the CPU cheaper. Nor is it looked at where no density could turn the decision.
     Workload wd = w;
@@ -333,7 +334,7 @@ Backend resolve_auto(Backend b, const Workload& w) {
     PictureSample sample;
     if (w.picture && (gs < 4 * cs || w.picture->has_background) && cs < 4 * gs && density_can_decide(w, cpu, gs)) {
         const Request& p = *w.picture;
-        const std::uint64_t budget = std::clamp<std::uint64_t>(w.pixels / 64, 1 << 12, 1 << 16);
+        const std::uint64_t budget = std::clamp<std::uint64_t>(w.pixels / 256, 1 << 12, 1 << 14);
         sample = sample_picture(ImageView{p.data, p.width, p.height, p.stride, p.format}, budget,
                                 p.has_background ? std::optional<std::uint32_t>(p.background_key) : std::nullopt);
         wd.density = sample.density;
