@@ -24,6 +24,7 @@
 #include "cuda/device_keys.hpp"
 #include "cuda/handles.hpp"
 #include "cuda/host_stager.hpp"
+#include "cuda/kernels/stats_atomics.cuh"
 #include "cuda/kernels/stats_bodies.cuh"
 
 namespace cclabel::cuda::detail {
@@ -53,32 +54,8 @@ unsigned stride_blocks(std::uint64_t items) {
     return unsigned(std::clamp<std::uint64_t>((items + kGridThreads - 1) / kGridThreads, 1, kMaxStrideBlocks));
 }
 
-/// The Ops of stats_bodies.cuh on the GPU: hardware atomics on shared or global memory (generic
-/// addresses); zero additions are skipped.
-struct DeviceStatsOps {
-    __device__ std::uint32_t ld_label(const std::uint32_t* p) { return __ldg(p); }
-    __device__ std::uint32_t ld(const std::uint32_t* p) { return *static_cast<const volatile std::uint32_t*>(p); }
-    __device__ std::uint32_t cas(std::uint32_t* p, std::uint32_t c, std::uint32_t v) { return atomicCAS(p, c, v); }
-    __device__ void add32(std::uint32_t* p, std::uint32_t v) {
-        if (v) atomicAdd(p, v);
-    }
-    __device__ void add64(unsigned long long* p, std::uint64_t v) {
-        if (v) atomicAdd(p, static_cast<unsigned long long>(v));
-    }
-    __device__ void min32(std::uint32_t* p, std::uint32_t v) { atomicMin(p, v); }
-    __device__ void max32(std::uint32_t* p, std::uint32_t v) { atomicMax(p, v); }
-    __device__ void min64(unsigned long long* p, std::uint64_t v) { atomicMin(p, static_cast<unsigned long long>(v)); }
-    __device__ void max64(unsigned long long* p, std::uint64_t v) { atomicMax(p, static_cast<unsigned long long>(v)); }
-};
-
-__global__ void max_label_kernel(const std::uint32_t* labels, std::uint64_t pixels, std::uint32_t* out) {
-    std::uint32_t m = 0;
-    for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < pixels;
-         i += std::uint64_t(gridDim.x) * blockDim.x)
-        m = max(m, __ldg(labels + i));
-    m = __reduce_max_sync(0xFFFFFFFFu, m);
-    if ((threadIdx.x & 31u) == 0 && m) atomicMax(out, m);
-}
+/// The Ops of stats_bodies.cuh on the GPU (kernels/stats_atomics.cuh).
+using DeviceStatsOps = StatsAtomics;
 
 __global__ void stats_init_kernel(StatsParams g) {
     const std::uint64_t rows = stats_rows(g);

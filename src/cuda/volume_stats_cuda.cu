@@ -12,6 +12,7 @@
 #include "cclabel/error.hpp"
 #include "core/volume_request.hpp"
 #include "cuda/handles.hpp"
+#include "cuda/kernels/stats_atomics.cuh"
 #include "cuda/kernels/volume_stats_bodies.cuh"
 
 namespace cclabel::cuda::detail::vstats {
@@ -40,38 +41,16 @@ unsigned stride_blocks(std::uint64_t items) {
     return unsigned(std::clamp<std::uint64_t>((items + kGridThreads - 1) / kGridThreads, 1, kMaxStrideBlocks));
 }
 
-/// The Ops of volume_stats_bodies.cuh on the GPU: hardware atomics on shared or global memory
-/// (generic addresses); zero additions are skipped.
-struct DeviceOps {
-    __device__ std::uint32_t ld_label(const std::uint32_t* p) { return __ldg(p); }
-    __device__ std::uint32_t ld(const std::uint32_t* p) { return *static_cast<const volatile std::uint32_t*>(p); }
+/// The Ops of volume_stats_bodies.cuh on the GPU: kernels/stats_atomics.cuh's, and the plain loads,
+/// stores and barrier the volume's bodies use besides.
+struct DeviceOps : StatsAtomics {
     __device__ std::uint64_t ld64(const unsigned long long* p) {
         return *static_cast<const volatile unsigned long long*>(p);
     }
     __device__ void st(std::uint32_t* p, std::uint32_t v) { *p = v; }
     __device__ void st64(unsigned long long* p, std::uint64_t v) { *p = v; }
-    __device__ std::uint32_t cas(std::uint32_t* p, std::uint32_t c, std::uint32_t v) { return atomicCAS(p, c, v); }
-    __device__ void add32(std::uint32_t* p, std::uint32_t v) {
-        if (v) atomicAdd(p, v);
-    }
-    __device__ void add64(unsigned long long* p, std::uint64_t v) {
-        if (v) atomicAdd(p, static_cast<unsigned long long>(v));
-    }
-    __device__ void min32(std::uint32_t* p, std::uint32_t v) { atomicMin(p, v); }
-    __device__ void max32(std::uint32_t* p, std::uint32_t v) { atomicMax(p, v); }
-    __device__ void min64(unsigned long long* p, std::uint64_t v) { atomicMin(p, static_cast<unsigned long long>(v)); }
-    __device__ void max64(unsigned long long* p, std::uint64_t v) { atomicMax(p, static_cast<unsigned long long>(v)); }
     __device__ void sync() { __syncthreads(); }
 };
-
-__global__ void max_label_kernel(const std::uint32_t* labels, std::uint64_t voxels, std::uint32_t* out) {
-    std::uint32_t m = 0;
-    for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < voxels;
-         i += std::uint64_t(gridDim.x) * blockDim.x)
-        m = max(m, __ldg(labels + i));
-    m = __reduce_max_sync(0xFFFFFFFFu, m);
-    if ((threadIdx.x & 31u) == 0 && m) atomicMax(out, m);
-}
 
 __global__ void init_kernel(Params g) {
     const std::uint64_t rows = rows_of(g);
@@ -102,6 +81,7 @@ void regions_volume_device(void* workspace, std::size_t& workspace_bytes, const 
                            const std::uint32_t* labels, const std::uint32_t* count, std::uint64_t capacity,
                            VolumeRegionStats* stats, const Options& options, cudaStream_t stream) {
     using namespace detail::vstats;
+    using detail::max_label_kernel;
     static const std::uint32_t no_labels = 0;
     const cclabel::detail::VolumeRequest r =
         cclabel::detail::make_volume_request(volume, workspace ? labels : &no_labels, options);
