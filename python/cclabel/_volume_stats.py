@@ -22,15 +22,9 @@ COLUMNS = (("voxels", 0, "uint64"), ("left", 1, "int64"), ("top", 2, "int64"), (
 _VALUE_WORD = 11  # value[0] | value[1] << 32: the value's bits
 
 
-def _labels_volume(labels) -> np.ndarray:
-    """The label volume as a C-contiguous uint32 NumPy array (a checked copy unless it is one)."""
-    if isinstance(labels, (list, tuple)):
-        labels = np.asarray(labels)
-    lib = _volume_lib(labels)  # GPU arrays took _regions_device
-    if lib == "torch":
-        labels = labels.detach().numpy()
-    if not isinstance(labels, np.ndarray):
-        raise TypeError(f"labels: expected an integer array, got {type(labels).__name__}")
+def _checked_uint32(labels, xp):
+    """@p labels (a NumPy or CuPy array, @p xp its module) as C-contiguous uint32, checked: integer
+    dtype, no negative label, none above 2**32 - 1 (on the GPU the checks wait for it)."""
     name = labels.dtype.name
     if name == "uint32" and labels.flags.c_contiguous and labels.dtype.isnative:
         return labels
@@ -41,7 +35,19 @@ def _labels_volume(labels) -> np.ndarray:
     if labels.size and name in ("int64", "uint64") and int(labels.max()) > _arrays.MAX_PIXELS:
         raise ValueError(f"labels: label {int(labels.max())} exceeds 2**32 - 1, more than any volume of uint32 "
                          "labels holds")
-    return np.ascontiguousarray(labels, dtype=np.uint32)
+    return xp.ascontiguousarray(labels, dtype=xp.uint32)
+
+
+def _labels_volume(labels) -> np.ndarray:
+    """The label volume as a C-contiguous uint32 NumPy array (a checked copy unless it is one)."""
+    if isinstance(labels, (list, tuple)):
+        labels = np.asarray(labels)
+    lib = _volume_lib(labels)  # GPU arrays took _regions_device
+    if lib == "torch":
+        labels = labels.detach().numpy()
+    if not isinstance(labels, np.ndarray):
+        raise TypeError(f"labels: expected an integer array, got {type(labels).__name__}")
+    return _checked_uint32(labels, np)
 
 
 def _volume_lib(a) -> str:
@@ -105,17 +111,7 @@ def _value_column(rows, xp, dtype, channels):
 def _device_labels(labels, cupy):
     """The label volume as a C-contiguous uint32 CuPy array on its GPU (checked as _labels_volume
     checks host labels; the checks of other dtypes wait for the GPU)."""
-    name = labels.dtype.name
-    if name == "uint32" and labels.flags.c_contiguous and labels.dtype.isnative:
-        return labels
-    if name not in _arrays.NATIVE + ("int64", "uint64") or name.startswith("float"):
-        raise TypeError(f"labels: dtype must be an integer type (uint32 is read in place), got {name}")
-    if labels.size and name.startswith("int") and int(labels.min()) < 0:
-        raise ValueError(f"labels: label {int(labels.min())} is negative (labels are 0..N)")
-    if labels.size and name in ("int64", "uint64") and int(labels.max()) > _arrays.MAX_PIXELS:
-        raise ValueError(f"labels: label {int(labels.max())} exceeds 2**32 - 1, more than any volume of uint32 "
-                         "labels holds")
-    return cupy.ascontiguousarray(labels, dtype=cupy.uint32)
+    return _checked_uint32(labels, cupy)
 
 
 def _as_cupy(a, cupy):
