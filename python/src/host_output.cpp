@@ -10,6 +10,7 @@
 #include <new>
 #include <vector>
 
+#include "core/backends.hpp"
 #include "core/cores.hpp"
 #include "core/host_output_cache.hpp"
 
@@ -65,12 +66,16 @@ nb::ndarray<nb::numpy, std::uint32_t, nb::c_contig> host_labels(const std::vecto
 
 void bind_host_output(nb::module_& m) {
     m.def("_host_labels", &host_labels, "shape"_a, "threads"_a = 0);
-    m.def("free_cached_memory", [] { return HostOutputCache::process().free_all(); },
-          "Gives the label buffers that cclabel keeps for reuse back to the system; returns their bytes.\n\n"
+    m.def("free_cached_memory",
+          [] { return HostOutputCache::process().free_all() + cclabel::detail::free_device_cache(); },
+          "Gives the buffers that cclabel keeps for reuse back to the system; returns their bytes.\n\n"
           "New label arrays of 1 MiB and more come from buffers that earlier results gave up, so that a\n"
           "pipeline labelling picture after picture writes into memory already faulted in. At most a\n"
           "quarter of the machine's memory is kept (CCLABEL_HOST_CACHE_BYTES sets the limit in bytes, 0\n"
-          "turns the reuse off), as pages the kernel may reclaim under memory pressure.");
+          "turns the reuse off), as pages the kernel may reclaim under memory pressure. Likewise the GPU\n"
+          "path of NumPy pictures keeps its device buffers (the picture's copy, the labels, the\n"
+          "workspace) for the next call, up to a quarter of the GPU's memory (CCLABEL_DEVICE_CACHE_BYTES;\n"
+          "0 turns it off).");
     m.def("_host_cache_info", [] {
         const HostOutputCache& c = HostOutputCache::process();
         return nb::make_tuple(c.cached_bytes(), c.limit(), c.fresh_mappings());

@@ -1,6 +1,7 @@
 #pragma once
 // The seam between dispatch and the backends. The CUDA backend provides these when it is built;
 // src/core/no_cuda.cpp provides them otherwise.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 
@@ -23,6 +24,10 @@ Backend resolve_auto(Backend b, const Workload& w);
 /// caller with idle cores (the CLI while it decodes) pays for the device's start-up and the probes
 /// off the critical path. Never throws; does nothing without a device or with CCLABEL_RATES set.
 void measure_auto_rates_ahead() noexcept;
+
+/// Frees the device memory that host-memory GPU calls keep for the next call (cuda/device_cache.hpp);
+/// returns its bytes (0 without the CUDA backend).
+std::size_t free_device_cache() noexcept;
 
 /// The GPU host path's rates on this machine (core/cost_model.hpp), measured by running it on probe
 /// pictures; nullopt without a device, without the CUDA backend, or when the measurement failed.

@@ -86,17 +86,10 @@ void* HostOutputCache::acquire(std::size_t bytes, int threads, std::size_t& mapp
     const std::size_t want = round_up(bytes < kPage ? kPage : bytes);
     {
         std::lock_guard<std::mutex> lock(m_);
-        // The smallest cached buffer that holds it without wasting more than a quarter.
-        auto best = freed_.end();
-        for (auto it = freed_.begin(); it != freed_.end(); ++it)
-            if (it->bytes >= want && it->bytes - want <= want / 4 && (best == freed_.end() || it->bytes < best->bytes))
-                best = it;
-        if (best != freed_.end()) {
-            void* p = best->p;
-            mapped = best->bytes;
-            cached_ -= best->bytes;
-            freed_.erase(best);
-            return p;
+        FreedBuffers::Entry e;
+        if (freed_.take(want, 0, e)) {
+            mapped = e.bytes;
+            return e.p;
         }
         ++fresh_;
     }
@@ -107,46 +100,27 @@ void* HostOutputCache::acquire(std::size_t bytes, int threads, std::size_t& mapp
     return p;
 }
 
+namespace {
+void unmap_entry(const FreedBuffers::Entry& e) noexcept { unmap_buffer(e.p, e.bytes); }
+}  // namespace
+
 void HostOutputCache::release(void* p, std::size_t mapped) noexcept {
     if (p == nullptr) return;
-    if (mapped > limit_) {
-        unmap_buffer(p, mapped);
-        return;
-    }
-    let_go(p, mapped);
+    if (mapped <= limit_) let_go(p, mapped);
     std::lock_guard<std::mutex> lock(m_);
-    trim_locked(limit_ - mapped);
-    if (freed_.size() >= kMaxEntries) {
-        unmap_buffer(freed_.front().p, freed_.front().bytes);
-        cached_ -= freed_.front().bytes;
-        freed_.pop_front();
-    }
-    try {
-        freed_.push_back(Entry{p, mapped});
-        cached_ += mapped;
-    } catch (...) {  // no room for the entry: give the buffer back instead
-        unmap_buffer(p, mapped);
-    }
-}
-
-void HostOutputCache::trim_locked(std::size_t limit) noexcept {
-    while (cached_ > limit && !freed_.empty()) {
-        unmap_buffer(freed_.front().p, freed_.front().bytes);
-        cached_ -= freed_.front().bytes;
-        freed_.pop_front();
-    }
+    freed_.put(FreedBuffers::Entry{p, mapped, 0}, limit_, unmap_entry);
 }
 
 std::size_t HostOutputCache::free_all() noexcept {
     std::lock_guard<std::mutex> lock(m_);
-    const std::size_t had = cached_;
-    trim_locked(0);
+    const std::size_t had = freed_.bytes();
+    freed_.trim(0, unmap_entry);
     return had;
 }
 
 std::size_t HostOutputCache::cached_bytes() const {
     std::lock_guard<std::mutex> lock(m_);
-    return cached_;
+    return freed_.bytes();
 }
 
 std::uint64_t HostOutputCache::fresh_mappings() const {
@@ -154,14 +128,14 @@ std::uint64_t HostOutputCache::fresh_mappings() const {
     return fresh_;
 }
 
-std::size_t host_cache_limit_from_environment(std::size_t fallback) {
-    const char* env = std::getenv("CCLABEL_HOST_CACHE_BYTES");
+std::size_t byte_count_from_environment(const char* name, std::size_t fallback) {
+    const char* env = std::getenv(name);
     if (env == nullptr || *env == '\0') return fallback;
     errno = 0;
     char* end = nullptr;
     const unsigned long long v = std::strtoull(env, &end, 10);
     if (*env == '-' || end == env || *end != '\0' || errno == ERANGE)
-        throw Error(std::string("CCLABEL_HOST_CACHE_BYTES=") + env + " is not a byte count (0 turns the cache off)");
+        throw Error(std::string(name) + "=" + env + " is not a byte count (0 turns the cache off)");
     return std::size_t(v);
 }
 

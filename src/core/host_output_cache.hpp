@@ -13,8 +13,9 @@
 // quarter of the machine's memory; 0 turns it off), and free_all() gives them all back.
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <mutex>
+
+#include "core/freed_buffers.hpp"
 
 namespace cclabel::detail {
 
@@ -25,7 +26,7 @@ public:
     /// call, 0.4 of the call's 1.0 ms on the 2-core machine (2026-12-07).
     static constexpr std::size_t kMinBytes = std::size_t(1) << 20;
     /// Freed buffers kept at most (the oldest leave first), so that the search for a fit stays short.
-    static constexpr std::size_t kMaxEntries = 64;
+    static constexpr std::size_t kMaxEntries = FreedBuffers::kMaxEntries;
 
     explicit HostOutputCache(std::size_t limit) : limit_(limit) {}
     ~HostOutputCache() { free_all(); }
@@ -53,21 +54,19 @@ public:
     static HostOutputCache& process();
 
 private:
-    void trim_locked(std::size_t limit) noexcept;
-
     mutable std::mutex m_;
     std::size_t limit_;
-    std::size_t cached_ = 0;
     std::uint64_t fresh_ = 0;
-    struct Entry {
-        void* p;
-        std::size_t bytes;
-    };
-    std::deque<Entry> freed_;  ///< oldest first; a few entries (each at least kMinBytes)
+    FreedBuffers freed_;  ///< a few entries, each at least kMinBytes
 };
 
-/// CCLABEL_HOST_CACHE_BYTES as a byte count, or @p fallback where unset; throws cclabel::Error for
-/// text that is not a non-negative integer.
-std::size_t host_cache_limit_from_environment(std::size_t fallback);
+/// The environment variable @p name as a byte count, or @p fallback where unset; throws
+/// cclabel::Error for text that is not a non-negative integer.
+std::size_t byte_count_from_environment(const char* name, std::size_t fallback);
+
+/// CCLABEL_HOST_CACHE_BYTES (byte_count_from_environment).
+inline std::size_t host_cache_limit_from_environment(std::size_t fallback) {
+    return byte_count_from_environment("CCLABEL_HOST_CACHE_BYTES", fallback);
+}
 
 }  // namespace cclabel::detail

@@ -6,6 +6,8 @@ namespace cclabel::detail {
 
 bool cuda_device_present() noexcept { return false; }
 
+std::size_t free_device_cache() noexcept { return 0; }
+
 std::optional<GpuHostRate> measure_cuda_host_rate() noexcept { return std::nullopt; }
 
 std::uint32_t label_cuda_host(const Request&, std::uint32_t*) {

@@ -15,6 +15,7 @@
 #include "core/backends.hpp"
 #include "core/batch_request.hpp"
 #include "core/cores.hpp"
+#include "cuda/device_cache.hpp"
 #include "cuda/handles.hpp"
 #include "cuda/host_stager.hpp"
 
@@ -48,7 +49,7 @@ namespace cclabel::detail {
 namespace {
 
 using cuda::detail::check;
-using cuda::detail::DeviceBuffer;
+using cuda::detail::CachedDevice;
 using cuda::detail::Stream;
 
 }  // namespace
@@ -71,9 +72,10 @@ void cuda_label_batch(const BatchRequest& r, std::uint32_t* out, std::uint32_t* 
 
     Stream stream;
     stream.create();
-    DeviceBuffer d_pixels(pixel_bytes, "the batch's pixels");
-    DeviceBuffer d_labels(std::size_t(total) * sizeof(std::uint32_t), "the batch's labels");
-    DeviceBuffer d_counts(B * sizeof(std::uint32_t), "the batch's counts");
+    // Kept for the next call (cuda/device_cache.hpp).
+    CachedDevice d_pixels(pixel_bytes, "the batch's pixels", stream.s);
+    CachedDevice d_labels(std::size_t(total) * sizeof(std::uint32_t), "the batch's labels", stream.s);
+    CachedDevice d_counts(B * sizeof(std::uint32_t), "the batch's counts", stream.s);
     std::vector<ImageView> d_images = r.images;
     for (ImageView& v : d_images)
         v.data = v.pixels() ? static_cast<std::uint8_t*>(d_pixels.p) + (static_cast<const std::uint8_t*>(v.data) - lo)
@@ -108,7 +110,7 @@ void cuda_label_batch(const BatchRequest& r, std::uint32_t* out, std::uint32_t* 
             cuda::label_device(nullptr, bytes, d_images[u.first], nullptr, nullptr, r.options, stream.s);
         ws_bytes = std::max(ws_bytes, bytes);
     }
-    DeviceBuffer d_ws(ws_bytes, "the workspace");
+    CachedDevice d_ws(ws_bytes, "the workspace", stream.s);
 
     // Pageable memory through the host path's staging ring (its threads fill and empty pinned
     // blocks while the copy engine moves others); memory the caller pinned is copied in place.

@@ -15,6 +15,8 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <cub/device/device_scan.cuh>
@@ -30,6 +32,7 @@
 #include "core/cores.hpp"
 #include "core/request.hpp"
 #include "cuda/kernels/bodies.cuh"
+#include "cuda/device_cache.hpp"
 #include "cuda/device_keys.hpp"
 #include "cuda/device_ops.cuh"
 #include "cuda/handles.hpp"
@@ -393,6 +396,38 @@ void label_batch_device_tuned(void* workspace, std::size_t& workspace_bytes, con
     }
 }
 
+namespace {
+
+/// CCLABEL_TRACE_HOST=1: one line a host-path call on stderr, with its steps' wall times (set-up:
+/// buffers, stream, pinned ring; the upload until the last block is handed to the copy engine; the
+/// rest: labelling, download, drain), for the benchmark's view of what is left above the copies.
+struct HostTrace {
+    bool on = [] {
+        const char* e = std::getenv("CCLABEL_TRACE_HOST");
+        return e != nullptr && *e != '\0' && *e != '0';
+    }();
+    std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+    double now() const {
+        return on ? std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() : 0.0;
+    }
+    static int device() {
+        int d = 0;
+        if (cudaGetDevice(&d) != cudaSuccess) cudaGetLastError();
+        return d;
+    }
+    void say(std::uint64_t pixels, std::size_t bytes, double ready, double up) const {
+        if (!on) return;
+        const double end = now();
+        std::fprintf(stderr,
+                     "cclabel host: %.1f Mpx, %.1f MB moved: set-up %.3f ms, upload %.3f ms, label+download %.3f ms, "
+                     "total %.3f ms (buffers kept %zu MB, %zu allocated so far)\n",
+                     double(pixels) / 1e6, double(bytes) / 1e6, ready, up - ready, end - up, end,
+                     DeviceCache::process().cached_bytes(device()) >> 20, DeviceCache::process().fresh_allocations());
+    }
+};
+
+}  // namespace
+
 std::uint32_t label_host(const ImageView& image, std::uint32_t* out, const Options& options, const Tuning& tuning) {
     return label_host(cclabel::detail::make_request(image, out, options, /*typed_tolerance=*/true), out, tuning,
                       options.threads);
@@ -413,18 +448,21 @@ std::uint32_t label_host(const cclabel::detail::Request& r, std::uint32_t* out, 
     const std::size_t image_bytes = row_bytes * std::size_t(r.height);
     const std::size_t label_bytes = std::size_t(pixels) * sizeof(std::uint32_t);
 
+    const HostTrace trace;
     Stream stream;
     stream.create();
     std::size_t ws_bytes = 0;
-    DeviceBuffer d_image(image_bytes, "the picture");
+    // From the process's cache of device buffers (cuda/device_cache.hpp): cudaMalloc and cudaFree of
+    // the picture's copy and labels on every call were a fixed cost the copies alone do not have.
+    CachedDevice d_image(image_bytes, "the picture", stream.s);
     // The request of the packed copy on the device: the caller's, validated already.
     cclabel::detail::Request d_r = r;
     d_r.data = static_cast<const std::uint8_t*>(d_image.p);
     d_r.stride = std::int64_t(row_bytes);
-    DeviceBuffer d_labels(label_bytes, "the labels");
-    DeviceBuffer d_count(sizeof(std::uint32_t), "the count");
+    CachedDevice d_labels(label_bytes, "the labels", stream.s);
+    CachedDevice d_count(sizeof(std::uint32_t), "the count", stream.s);
     label_device_tuned(nullptr, ws_bytes, d_r, static_cast<std::uint32_t*>(d_labels.p), nullptr, stream.s, tuning);
-    DeviceBuffer d_ws(ws_bytes, "the workspace");
+    CachedDevice d_ws(ws_bytes, "the workspace", stream.s);
 
     // Pageable memory goes through a ring of pinned blocks that the call's host threads fill and
     // empty while the copy engine moves the others (cuda/host_stager.hpp); memory the caller pinned
@@ -449,12 +487,14 @@ std::uint32_t label_host(const cclabel::detail::Request& r, std::uint32_t* out, 
             cudaGetLastError();
         }
     } sync_on_exit{stream.s};
+    const double t_ready = trace.now();
 
     if (in_pinned)
         CCL_CUDA(cudaMemcpy2DAsync(d_image.p, row_bytes, r.data, std::size_t(r.stride), row_bytes,
                                    std::size_t(r.height), cudaMemcpyHostToDevice, stream.s));
     else
         stager.upload(d_image.p, r.data, std::size_t(r.stride), row_bytes, std::size_t(r.height), stream.s);
+    const double t_up = trace.now();
 
     label_device_tuned(d_ws.p, ws_bytes, d_r, static_cast<std::uint32_t*>(d_labels.p),
                        static_cast<std::uint32_t*>(d_count.p), stream.s, tuning);
@@ -467,6 +507,7 @@ std::uint32_t label_host(const cclabel::detail::Request& r, std::uint32_t* out, 
     if (stager.created()) stager.drain_all();
     CCL_CUDA(cudaStreamSynchronize(stream.s));
     const std::uint32_t n = *count_host.as<std::uint32_t>();
+    trace.say(pixels, image_bytes + label_bytes, t_ready, t_up);
     return n;
 }
 
@@ -514,11 +555,13 @@ std::uint64_t gpu_free_bytes() {
         if (v > 0) return std::uint64_t(v);
     }
     std::size_t free_b = 0, total_b = 0;
-    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+    int device = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess || cudaGetDevice(&device) != cudaSuccess) {
         cudaGetLastError();
         return ~std::uint64_t(0);  // unknown: try the whole picture, and say so if it does not fit
     }
-    return free_b;
+    // The buffers kept for the next call are this call's to take (or to free, when it needs more).
+    return free_b + cuda::detail::DeviceCache::process().cached_bytes(device);
 }
 
 /// @p r as Options (its background as channels of its format) for label_tiled, which takes Options:

@@ -22,6 +22,7 @@
 #include "core/request.hpp"
 #include "core/stats_backends.hpp"
 #include "cuda/device_keys.hpp"
+#include "cuda/device_cache.hpp"
 #include "cuda/handles.hpp"
 #include "cuda/host_stager.hpp"
 #include "cuda/kernels/stats_atomics.cuh"
@@ -404,7 +405,7 @@ namespace {
 
 using cuda::detail::check;
 
-using cuda::detail::DeviceBuffer;
+using cuda::detail::CachedDevice;  // kept for the next call (cuda/device_cache.hpp)
 using cuda::detail::Stream;
 
 void require_device() {
@@ -413,10 +414,10 @@ void require_device() {
 
 /// The picture, packed, in device memory.
 struct DevicePicture {
-    DeviceBuffer mem;
+    CachedDevice mem;
     ImageView view;
     DevicePicture(const Request& r, cudaStream_t s)
-        : mem(std::size_t(r.width) * std::size_t(bytes_per_pixel(r.format)) * std::size_t(r.height), "the picture") {
+        : mem(std::size_t(r.width) * std::size_t(bytes_per_pixel(r.format)) * std::size_t(r.height), "the picture", s) {
         const std::size_t row = std::size_t(r.width) * std::size_t(bytes_per_pixel(r.format));
         view = ImageView{mem.p, r.width, r.height, std::int64_t(row), r.format};
         cuda::host::copy_up(mem.p, r.data, std::size_t(r.stride), row, std::size_t(r.height), s,
@@ -448,18 +449,18 @@ std::vector<RegionStats> regions_cuda_host(const ImageView& image, const std::ui
     Stream stream;
     stream.create();
     DevicePicture pic(r, stream.s);
-    DeviceBuffer d_labels(pixels * 4, "the labels");
+    CachedDevice d_labels(pixels * 4, "the labels", stream.s);
     cuda::host::copy_up(d_labels.p, labels, pixels * 4, pixels * 4, 1, stream.s, cuda::host::copy_threads(options.threads));
-    DeviceBuffer d_word(4, "the largest label");
+    CachedDevice d_word(4, "the largest label", stream.s);
     const std::uint32_t n = checked_max_label(d_labels.as<std::uint32_t>(), pixels, d_word.as<std::uint32_t>(),
                                               std::to_string(r.width) + " x " + std::to_string(r.height) + " picture",
                                               stream.s);
     std::vector<RegionStats> out(std::size_t(n) + 1);
-    DeviceBuffer d_rows(out.size() * sizeof(RegionStats), "the statistics");
+    CachedDevice d_rows(out.size() * sizeof(RegionStats), "the statistics", stream.s);
     std::size_t ws_bytes = 0;
     cuda::regions_device(nullptr, ws_bytes, pic.view, d_labels.as<std::uint32_t>(), d_word.as<std::uint32_t>(),
                          out.size(), d_rows.as<RegionStats>(), options, stream.s);
-    DeviceBuffer ws(ws_bytes, "the workspace");
+    CachedDevice ws(ws_bytes, "the workspace", stream.s);
     cuda::regions_device(ws.p, ws_bytes, pic.view, d_labels.as<std::uint32_t>(), d_word.as<std::uint32_t>(),
                          out.size(), d_rows.as<RegionStats>(), options, stream.s);
     check(cudaMemcpyAsync(out.data(), d_rows.p, out.size() * sizeof(RegionStats), cudaMemcpyDeviceToHost, stream.s),
@@ -476,15 +477,15 @@ std::uint32_t label_regions_cuda_host(const ImageView& image, std::uint32_t* out
     Stream stream;
     stream.create();
     DevicePicture pic(r, stream.s);
-    DeviceBuffer d_labels(pixels * 4, "the labels");
-    DeviceBuffer d_count(4, "the count");
+    CachedDevice d_labels(pixels * 4, "the labels", stream.s);
+    CachedDevice d_count(4, "the count", stream.s);
     std::size_t label_bytes = 0;
     cuda::label_device(nullptr, label_bytes, pic.view, d_labels.as<std::uint32_t>(), d_count.as<std::uint32_t>(),
                        options, stream.s);
     std::size_t stats_bytes = 0;
     cuda::regions_device(nullptr, stats_bytes, pic.view, nullptr, nullptr, 1, nullptr, options, stream.s);
     std::size_t ws_bytes = std::max(label_bytes, stats_bytes);  // one after the other: one workspace
-    DeviceBuffer ws(ws_bytes, "the workspace");
+    CachedDevice ws(ws_bytes, "the workspace", stream.s);
     cuda::label_device(ws.p, ws_bytes, pic.view, d_labels.as<std::uint32_t>(), d_count.as<std::uint32_t>(), options,
                        stream.s);
     // The rows are allocated for N: the one wait of the call before the copies back.
@@ -492,7 +493,7 @@ std::uint32_t label_regions_cuda_host(const ImageView& image, std::uint32_t* out
     check(cudaMemcpyAsync(&n, d_count.p, 4, cudaMemcpyDeviceToHost, stream.s), "cudaMemcpyAsync (count)");
     check(cudaStreamSynchronize(stream.s), "cudaStreamSynchronize");
     stats.assign(std::size_t(n) + 1, RegionStats{});
-    DeviceBuffer d_rows(stats.size() * sizeof(RegionStats), "the statistics");
+    CachedDevice d_rows(stats.size() * sizeof(RegionStats), "the statistics", stream.s);
     cuda::regions_device(ws.p, ws_bytes, pic.view, d_labels.as<std::uint32_t>(), d_count.as<std::uint32_t>(),
                          stats.size(), d_rows.as<RegionStats>(), options, stream.s);
     cuda::host::copy_down(out, pixels * 4, d_labels.p, pixels * 4, 1, stream.s, cuda::host::copy_threads(options.threads));
@@ -510,9 +511,9 @@ std::uint32_t filter_cuda_host(std::uint32_t* labels, std::int64_t width, std::i
     if (pixels == 0) return 0;
     Stream stream;
     stream.create();
-    DeviceBuffer d_labels(pixels * 4, "the labels");
+    CachedDevice d_labels(pixels * 4, "the labels", stream.s);
     cuda::host::copy_up(d_labels.p, labels, pixels * 4, pixels * 4, 1, stream.s, cuda::host::copy_threads(0));
-    DeviceBuffer d_words(8, "the counts");
+    CachedDevice d_words(8, "the counts", stream.s);
     auto* d_n = d_words.as<std::uint32_t>();
     const std::uint32_t n = checked_max_label(d_labels.as<std::uint32_t>(), pixels, d_n, "size", stream.s);
     std::size_t ws_bytes = 0;
@@ -525,7 +526,7 @@ std::uint32_t filter_cuda_host(std::uint32_t* labels, std::int64_t width, std::i
                                       std::uint64_t(n) + 1, min_area, d_n + 1, stream.s);
     };
     run(nullptr);
-    DeviceBuffer ws(ws_bytes, "the workspace");
+    CachedDevice ws(ws_bytes, "the workspace", stream.s);
     run(ws.p);
     std::uint32_t m = 0;
     check(cudaMemcpyAsync(&m, d_n + 1, 4, cudaMemcpyDeviceToHost, stream.s), "cudaMemcpyAsync (count)");

@@ -14,6 +14,7 @@
 #include "cclabel/cclabel.hpp"
 #include "cclabel/cuda.hpp"
 #include "core/request.hpp"
+#include "cuda/device_cache.hpp"
 #include "cuda/gpu_test.hpp"
 #include "cuda/host_stager.hpp"
 #include "cuda/label_tuned.hpp"
@@ -303,6 +304,45 @@ TEST(HostPath, ManyHostThreadsAtOnce) {
         EXPECT_EQ(errors[t], "") << "thread " << t;
         EXPECT_EQ(got[t], want[t]) << "thread " << t << " (" << format_name(imgs[t].format) << ")";
     }
+}
+
+}  // namespace
+}  // namespace cclabel::test
+
+namespace cclabel::test {
+namespace {
+
+TEST(HostPath, DeviceBuffersAreKeptForTheNextCallAndEachCallIsRight) {
+    REQUIRE_GPU();
+    // cuda/device_cache.hpp: a call's picture copy, labels and workspace go back to the cache, and
+    // the next call of about the same size takes them instead of the driver's. Sizes that shrink,
+    // grow and come back, so that a reused buffer larger than the call and one left from a larger
+    // picture are both written whole before they are read back.
+    auto& cache = cuda::detail::DeviceCache::process();
+    cache.free_all();
+    int device = 0;
+    ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+    const std::int64_t sizes[][2] = {{1500, 1100}, {1400, 1100}, {700, 300}, {1500, 1100}, {1499, 1101}, {3000, 1500}};
+    std::size_t fresh_before_repeat = 0;
+    for (std::size_t i = 0; i < std::size(sizes); ++i) {
+        const auto [w, h] = sizes[i];
+        TestImage img = make_image(w, h, PixelFormat::RGB8, random_values(w, h, 3, 0.1, std::uint32_t(7 + i)));
+        std::vector<std::uint32_t> want(std::size_t(w * h)), got(want.size(), 0xDEADBEEFu);
+        Options o;
+        o.backend = Backend::Cpu;
+        const auto nw = label(img.view(), want.data(), o).count;
+        o.backend = Backend::Cuda;
+        const auto ng = label(img.view(), got.data(), o).count;
+        EXPECT_EQ(ng, nw) << w << " x " << h;
+        EXPECT_EQ(got, want) << w << " x " << h;
+        if (i == 2) fresh_before_repeat = cache.fresh_allocations();
+        if (i == 3) EXPECT_EQ(cache.fresh_allocations(), fresh_before_repeat) << "the first size's buffers came back";
+        EXPECT_GT(cache.cached_bytes(device), 0u) << "the call's buffers are kept (limit " << cache.limit() << ")";
+        EXPECT_LE(cache.cached_bytes(device), cache.limit());
+    }
+    const std::size_t had = cache.cached_bytes(device);
+    EXPECT_GE(cache.free_all(), had);
+    EXPECT_EQ(cache.cached_bytes(device), 0u);
 }
 
 }  // namespace
