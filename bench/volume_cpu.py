@@ -21,7 +21,9 @@ time), `gather` (the voxel scan renumbers 8 voxels a gather), `wide_fill` (the r
 labels a store), `tiles` (volumes without a background scanned as runs tiling each row, and label
 volumes at 6), `tiles_cover` (in that scan under 18/26, a run covered by the run behind takes its
 set alone), `sparse_first` (the voxel scan's sparse rows visit their foreground before easy rows and
-stretches are tried).
+stretches are tried), `behind` (the voxel scan's rows of a later slice whose voxels mostly have the
+key of the voxel behind and need no union copy the row behind's labels, the others through the
+table).
 """
 from __future__ import annotations
 

@@ -183,12 +183,16 @@ std::uint16_t voxel_code(const T* k, const T* u, const T* a, const T* b, const T
 }
 
 /// Codes of the voxels 1 .. w - 2 of a row (voxel_code's arguments; the ends are the caller's).
-template <typename T, int Conn>
+/// @p Ext (6-connectivity, Switches::behind): also @p ext, the code with bit 14 set where the
+/// voxel behind L, (x - 1, y, z - 1), has the voxel's key and bit 15 where the voxel behind the
+/// row above's, (x, y - 1, z - 1), has it (behind6_mask): not 6-neighbours, so not in the code.
+template <typename T, int Conn, bool Ext>
 __attribute__((always_inline)) inline void row_codes_body(const T* __restrict k, const T* __restrict u,
                                                           const T* __restrict a, const T* __restrict b,
                                                           const T* __restrict c, std::uint32_t w,
                                                           std::uint32_t rowmask, std::uint32_t bgm, T bg,
-                                                          std::uint16_t* __restrict code) {
+                                                          std::uint16_t* __restrict code,
+                                                          std::uint16_t* __restrict ext) {
     for (std::uint32_t x = 1; x + 1 < w; ++x) {
         const T v = k[x];
         std::uint32_t m = std::uint32_t(k[x - 1] == v) | (std::uint32_t(u[x] == v) << 2) | (std::uint32_t(b[x] == v) << 8);
@@ -201,39 +205,51 @@ __attribute__((always_inline)) inline void row_codes_body(const T* __restrict k,
             m |= (std::uint32_t(a[x - 1] == v) << 4) | (std::uint32_t(a[x + 1] == v) << 6) |
                  (std::uint32_t(c[x - 1] == v) << 10) | (std::uint32_t(c[x + 1] == v) << 12);
         }
-        code[x] = std::uint16_t((m & rowmask) | ((bgm & std::uint32_t(v == bg)) << 13));
+        const std::uint32_t cx = (m & rowmask) | ((bgm & std::uint32_t(v == bg)) << 13);
+        code[x] = std::uint16_t(cx);
+        if constexpr (Ext)
+            ext[x] = std::uint16_t(cx | (std::uint32_t(b[x - 1] == v) << 14) | (std::uint32_t(a[x] == v) << 15));
     }
 }
 
-template <typename T, int Conn>
+template <typename T, int Conn, bool Ext>
 void row_codes_plain(const T* k, const T* u, const T* a, const T* b, const T* c, std::uint32_t w,
-                     std::uint32_t rowmask, std::uint32_t bgm, T bg, std::uint16_t* code) {
-    row_codes_body<T, Conn>(k, u, a, b, c, w, rowmask, bgm, bg, code);
+                     std::uint32_t rowmask, std::uint32_t bgm, T bg, std::uint16_t* code, std::uint16_t* ext) {
+    row_codes_body<T, Conn, Ext>(k, u, a, b, c, w, rowmask, bgm, bg, code, ext);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-template <typename T, int Conn>
+template <typename T, int Conn, bool Ext>
 __attribute__((target("avx2"))) void row_codes_avx2(const T* k, const T* u, const T* a, const T* b, const T* c,
                                                     std::uint32_t w, std::uint32_t rowmask, std::uint32_t bgm, T bg,
-                                                    std::uint16_t* code) {
-    row_codes_body<T, Conn>(k, u, a, b, c, w, rowmask, bgm, bg, code);
+                                                    std::uint16_t* code, std::uint16_t* ext) {
+    row_codes_body<T, Conn, Ext>(k, u, a, b, c, w, rowmask, bgm, bg, code, ext);
 }
 #endif
 
-/// Codes of a whole row (voxel_code's arguments), the comparisons vectorised where AVX2 is.
-template <typename T, int Conn>
+/// Codes of a whole row (voxel_code's arguments), the comparisons vectorised where AVX2 is; with
+/// @p Ext also the extended codes of row_codes_body.
+template <typename T, int Conn, bool Ext = false>
 void row_codes(const T* k, const T* u, const T* a, const T* b, const T* c, std::uint32_t w, std::uint32_t rowmask,
-               std::uint32_t bgm, T bg, std::uint16_t* code) {
+               std::uint32_t bgm, T bg, std::uint16_t* code, std::uint16_t* ext = nullptr) {
 #if defined(__x86_64__) && defined(__GNUC__)
     static const bool avx2 = __builtin_cpu_supports("avx2");
     if (avx2)
-        row_codes_avx2<T, Conn>(k, u, a, b, c, w, rowmask, bgm, bg, code);
+        row_codes_avx2<T, Conn, Ext>(k, u, a, b, c, w, rowmask, bgm, bg, code, ext);
     else
 #endif
-        row_codes_plain<T, Conn>(k, u, a, b, c, w, rowmask, bgm, bg, code);
+        row_codes_plain<T, Conn, Ext>(k, u, a, b, c, w, rowmask, bgm, bg, code, ext);
     constexpr std::uint32_t cm = conn_mask(Conn);
     code[0] = voxel_code(k, u, a, b, c, 0, w, rowmask, cm, bgm, bg);
     if (w > 1) code[w - 1] = voxel_code(k, u, a, b, c, w - 1, w, rowmask, cm, bgm, bg);
+    if constexpr (Ext) {
+        // Bit 14 means nothing without L, bit 15 nothing without the row above and the slice
+        // before: the rows read are there whenever it matters.
+        ext[0] = std::uint16_t(code[0] | (std::uint32_t(a[0] == k[0]) << 15));
+        if (w > 1)
+            ext[w - 1] = std::uint16_t(code[w - 1] | (std::uint32_t(b[w - 2] == k[w - 1]) << 14) |
+                                       (std::uint32_t(a[w - 1] == k[w - 1]) << 15));
+    }
 }
 
 /// The five rows the codes of row (y, z) read: rows y - 1 and y of slice z, rows y - 1, y and
@@ -274,8 +290,10 @@ public:
             if (y_ + 1 < r_.height) load(kC, z_ - 1, y_ + 1);
         }
     }
+    /// The codes of the current row; with @p ext (6-connectivity only) also its extended codes
+    /// (row_codes_body).
     template <int Conn>
-    void codes(std::uint16_t* code) const {
+    void codes(std::uint16_t* code, std::uint16_t* ext = nullptr) const {
         const std::int64_t h = r_.height;
         const T* none = kInPlace ? store_.data() : buf_[kNone];
         std::uint32_t rm = 1u;
@@ -285,9 +303,15 @@ public:
             if (y_ > 0) rm |= 0x70u;
             if (y_ + 1 < h) rm |= 0x1C00u;
         }
-        row_codes<T, Conn>(buf_[kK], y_ > 0 ? buf_[kU] : none, behind_ && y_ > 0 ? buf_[kA] : none,
-                           behind_ ? buf_[kB] : none, behind_ && y_ + 1 < h ? buf_[kC] : none, w_, rm,
-                           r_.has_background ? 1u : 0u, T(r_.background_key), code);
+        const T* rows[5] = {buf_[kK], y_ > 0 ? buf_[kU] : none, behind_ && y_ > 0 ? buf_[kA] : none,
+                            behind_ ? buf_[kB] : none, behind_ && y_ + 1 < h ? buf_[kC] : none};
+        const std::uint32_t bgm = r_.has_background ? 1u : 0u;
+        if constexpr (Conn == 6) {
+            if (ext)
+                return row_codes<T, Conn, true>(rows[0], rows[1], rows[2], rows[3], rows[4], w_, rm, bgm,
+                                                T(r_.background_key), code, ext);
+        }
+        row_codes<T, Conn>(rows[0], rows[1], rows[2], rows[3], rows[4], w_, rm, bgm, T(r_.background_key), code);
     }
 
 private:
@@ -431,6 +455,30 @@ constexpr bool easy_code(std::uint32_t c) {
     return lb && ((c & 0xCu) != 0x8u);
 }
 
+/// o[x] = (code[x] has B) ? b[x] : 0 for the @p w voxels of a row; @p b: the row behind.
+__attribute__((always_inline)) inline void copy_behind_body(const std::uint16_t* __restrict code, std::uint32_t w,
+                                                            const std::uint32_t* __restrict b,
+                                                            std::uint32_t* __restrict o) {
+    for (std::uint32_t x = 0; x < w; ++x) o[x] = b[x] & (0u - ((std::uint32_t(code[x]) >> 8) & 1u));
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx2"))) inline void copy_behind_avx2(const std::uint16_t* __restrict code, std::uint32_t w,
+                                                             const std::uint32_t* __restrict b,
+                                                             std::uint32_t* __restrict o) {
+    copy_behind_body(code, w, b, o);
+}
+#endif
+
+inline void copy_behind(const std::uint16_t* __restrict code, std::uint32_t w, const std::uint32_t* __restrict b,
+                        std::uint32_t* __restrict o) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2) return copy_behind_avx2(code, w, b, o);
+#endif
+    copy_behind_body(code, w, b, o);
+}
+
 /// scan_row for rows whose voxels mostly take the left label with no union (easy_code: the
 /// inside of cells of label volumes, blobs and their background, dense noise under 26): the other
 /// ("hard") voxels are found 64 at a time from a mask and labelled by the table; the easy ones
@@ -480,6 +528,76 @@ std::uint32_t scan_row_easy(const Entry* __restrict tab, const std::uint16_t* __
     return cnt;
 }
 
+/// The masks of the voxels that scan_row_behind labels through the table, 64 a word: foreground
+/// voxels whose voxel behind B lacks their key, under 18 also those with B whose equal
+/// (x - 1, y - 1, z) or (x + 1, y - 1, z) touches neither B nor another equal neighbour that
+/// touches B, and under 6 those with B whose equal L or (x, y - 1, z) has not the key behind it
+/// (behind_code). Under 6 @p code holds the extended codes (row_codes_body). Returns how many.
+/// @p hard: room for (w + 63) / 64 + 1 words.
+/// scan_row_behind takes a row when at most 1 / kBehindHard of its voxels are hard (behind_mask).
+inline constexpr std::uint32_t kBehindHard = 2;
+
+template <int Conn>
+std::uint32_t behind_mask(const std::uint16_t* __restrict code, std::uint32_t w, std::uint64_t* __restrict hard,
+                          bool avx2) {
+    const std::uint32_t words = (w + 63) / 64;
+    std::uint32_t n_hard = 0;
+    for (std::uint32_t i = 0; i < words; ++i) {
+        const std::uint32_t x0 = i * 64, n = std::min<std::uint32_t>(64, w - x0);
+        std::uint64_t m = code_bits(code + x0, n, 0x2100u, 0, avx2);  // foreground without B
+        if constexpr (Conn == 18) {
+            m |= code_bits(code + x0, n, 0x210Cu, 0x108u, avx2);  // B, (x + 1, y - 1), not (x, y - 1)
+            m |= code_bits(code + x0, n, 0x2107u, 0x102u, avx2);  // B, (x - 1, y - 1), not L, not (x, y - 1)
+        } else if constexpr (Conn == 6) {  // extended codes (row_codes_body)
+            m |= code_bits(code + x0, n, 0x6101u, 0x101u, avx2);  // B, L, not L's behind
+            m |= code_bits(code + x0, n, 0xA104u, 0x104u, avx2);  // B, (x, y - 1), not its behind
+        }
+        hard[i] = m;
+        n_hard += std::uint32_t(__builtin_popcountll(m));
+    }
+    hard[words] = 0;
+    return n_hard;
+}
+
+/// Whether a voxel's code lets it take the label of the voxel behind it, B = (x, y, z - 1), with no
+/// union (Switches::behind): B has its key, and every other equal earlier neighbour is in B's set
+/// already. Under 26, B touches each of the 12 other earlier neighbours; under 18 all but
+/// (x - 1, y - 1, z) and (x + 1, y - 1, z), which are in B's set when one of their equal
+/// neighbours touching B is equal: (x, y - 1, z) for both, L for the first. Under 6, L and
+/// (x, y - 1, z) touch no other earlier neighbour, but an equal one whose own voxel behind is equal
+/// is in that voxel's set, which holds B (they are 6-neighbours in slice z - 1): @p c is then the
+/// extended code (row_codes_body), bits 14 and 15. behind_mask is its complement over the
+/// foreground.
+template <int Conn>
+constexpr bool behind_code(std::uint32_t c) {
+    if (!(c & 0x100u)) return false;
+    if constexpr (Conn == 18) return (c & 0x10Cu) != 0x108u && (c & 0x107u) != 0x102u;
+    if constexpr (Conn == 6) return (c & 0x4001u) != 0x1u && (c & 0x8004u) != 0x4u;
+    return true;
+}
+
+/// scan_row for rows of slice z > z0 whose voxels mostly have the key of the voxel behind them
+/// (behind_code; the inside of cells of label volumes and of blobs, dense noise): every voxel
+/// first takes B's label where B has its key and 0 elsewhere, a copy from the slice before that
+/// vectorises (background behind background is 0 too); then the voxels of @p hard (behind_mask)
+/// are labelled by the table, left to right, reading the left label back from the row. Unlike
+/// the easy rows (left and behind equal), no voxel waits for its left neighbour's label.
+template <int Conn>
+std::uint32_t scan_row_behind(const Entry* __restrict tab, const std::uint16_t* __restrict code, std::uint32_t w,
+                              std::int64_t plane, const std::array<std::int64_t, 14>& off, std::uint32_t* o,
+                              std::uint32_t* parent, std::uint32_t base, std::uint32_t cnt,
+                              const std::uint64_t* __restrict hard) {
+    copy_behind(code, w, o - plane, o);
+    const std::uint32_t words = (w + 63) / 64;
+    for (std::uint32_t i = 0; i < words; ++i)
+        for (std::uint64_t m = hard[i]; m; m &= m - 1) {
+            const std::uint32_t x = i * 64 + std::uint32_t(__builtin_ctzll(m));
+            const std::uint32_t prev = x > 0 ? o[x - 1] : 0;
+            o[x] = label_voxel<Conn, false>(tab[code[x]], x, off, o, parent, base, cnt, prev);
+        }
+    return cnt;
+}
+
 template <int Conn, bool BgBranch, bool Fixed, bool Stretches>
 std::uint32_t scan_row(const Entry* __restrict tab, const std::uint16_t* __restrict code, std::uint32_t w,
                        const std::array<std::int64_t, 14>& off, std::uint32_t* o, std::uint32_t* parent,
@@ -520,7 +638,7 @@ std::uint32_t scan_row(const Entry* __restrict tab, const std::uint16_t* __restr
 /// out, their forest in s.parent; counts each row's roots.
 template <PixelFormat F, int Conn, bool InPlace>
 void scan_slab(const detail::VolumeRequest& r, VoxelSlab& s, std::uint32_t* out, bool stretches, bool fg_bits,
-               bool easy, bool sparse_first) {
+               bool easy, bool sparse_first, bool behind) {
     const std::vector<Entry>& tab = table<Conn>();
     const auto w = std::uint32_t(r.width);
     const std::int64_t h = r.height;
@@ -539,7 +657,7 @@ void scan_slab(const detail::VolumeRequest& r, VoxelSlab& s, std::uint32_t* out,
     parent[0] = 0;
     s.row_begin.assign(std::size_t(rows) + 1, 0);
     KeyRows<F, InPlace> keys(r);
-    std::vector<std::uint16_t> code(w);
+    std::vector<std::uint16_t> code(w), ext(Conn == 6 ? w : 0);
     std::vector<std::uint64_t> hard((w + 63) / 64 + 1);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     static const bool avx2 = __builtin_cpu_supports("avx2");
@@ -553,25 +671,17 @@ void scan_slab(const detail::VolumeRequest& r, VoxelSlab& s, std::uint32_t* out,
                 keys.begin(z, z > s.z0);
             else
                 keys.next();
-            keys.template codes<Conn>(code.data());
+            // Under 6 the rows that may copy the row behind need the extended codes.
+            const bool ext6 = Conn == 6 && behind && z > s.z0;
+            keys.template codes<Conn>(code.data(), ext6 ? ext.data() : nullptr);
             const std::int64_t lr = (z - s.z0) * h + y;
             s.row_begin[std::size_t(lr)] = cnt;
             std::uint32_t* o = out + std::uint64_t(z * h + y) * w;
             // Rows that are mostly background or mostly not branch on it (well predicted, and a
             // background voxel then costs a store); rows of noise take background through the table.
-            std::uint32_t bg = 0, same = 0;
+            std::uint32_t bg = 0;
             if (r.has_background)
                 for (std::uint32_t x = 0; x < w; ++x) bg += code[x] >> 13;
-            std::uint32_t starts = 0;  // voxels that begin a stretch (equal to the left, which is not)
-            if (stretches && w > 1) {
-                same = starts = code[1] == code[0];
-                const std::uint16_t* c = code.data();
-                for (std::uint32_t x = 2; x < w; ++x) {  // vectorises: no branch, no carried state
-                    const std::uint32_t eq = c[x] == c[x - 1];
-                    same += eq;
-                    starts += eq & std::uint32_t(c[x - 1] != c[x - 2]);
-                }
-            }
             // Dense binary rows under 6-connectivity: L, U and B are mostly all equal and need two
             // union checks each; a fixed count of checks then beats a loop whose end mispredicts.
             // Rows of sparse noise (60% background or more) visit their foreground only.
@@ -598,6 +708,25 @@ void scan_slab(const detail::VolumeRequest& r, VoxelSlab& s, std::uint32_t* out,
             if (sparse_first && fg_bits && r.has_background && bg * 5 >= 3 * w) {
                 cnt = scan_row_fg<Conn, false>(tab.data(), code.data(), w, off, o, parent, base, cnt, avx2);
                 continue;
+            }
+            // Switches::behind: rows of a later slice at least half of whose voxels take the
+            // label of the voxel behind with no union (before the stretches are counted).
+            if (behind && z > s.z0) {
+                const std::uint32_t n_hard = behind_mask<Conn>(Conn == 6 ? ext.data() : code.data(), w, hard.data(), avx2);
+                if (std::uint64_t(n_hard) * kBehindHard <= w) {
+                    cnt = scan_row_behind<Conn>(tab.data(), code.data(), w, plane, off, o, parent, base, cnt, hard.data());
+                    continue;
+                }
+            }
+            std::uint32_t same = 0, starts = 0;  // starts: voxels that begin a stretch (equal to the left, which is not)
+            if (stretches && w > 1) {
+                same = starts = code[1] == code[0];
+                const std::uint16_t* c = code.data();
+                for (std::uint32_t x = 2; x < w; ++x) {  // vectorises: no branch, no carried state
+                    const std::uint32_t eq = c[x] == c[x - 1];
+                    same += eq;
+                    starts += eq & std::uint32_t(c[x - 1] != c[x - 2]);
+                }
             }
             if constexpr (Conn == 26) {
                 if (easy && z > s.z0) {

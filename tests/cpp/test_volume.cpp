@@ -189,7 +189,7 @@ TEST(VolumeScans, EverySwitchGivesTheSameLabels) {
     // slice, one column, and every thread count from 1 to 5.
     const char* offs[] = {"",           "voxels",        "voxels,bits",      "voxels,wide_fill", "runs",
                           "runs,easy", "runs,gather",    "runs,fg_bits,stretches", "voxels,tiles",
-                          "voxels,tiles_cover", "tiles", "runs,sparse_first"};
+                          "voxels,tiles_cover", "tiles", "runs,sparse_first", "runs,behind"};
     std::vector<std::pair<std::string, Volume>> vols;
     std::uint32_t seed = 500;
     for (std::int64_t w : {1, 2, 63, 64, 65, 130}) {
@@ -249,6 +249,52 @@ Volume cells(std::int64_t w, std::int64_t h, std::int64_t d, int count, std::uin
                 v.at(x, y, z) = 1 + best % 7;  // few values: cells of one value meet through edges and corners
             }
     return v;
+}
+
+TEST(VolumeScans, BehindRowsMatchFloodFill) {
+    // The voxel scan's rows that copy the labels of the row behind (Switches::behind, under 18 and
+    // 26) and label only the other voxels through the table: dense noise of one and of several
+    // values (under 18 the diagonals (x +- 1, y - 1, z) in another set than the voxel behind),
+    // with and without a background, widths around the 64-voxel words of the masks, one-voxel-thin
+    // volumes (one row, one column, one slice deep), a slab seam at every slice (threads 1 to 5).
+    // "runs" off sends every volume to the voxel scan; each switch off must give the same labels.
+    std::vector<std::pair<std::string, Volume>> vols;
+    std::uint32_t seed = 1300;
+    for (std::int64_t w : {1, 2, 7, 63, 64, 65, 130})
+        for (double density : {0.55, 0.7, 0.85, 0.95})
+            for (int palette : {2, 3}) {
+                const std::string name = "noise " + std::to_string(density) + " values " + std::to_string(palette) +
+                                         " w" + std::to_string(w);
+                vols.emplace_back(name, random_volume(w, 6, 7, palette, palette == 2 ? 1 - density : (1 - density) / 2, ++seed));
+            }
+    vols.emplace_back("thin y", random_volume(70, 1, 9, 2, 0.2, ++seed));
+    vols.emplace_back("thin x", random_volume(1, 9, 9, 2, 0.2, ++seed));
+    vols.emplace_back("one column", random_volume(1, 1, 30, 2, 0.3, ++seed));
+    vols.emplace_back("one slice", random_volume(65, 9, 1, 2, 0.2, ++seed));
+    vols.emplace_back("cells", cells(66, 10, 9, 6, ++seed));
+    Volume full(67, 5, 6);  // one value: every voxel but the first slice's takes the voxel behind
+    for (auto& i : full.idx) i = 1;
+    vols.emplace_back("full", full);
+    for (const char* off : {"runs", "runs,behind", "runs,behind,easy", "runs,easy,stretches", "runs,sparse_first"}) {
+        ASSERT_EQ(setenv("CCLABEL_VOLUME_OFF", off, 1), 0);
+        for (auto& [name, v] : vols)
+            for (int conn : kConnectivities)
+                for (int t : {1, 2, 5}) {
+                    const std::string what = name + " off " + off;
+                    expect_flood_fill(v, PixelFormat::Gray8, conn, true, t, 0, 0, what);
+                    expect_flood_fill(v, PixelFormat::Gray8, conn, false, t, 0, 0, what);
+                    if (t == 1) {
+                        expect_flood_fill(v, PixelFormat::Binary8, conn, true, t, 0, 0, what);
+                        expect_flood_fill(v, PixelFormat::U32, conn, false, t, 0, 0, what);
+                        expect_flood_fill(v, PixelFormat::U32, conn, true, t, 2, 0, what);  // U32 through keys
+                    }
+                    if (::testing::Test::HasFailure()) {
+                        unsetenv("CCLABEL_VOLUME_OFF");
+                        return;
+                    }
+                }
+    }
+    ASSERT_EQ(unsetenv("CCLABEL_VOLUME_OFF"), 0);
 }
 
 TEST(VolumeTiles, LabelVolumesWithoutBackgroundMatchFloodFill) {
