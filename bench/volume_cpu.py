@@ -23,7 +23,8 @@ volumes at 6), `tiles_cover` (in that scan under 18/26, a run covered by the run
 set alone), `sparse_first` (the voxel scan's sparse rows visit their foreground before easy rows and
 stretches are tried), `behind` (the voxel scan's rows of a later slice whose voxels mostly have the
 key of the voxel behind and need no union copy the row behind's labels, the others through the
-table).
+table), `fused_behind` (those rows of 4-byte keys under 18/26 find the voxels to copy straight from
+the keys, codes only for the others).
 """
 from __future__ import annotations
 

@@ -86,6 +86,11 @@ struct VolumeSwitches {
     /// (vectorised) and label only the others through the table (volume_voxels.hpp). Off: the
     /// easy rows, stretches and the table as before.
     bool behind = true;
+    /// The behind rows (Switches::behind) copy and find the voxels that need the table in one
+    /// pass over the rows of keys, and compute the codes of those voxels only; a row whose copy
+    /// does not pay is coded in full, and the rows after it until one copies again (volume_voxels.hpp).
+    /// Off: every row's codes first.
+    bool fused_behind = true;
 };
 
 VolumeSwitches volume_switches() {
@@ -105,6 +110,7 @@ VolumeSwitches volume_switches() {
     sw.tiles_cover = !has("tiles_cover");
     sw.sparse_first = !has("sparse_first");
     sw.behind = !has("behind");
+    sw.fused_behind = !has("fused_behind");
     return sw;
 }
 
@@ -424,9 +430,9 @@ std::uint32_t label_voxels(const detail::VolumeRequest& r, std::uint32_t* out, c
             if constexpr (F == PixelFormat::U32) {
                 // U32 rows are compared in place where every row is 4-byte aligned.
                 if (reinterpret_cast<std::uintptr_t>(r.data) % 4 == 0 && r.row_stride % 4 == 0 && r.slice_stride % 4 == 0)
-                    return vox::scan_slab<F, Conn, true>(r, s, out, sw.stretches, sw.fg_bits, sw.easy, sw.sparse_first, sw.behind);
+                    return vox::scan_slab<F, Conn, true>(r, s, out, sw.stretches, sw.fg_bits, sw.easy, sw.sparse_first, sw.behind, sw.fused_behind);
             }
-            vox::scan_slab<F, Conn, F == PixelFormat::Gray8>(r, s, out, sw.stretches, sw.fg_bits, sw.easy, sw.sparse_first, sw.behind);
+            vox::scan_slab<F, Conn, F == PixelFormat::Gray8>(r, s, out, sw.stretches, sw.fg_bits, sw.easy, sw.sparse_first, sw.behind, sw.fused_behind);
         },
         [&]() noexcept { total = vox::join_seams<F, Conn>(r, slabs, out, ext); },
         [&](int i) { vox::number_slab(r, slabs[std::size_t(i)], ext, out, sw.gather); });

@@ -252,6 +252,107 @@ void row_codes(const T* k, const T* u, const T* a, const T* b, const T* c, std::
     }
 }
 
+/// The code of voxel @p x, 0 < x < w - 1, of a row (row_codes_body for one voxel).
+template <typename T, int Conn>
+__attribute__((always_inline)) inline std::uint16_t voxel_code_inside(const T* k, const T* u, const T* a, const T* b,
+                                                                      const T* c, std::uint32_t x, std::uint32_t rowmask,
+                                                                      std::uint32_t bgm, T bg) {
+    const T v = k[x];
+    std::uint32_t m = std::uint32_t(k[x - 1] == v) | (std::uint32_t(u[x] == v) << 2) | (std::uint32_t(b[x] == v) << 8);
+    if constexpr (Conn >= 18) {
+        m |= (std::uint32_t(u[x - 1] == v) << 1) | (std::uint32_t(u[x + 1] == v) << 3) | (std::uint32_t(a[x] == v) << 5) |
+             (std::uint32_t(b[x - 1] == v) << 7) | (std::uint32_t(b[x + 1] == v) << 9) | (std::uint32_t(c[x] == v) << 11);
+    }
+    if constexpr (Conn == 26) {
+        m |= (std::uint32_t(a[x - 1] == v) << 4) | (std::uint32_t(a[x + 1] == v) << 6) |
+             (std::uint32_t(c[x - 1] == v) << 10) | (std::uint32_t(c[x + 1] == v) << 12);
+    }
+    return std::uint16_t((m & rowmask) | ((bgm & std::uint32_t(v == bg)) << 13));
+}
+
+/// Whether voxel @p x of a row of a later slice takes the label of the voxel behind with no union
+/// (behind_code), straight from the rows: @p uv is 1 when the row above (and so row @p a, behind
+/// it) is there, else 0 (@p u and @p a are then any row).
+template <typename T, int Conn>
+__attribute__((always_inline)) inline std::uint32_t behind_ok(const T* k, const T* u, const T* a, const T* b,
+                                                              std::uint32_t x, std::uint32_t uv, T v, std::uint32_t beq,
+                                                              std::uint32_t left, std::uint32_t right) {
+    std::uint32_t ok = beq;
+    if constexpr (Conn == 18) {
+        const std::uint32_t uu = std::uint32_t(u[x] == v) & uv;
+        const std::uint32_t ul = std::uint32_t(u[x - left] == v) & uv & left;
+        const std::uint32_t ur = std::uint32_t(u[x + right] == v) & uv & right;
+        const std::uint32_t l = std::uint32_t(k[x - left] == v) & left;
+        ok &= ~(ur & ~uu) & ~(ul & ~l & ~uu);
+    } else if constexpr (Conn == 6) {
+        const std::uint32_t uu = std::uint32_t(u[x] == v) & uv;
+        const std::uint32_t l = std::uint32_t(k[x - left] == v) & left;
+        const std::uint32_t e0 = std::uint32_t(b[x - left] == v), e1 = std::uint32_t(a[x] == v);
+        ok &= (~l | e0) & (~uu | e1);
+    }
+    (void)k, (void)u, (void)a, (void)left, (void)right;
+    return ok & 1u;
+}
+
+/// Switches::fused_behind: for the voxels of a row of a later slice, in one pass over the rows of
+/// keys, the label of the voxel behind where it has the key (else 0) into @p o (from @p ob, the
+/// row of labels behind) and flag[x] = 1 where the voxel is foreground and not behind_ok (it
+/// needs the table); returns the background voxels (@p bgm 1: there is a background @p bg).
+template <typename T, int Conn>
+__attribute__((always_inline)) inline std::uint32_t behind_pass_body(const T* __restrict k, const T* __restrict u,
+                                                                     const T* __restrict a, const T* __restrict b,
+                                                                     std::uint32_t w, std::uint32_t uv, std::uint32_t bgm,
+                                                                     T bg, const std::uint32_t* __restrict ob,
+                                                                     std::uint32_t* __restrict o,
+                                                                     std::uint16_t* __restrict flag) {
+    std::uint32_t bgs = 0;
+    for (std::uint32_t x = 1; x + 1 < w; ++x) {  // vectorises: no branch
+        const T v = k[x];
+        const std::uint32_t beq = b[x] == v, isbg = bgm & std::uint32_t(v == bg);
+        std::uint32_t ok = beq;
+        if constexpr (Conn == 18) {
+            const std::uint32_t uu = std::uint32_t(u[x] == v) & uv, ul = std::uint32_t(u[x - 1] == v) & uv;
+            const std::uint32_t ur = std::uint32_t(u[x + 1] == v) & uv, l = k[x - 1] == v;
+            ok &= (ur & ~uu) ^ 1u;
+            ok &= (ul & ~l & ~uu) ^ 1u;
+        } else if constexpr (Conn == 6) {
+            const std::uint32_t uu = std::uint32_t(u[x] == v) & uv, l = k[x - 1] == v;
+            const std::uint32_t e0 = b[x - 1] == v, e1 = a[x] == v;
+            ok &= (l & ~e0) ^ 1u;
+            ok &= (uu & ~e1) ^ 1u;
+        }
+        o[x] = ob[x] & (0u - beq);
+        flag[x] = std::uint16_t((ok | isbg) ^ 1u);
+        bgs += isbg;
+    }
+    for (std::uint32_t x : {0u, w - 1}) {  // the ends (x = 0 twice when w == 1)
+        const T v = k[x];
+        const std::uint32_t left = x > 0, right = x + 1 < w;
+        const std::uint32_t beq = b[x] == v, isbg = bgm & std::uint32_t(v == bg);
+        o[x] = ob[x] & (0u - beq);
+        flag[x] = std::uint16_t((behind_ok<T, Conn>(k, u, a, b, x, uv, v, beq, left, right) | isbg) ^ 1u);
+        if (x > 0 || w == 1) bgs += isbg;
+    }
+    if (w > 1) bgs += bgm & std::uint32_t(k[0] == bg);
+    return bgs;
+}
+
+template <typename T, int Conn>
+std::uint32_t behind_pass_plain(const T* k, const T* u, const T* a, const T* b, std::uint32_t w, std::uint32_t uv,
+                                std::uint32_t bgm, T bg, const std::uint32_t* ob, std::uint32_t* o, std::uint16_t* flag) {
+    return behind_pass_body<T, Conn>(k, u, a, b, w, uv, bgm, bg, ob, o, flag);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+template <typename T, int Conn>
+__attribute__((target("avx2"))) std::uint32_t behind_pass_avx2(const T* k, const T* u, const T* a, const T* b,
+                                                               std::uint32_t w, std::uint32_t uv, std::uint32_t bgm, T bg,
+                                                               const std::uint32_t* ob, std::uint32_t* o,
+                                                               std::uint16_t* flag) {
+    return behind_pass_body<T, Conn>(k, u, a, b, w, uv, bgm, bg, ob, o, flag);
+}
+#endif
+
 /// The five rows the codes of row (y, z) read: rows y - 1 and y of slice z, rows y - 1, y and
 /// y + 1 of slice z - 1. Gray8 volumes are read in place, a byte a voxel (32 compares at a time),
 /// and so are U32 volumes whose rows are 4-byte aligned (@p InPlace); other formats through a
@@ -312,6 +413,46 @@ public:
                                                 T(r_.background_key), code, ext);
         }
         row_codes<T, Conn>(rows[0], rows[1], rows[2], rows[3], rows[4], w_, rm, bgm, T(r_.background_key), code);
+    }
+
+    /// behind_pass_body for the current row (of a later slice: begin's @p behind was true).
+    template <int Conn>
+    std::uint32_t behind_pass(const std::uint32_t* ob, std::uint32_t* o, std::uint16_t* flag) const {
+        const T* none = kInPlace ? store_.data() : buf_[kNone];
+        const std::uint32_t uv = y_ > 0 ? 1u : 0u;
+        const T* u = y_ > 0 ? buf_[kU] : none;
+        const T* a = y_ > 0 ? buf_[kA] : none;
+        const std::uint32_t bgm = r_.has_background ? 1u : 0u;
+#if defined(__x86_64__) && defined(__GNUC__)
+        static const bool avx2 = __builtin_cpu_supports("avx2");
+        if (avx2) return behind_pass_avx2<T, Conn>(buf_[kK], u, a, buf_[kB], w_, uv, bgm, T(r_.background_key), ob, o, flag);
+#endif
+        return behind_pass_plain<T, Conn>(buf_[kK], u, a, buf_[kB], w_, uv, bgm, T(r_.background_key), ob, o, flag);
+    }
+    /// The rows of the current row's codes, for one voxel at a time (codes' for one voxel).
+    struct Coder {
+        const T *k, *u, *a, *b, *c;
+        std::uint32_t w, rm, bgm;
+        T bg;
+        template <int Conn>
+        std::uint16_t code(std::uint32_t x) const {
+            if (x > 0 && x + 1 < w) [[likely]]
+                return voxel_code_inside<T, Conn>(k, u, a, b, c, x, rm, bgm, bg);
+            return voxel_code(k, u, a, b, c, x, w, rm, conn_mask(Conn), bgm, bg);
+        }
+    };
+    Coder coder() const {
+        const std::int64_t h = r_.height;
+        const T* none = kInPlace ? store_.data() : buf_[kNone];
+        std::uint32_t rm = 1u;
+        if (y_ > 0) rm |= 0xEu;
+        if (behind_) {
+            rm |= 0x380u;
+            if (y_ > 0) rm |= 0x70u;
+            if (y_ + 1 < h) rm |= 0x1C00u;
+        }
+        return Coder{buf_[kK], y_ > 0 ? buf_[kU] : none, behind_ && y_ > 0 ? buf_[kA] : none, behind_ ? buf_[kB] : none,
+                     behind_ && y_ + 1 < h ? buf_[kC] : none, w_, rm, r_.has_background ? 1u : 0u, T(r_.background_key)};
     }
 
 private:
@@ -418,6 +559,22 @@ inline std::uint64_t code_bits(const std::uint16_t* code, std::uint32_t n, std::
 #endif
     (void)avx2;
     return code_bits_plain(code, n, mask, eq);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("popcnt"))) inline std::uint32_t popcount64_fast(std::uint64_t m) {
+    return std::uint32_t(__builtin_popcountll(m));
+}
+#endif
+
+/// The bits set in @p m, with the popcount instruction where there is one (without it GCC calls a
+/// library function).
+inline std::uint32_t popcount64(std::uint64_t m) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    static const bool fast = __builtin_cpu_supports("popcnt");
+    if (fast) return popcount64_fast(m);
+#endif
+    return std::uint32_t(__builtin_popcountll(m));
 }
 
 /// scan_row for a row with background, where it is not in long stretches (noise of any density):
@@ -553,7 +710,7 @@ std::uint32_t behind_mask(const std::uint16_t* __restrict code, std::uint32_t w,
             m |= code_bits(code + x0, n, 0xA104u, 0x104u, avx2);  // B, (x, y - 1), not its behind
         }
         hard[i] = m;
-        n_hard += std::uint32_t(__builtin_popcountll(m));
+        n_hard += popcount64(m);
     }
     hard[words] = 0;
     return n_hard;
@@ -638,7 +795,7 @@ std::uint32_t scan_row(const Entry* __restrict tab, const std::uint16_t* __restr
 /// out, their forest in s.parent; counts each row's roots.
 template <PixelFormat F, int Conn, bool InPlace>
 void scan_slab(const detail::VolumeRequest& r, VoxelSlab& s, std::uint32_t* out, bool stretches, bool fg_bits,
-               bool easy, bool sparse_first, bool behind) {
+               bool easy, bool sparse_first, bool behind, bool fused) {
     const std::vector<Entry>& tab = table<Conn>();
     const auto w = std::uint32_t(r.width);
     const std::int64_t h = r.height;
@@ -657,7 +814,8 @@ void scan_slab(const detail::VolumeRequest& r, VoxelSlab& s, std::uint32_t* out,
     parent[0] = 0;
     s.row_begin.assign(std::size_t(rows) + 1, 0);
     KeyRows<F, InPlace> keys(r);
-    std::vector<std::uint16_t> code(w), ext(Conn == 6 ? w : 0);
+    std::vector<std::uint16_t> code(w), ext(Conn == 6 ? w : 0), flag(w);
+    bool fused_last = true;  // the row before took the row behind's labels
     std::vector<std::uint64_t> hard((w + 63) / 64 + 1);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     static const bool avx2 = __builtin_cpu_supports("avx2");
@@ -671,12 +829,47 @@ void scan_slab(const detail::VolumeRequest& r, VoxelSlab& s, std::uint32_t* out,
                 keys.begin(z, z > s.z0);
             else
                 keys.next();
-            // Under 6 the rows that may copy the row behind need the extended codes.
-            const bool ext6 = Conn == 6 && behind && z > s.z0;
-            keys.template codes<Conn>(code.data(), ext6 ? ext.data() : nullptr);
             const std::int64_t lr = (z - s.z0) * h + y;
             s.row_begin[std::size_t(lr)] = cnt;
             std::uint32_t* o = out + std::uint64_t(z * h + y) * w;
+            // Switches::fused_behind: a row of a later slice (after a row that copied the row
+            // behind, or the first of its slice) tries the copy with no codes first; only the
+            // voxels that need the table get theirs. Rows of sparse noise and rows with too many
+            // such voxels go on below (the copy is overwritten there).
+            // Only rows of 4-byte keys under 18 and 26 gain: one-byte codes are 32 voxels a compare
+            // (binary 0.9 at 6 lost 50 -> 62 ms, at 26 31 -> 33), and under 6 the codes are few
+            // (Voronoi at 6 the same, 44 ms; at 18 38 -> 35, at 26 36-39 -> 32-37).
+            constexpr bool kFused = sizeof(typename KeyRows<F, InPlace>::T) == 4 && Conn != 6;
+            bool tried = false;
+            if (kFused && behind && fused && z > s.z0 && (fused_last || y == 0)) {
+                const std::uint32_t bgs = keys.template behind_pass<Conn>(o - plane, o, flag.data());
+                fused_last = false;
+                if (!(sparse_first && fg_bits && r.has_background && bgs * 5 >= 3 * w)) {
+                    tried = true;
+                    const std::uint32_t words = (w + 63) / 64;
+                    std::uint32_t n_hard = 0;
+                    for (std::uint32_t i = 0; i < words; ++i) {
+                        const std::uint32_t x0 = i * 64;
+                        hard[i] = code_bits(flag.data() + x0, std::min<std::uint32_t>(64, w - x0), 1, 1, avx2);
+                        n_hard += popcount64(hard[i]);
+                    }
+                    if (std::uint64_t(n_hard) * kBehindHard <= w) {
+                        const auto coder = keys.coder();
+                        for (std::uint32_t i = 0; i < words; ++i)
+                            for (std::uint64_t m = hard[i]; m; m &= m - 1) {
+                                const std::uint32_t x = i * 64 + std::uint32_t(__builtin_ctzll(m));
+                                const std::uint32_t prev = x > 0 ? o[x - 1] : 0;
+                                const Entry e = tab[coder.template code<Conn>(x)];
+                                o[x] = label_voxel<Conn, false>(e, x, off, o, parent, base, cnt, prev);
+                            }
+                        fused_last = true;
+                        continue;
+                    }
+                }
+            }
+            // Under 6 the rows that may copy the row behind need the extended codes.
+            const bool ext6 = Conn == 6 && behind && z > s.z0 && !tried;
+            keys.template codes<Conn>(code.data(), ext6 ? ext.data() : nullptr);
             // Rows that are mostly background or mostly not branch on it (well predicted, and a
             // background voxel then costs a store); rows of noise take background through the table.
             std::uint32_t bg = 0;
@@ -711,10 +904,11 @@ void scan_slab(const detail::VolumeRequest& r, VoxelSlab& s, std::uint32_t* out,
             }
             // Switches::behind: rows of a later slice at least half of whose voxels take the
             // label of the voxel behind with no union (before the stretches are counted).
-            if (behind && z > s.z0) {
+            if (behind && z > s.z0 && !tried) {
                 const std::uint32_t n_hard = behind_mask<Conn>(Conn == 6 ? ext.data() : code.data(), w, hard.data(), avx2);
                 if (std::uint64_t(n_hard) * kBehindHard <= w) {
                     cnt = scan_row_behind<Conn>(tab.data(), code.data(), w, plane, off, o, parent, base, cnt, hard.data());
+                    fused_last = true;
                     continue;
                 }
             }

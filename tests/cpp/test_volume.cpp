@@ -189,7 +189,8 @@ TEST(VolumeScans, EverySwitchGivesTheSameLabels) {
     // slice, one column, and every thread count from 1 to 5.
     const char* offs[] = {"",           "voxels",        "voxels,bits",      "voxels,wide_fill", "runs",
                           "runs,easy", "runs,gather",    "runs,fg_bits,stretches", "voxels,tiles",
-                          "voxels,tiles_cover", "tiles", "runs,sparse_first", "runs,behind"};
+                          "voxels,tiles_cover", "tiles", "runs,sparse_first", "runs,behind",
+                          "runs,fused_behind"};
     std::vector<std::pair<std::string, Volume>> vols;
     std::uint32_t seed = 500;
     for (std::int64_t w : {1, 2, 63, 64, 65, 130}) {
@@ -258,6 +259,7 @@ TEST(VolumeScans, BehindRowsMatchFloodFill) {
     // with and without a background, widths around the 64-voxel words of the masks, one-voxel-thin
     // volumes (one row, one column, one slice deep), a slab seam at every slice (threads 1 to 5).
     // "runs" off sends every volume to the voxel scan; each switch off must give the same labels.
+    // Rows of 4-byte keys find the voxels to copy straight from the keys (fused_behind).
     std::vector<std::pair<std::string, Volume>> vols;
     std::uint32_t seed = 1300;
     for (std::int64_t w : {1, 2, 7, 63, 64, 65, 130})
@@ -275,7 +277,8 @@ TEST(VolumeScans, BehindRowsMatchFloodFill) {
     Volume full(67, 5, 6);  // one value: every voxel but the first slice's takes the voxel behind
     for (auto& i : full.idx) i = 1;
     vols.emplace_back("full", full);
-    for (const char* off : {"runs", "runs,behind", "runs,behind,easy", "runs,easy,stretches", "runs,sparse_first"}) {
+    for (const char* off : {"runs", "runs,behind", "runs,fused_behind", "runs,behind,easy", "runs,easy,stretches",
+                            "runs,sparse_first"}) {
         ASSERT_EQ(setenv("CCLABEL_VOLUME_OFF", off, 1), 0);
         for (auto& [name, v] : vols)
             for (int conn : kConnectivities)
@@ -288,6 +291,9 @@ TEST(VolumeScans, BehindRowsMatchFloodFill) {
                         expect_flood_fill(v, PixelFormat::U32, conn, false, t, 0, 0, what);
                         expect_flood_fill(v, PixelFormat::U32, conn, true, t, 2, 0, what);  // U32 through keys
                     }
+                    // 4-byte keys (U32 in place, Gray16 through keys) take the fused pass under 18 and 26.
+                    expect_flood_fill(v, PixelFormat::U32, conn, true, t, 0, 0, what);
+                    expect_flood_fill(v, PixelFormat::Gray16, conn, t % 2 == 0, t, 0, 0, what);
                     if (::testing::Test::HasFailure()) {
                         unsetenv("CCLABEL_VOLUME_OFF");
                         return;
