@@ -18,7 +18,7 @@ array([[1, 1, 0, 2],
 """
 from __future__ import annotations
 
-from . import _arrays, _cclabel, _volume, _volume_stats
+from . import _arrays, _tolerance_calls, _cclabel, _volume, _volume_stats
 from ._cclabel import built_with_cuda, cuda_available, free_cached_memory
 
 from ._slabs import label_slabs
@@ -245,11 +245,12 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
         this much (cc3d's ``delta``), so an anti-aliased stroke and its fringe are one region:
         :func:`cclabel.graph.label_tolerance`, on the CPU or the GPU (``backend``), for one host
         image of integers or bool, or on the CPU for 64-bit and float images (a float tolerance;
-        a NaN joins only a NaN), not yet with ``out=``, ``out_dtype=``, ``stats=`` or batches.
-        CuPy arrays and CUDA tensors of bool, uint8, uint16 and uint32 (images, batches, RGB)
-        are labelled on their GPU with ``out=`` and ``out_dtype=`` as without a tolerance, and
-        single pictures of signed, 64-bit and float dtypes too (their values compared as values,
-        a float tolerance for floats; not yet batches of them). Volumes of every dtype take it
+        a NaN joins only a NaN), with ``out=``, ``out_dtype=`` and ``stats=``; a host batch is
+        labelled image by image. CuPy arrays and CUDA tensors of bool, uint8, uint16 and uint32
+        (images, batches, RGB) are labelled on their GPU with ``out=`` and ``out_dtype=`` as
+        without a tolerance, and pictures and batches of signed, 64-bit and float dtypes too
+        (their values compared as values, a float tolerance for floats; a batch image by image,
+        with no wait for the GPU; not ``stats=``). Volumes of every dtype take it
         (host, CuPy and torch), a number of the values for signed, 64-bit and float volumes.
 
     Returns
@@ -313,6 +314,11 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
                 raise ValueError("stats: not yet supported with a tolerance; call label() without it")
             if name in _GPU_VALUE_TOLERANCE_DTYPES:
                 from .graph import _label_device_by_value, value_tolerance
+                if value_tolerance(tolerance, name) != 0 and _tolerance_calls.is_batch(image):
+                    return _tolerance_calls.label_each(  # image by image, each on the GPU by value
+                        image, _library(image), label, out=out, target=_out_dtype(out_dtype, out),
+                        return_num=return_num, num_as_int=num_as_int, stats=False, connectivity=connectivity,
+                        background=background, backend=backend, threads=threads, tolerance=tolerance)
                 if value_tolerance(tolerance, name) != 0:  # 0: exact labelling, through the keys below
                     return _label_device_by_value(image, _library(image), tolerance, connectivity=connectivity,
                                                   background=background, backend=backend, return_num=return_num,
@@ -322,13 +328,20 @@ def label(image, *, connectivity=8, background=None, backend="auto", return_num=
                 raise TypeError(f"image: a tolerance on the GPU takes bool, integer and float arrays, got {name}")
             else:
                 gpu_tolerance = tolerance
-        else:
-            for name, given in (("out", out is not None), ("out_dtype", out_dtype is not None), ("stats", stats)):
-                if given:
-                    raise ValueError(f"{name}: not yet supported with a tolerance; call label() without it")
-            from .graph import label_tolerance
-            return label_tolerance(image, tolerance, connectivity=connectivity, background=background,
-                                   backend=backend, threads=threads or 0, return_num=return_num)
+        else:  # host pictures (cclabel/_tolerance_calls.py): batches image by image
+            lib = _library(image)
+            if isinstance(image, (list, tuple)):
+                import numpy as np
+                image = np.asarray(image)
+            target = _out_dtype(out_dtype, out)
+            if _tolerance_calls.is_batch(image):
+                return _tolerance_calls.label_each(
+                    image, lib, label, out=out, target=target, return_num=return_num, num_as_int=num_as_int,
+                    stats=stats, connectivity=connectivity, background=background, backend=backend, threads=threads,
+                    tolerance=tolerance)
+            return _tolerance_calls.label_host(image, lib, tolerance, connectivity=connectivity, background=background,
+                                               backend=backend, threads=threads, return_num=return_num, out=out,
+                                               target=target, stats=stats)
     target = _out_dtype(out_dtype, out)
     if stats:
         result = label(image, connectivity=connectivity, background=background, backend=backend,

@@ -359,8 +359,8 @@ def test_label_takes_tolerance_and_cc3d_delta():
         assert n == int(expected.max())
     # tolerance 0 is exact labelling, on the usual path
     assert np.array_equal(cclabel.label(img, tolerance=0), cclabel.label(img))
-    with pytest.raises(ValueError, match="out: not yet supported with a tolerance"):
-        cclabel.label(img, tolerance=5, out=np.empty(img.shape, np.uint32))
+    with pytest.raises(TypeError, match="out: dtype must be uint32"):
+        cclabel.label(img, tolerance=5, out=np.empty(img.shape, np.int32))
     with pytest.raises(TypeError, match="delta and tolerance"):
         cclabel.connected_components(img, delta=2, tolerance=3)
     with pytest.raises((TypeError, ValueError), match="tolerance"):
