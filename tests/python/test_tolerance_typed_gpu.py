@@ -2,7 +2,7 @@
 dtypes: labelled on their GPU by cclabel::cuda::label_device comparing the values where they lie
 (no host copy), against the host's labels (which tests/python/test_graph.py and the C++ tests
 compare with flood fills) and a 2-D flood fill of its own; out=, out_dtype=, views, the bad
-tolerances and what is still refused (batches). Skipped without CuPy / PyTorch, a CUDA device or a
+tolerances and the refusals; batches image by image. Skipped without CuPy / PyTorch, a CUDA device or a
 CUDA build of cclabel; the checks that need no device run everywhere."""
 from __future__ import annotations
 
@@ -112,8 +112,6 @@ def test_cupy_extremes_and_refusals(cupy):
         cclabel.label(f, tolerance="1")
     with pytest.raises(ValueError, match="not a whole number"):
         cclabel.label(f.astype(cupy.int32), tolerance=0.5)
-    with pytest.raises(ValueError, match="batches"):
-        cclabel.label(cupy.zeros((2, 4, 4), cupy.float32), tolerance=1.0)
     with pytest.raises(ValueError, match="backend"):
         cclabel.label(f, tolerance=1.0, backend="cpu")
     with pytest.raises(ValueError, match="stats"):
@@ -132,3 +130,24 @@ def test_torch_pictures_match_the_host(torch_cuda):
         assert int(n.view(torch_cuda.int32).cpu()) == int(want.max())
         np.testing.assert_array_equal(cclabel.label(t.T, tolerance=tol).cpu().numpy(),
                                       cclabel.label(np.ascontiguousarray(a.T), tolerance=tol, backend="cpu"))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_batches_are_each_picture_as_alone(cupy, torch_cuda, dtype):
+    """A (B, H, W) batch of a by-value dtype with a tolerance: each image labelled on the GPU as it
+    would be alone, counts stacked on the device, out= and out_dtype= as for one picture."""
+    batch = np.stack([picture(dtype, shape=(23, 29), seed=s) for s in range(3)])
+    tol = tolerance_of(dtype)
+    want = [cclabel.label(batch[b], tolerance=tol, backend="cpu") for b in range(3)]
+    labels, n = cclabel.label(cupy.asarray(batch), tolerance=tol, return_num=True)
+    assert isinstance(labels, cupy.ndarray) and labels.shape == batch.shape and n.shape == (3,)
+    for b in range(3):
+        np.testing.assert_array_equal(cupy.asnumpy(labels[b]), want[b])
+        assert int(n[b]) == int(want[b].max())
+    out = cupy.zeros(batch.shape, dtype=cupy.uint64)
+    got, ints = cclabel.label(cupy.asarray(batch), tolerance=tol, out=out, return_num=True, num_as_int=True)
+    assert got is out and ints == [int(w.max()) for w in want]
+    np.testing.assert_array_equal(cupy.asnumpy(out[2]), want[2])
+    t, tn = cclabel.label(torch_cuda.from_numpy(batch).cuda(), tolerance=tol, connectivity=8, return_num=True)
+    assert t.is_cuda and tuple(tn.shape) == (3,)
+    np.testing.assert_array_equal(t[1].cpu().numpy(), want[1])
