@@ -42,9 +42,13 @@ std::vector<AdjacencyEdge> adjacency(const std::uint32_t* labels, std::int64_t w
 /// (faces), 18 (faces and edges) or 26 (faces, edges and corners); 4 and 8 are for pictures and an
 /// Error here, as are another format, negative sizes or strides, slices or rows that overlap, and a
 /// null pointer for a non-empty volume. Label 0 is the background, left out unless
-/// @p include_background. Runs on the CPU (bands of rows across the volume on @p threads threads;
-/// 0: every core, at most one a 2^16 voxels); @p backend Cpu or Auto (host labels only), while
-/// Cuda, and labels in device memory, are an Error for now. The edges never depend on @p threads.
+/// @p include_background. @p labels may be in host or device memory. @p backend: Cpu (bands of
+/// rows across the volume on @p threads threads; 0: every core, at most one a 2^16 voxels; device
+/// labels are an Error), Cuda (tiles of each slice on the GPU, their boundary pairs sorted and
+/// summed there; host labels are copied up first, on @p threads threads; sides of 2^31 voxels or
+/// more are an Error) or Auto: labels in device memory stay on the GPU, labels in host memory go
+/// to the backend this machine's rates say is faster (as for a picture of as many pixels). Both
+/// give the same edges, whatever @p threads.
 std::vector<AdjacencyEdge> adjacency(const VolumeView& labels, int connectivity = 26, bool include_background = false,
                                      Backend backend = Backend::Auto, int threads = 0);
 

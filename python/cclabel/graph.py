@@ -249,8 +249,8 @@ def adjacency(labels, connectivity=8, background=False, *, backend="auto", threa
         An ``(H, W)`` label image of non-negative integers below 2**32 (any integer dtype or
         bool); 0 is the background. A NumPy array goes to the CPU or the GPU, whichever this
         machine's rates say is faster; a CuPy array or CUDA tensor is read where it is, on the GPU
-        (the call waits for the current stream first). Or a ``(Z, Y, X)`` label volume (host
-        arrays, read on the CPU), with ``connectivity`` 6, 18 or 26.
+        (the call waits for the current stream first). Or a ``(Z, Y, X)`` label volume, with
+        ``connectivity`` 6, 18 or 26, the same way (host or GPU arrays).
     connectivity : int
         8 (default: corner neighbours touch too) or 4; scikit-image's 2 and 1 mean the same.
         A volume takes 6 (faces), 18 (faces and edges) or 26 (faces, edges and corners;
@@ -260,8 +260,8 @@ def adjacency(labels, connectivity=8, background=False, *, backend="auto", threa
         Include the pairs with label 0 (default: left out, as cc3d does).
     backend : {"auto", "cpu", "cuda"}
         For a NumPy array: "auto" (default) takes whichever backend is faster on this machine,
-        "cpu" or "cuda" demand one (a volume is read on the CPU: "cuda" is a ``ValueError``).
-        GPU arrays are read on the GPU ("cpu" is a ``ValueError``:
+        "cpu" or "cuda" demand one (pictures and volumes alike; "cuda" without a GPU is a
+        ``ValueError``). GPU arrays are read on the GPU ("cpu" is a ``ValueError``:
         device data is never copied to the host behind your back).
     threads : None or int
         CPU threads (None or 0: every core this process may use, at most one a 65,536 pixels);
@@ -339,16 +339,17 @@ def _graph_connectivity(connectivity, volume):
 
 
 def _adjacency_on_gpu(labels, connectivity, background):
-    """adjacency() of a CuPy array or a CUDA tensor: read in place when it is C-contiguous uint32,
-    else converted once on the GPU; the edges come back as a NumPy array."""
+    """adjacency() of a CuPy array or a CUDA tensor, an (H, W) picture or a (Z, Y, X) volume: read in
+    place when it is C-contiguous uint32, else converted once on the GPU; the edges come back as a
+    NumPy array."""
     import cupy as cp
 
     lab = cp.asarray(labels)  # a view of a CUDA tensor through __cuda_array_interface__
-    if lab.ndim == 3:
-        raise ValueError("labels: the region graph of a (Z, Y, X) volume is found on the CPU only for now: pass a "
-                         "host array (cupy.asnumpy(labels) or tensor.cpu())")
-    if lab.ndim != 2:
-        raise ValueError(f"labels: expected shape (H, W), got {lab.shape}")
+    if lab.ndim not in (2, 3):
+        raise ValueError(f"labels: expected an (H, W) image or a (Z, Y, X) volume, got shape {lab.shape}")
+    volume = lab.ndim == 3
+    if volume:
+        connectivity = _graph_connectivity(connectivity, True)
     if lab.dtype.kind not in "biu":
         raise TypeError(f"labels: expected an integer or bool label image, got dtype {lab.dtype}")
     if lab.dtype != cp.uint32:
@@ -361,5 +362,8 @@ def _adjacency_on_gpu(labels, connectivity, background):
     if not isinstance(background, (bool, np.bool_)):
         raise TypeError(f"background: must be a bool, got {background!r}")
     cp.cuda.get_current_stream().synchronize()  # the library reads on its own stream
+    if volume:
+        z, y, x = (int(n) for n in lab.shape)
+        return _cclabel._adjacency_volume_device(int(lab.data.ptr), z, y, x, connectivity, bool(background))
     h, w = (int(n) for n in lab.shape)
     return _cclabel._adjacency_device(int(lab.data.ptr), h, w, connectivity, bool(background))

@@ -6,7 +6,8 @@
 // uint32 output; everything else is checked here: the tolerance (TypeError for a non-integer,
 // ValueError below 0 or above the format's channel range), connectivity, backend, threads and the
 // background channels. cclabel::Error from the library becomes ValueError. Label volumes (Z, Y, X)
-// take the library's volume overload of adjacency (CPU only).
+// take the library's volume overload of adjacency, host arrays (_adjacency_volume) and GPU arrays
+// (_adjacency_volume_device) alike.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
@@ -241,6 +242,24 @@ nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<2>> adjacency_device(std::uintptr
     return edges_of(reinterpret_cast<const std::uint32_t*>(ptr), h, w, connectivity, background, cclabel::Backend::Cuda, 0);
 }
 
+/// A (Z, Y, X) label volume already on the GPU (graph.py checked it: C-contiguous uint32, the
+/// connectivity mapped to 6, 18 or 26, the caller's stream waited for).
+nb::ndarray<nb::numpy, std::uint64_t, nb::ndim<2>> adjacency_volume_device(std::uintptr_t ptr, std::int64_t depth,
+                                                                           std::int64_t height, std::int64_t width,
+                                                                           int connectivity, bool background) {
+    if (depth < 0 || height < 0 || width < 0) throw nb::value_error("labels: negative shape");
+    const auto v = cclabel::make_volume_view(reinterpret_cast<const void*>(ptr), width, height, depth,
+                                             cclabel::PixelFormat::U32);
+    std::vector<cclabel::AdjacencyEdge> edges;
+    try {
+        nb::gil_scoped_release unlocked;
+        edges = cclabel::adjacency(v, connectivity, background, cclabel::Backend::Cuda, 0);
+    } catch (const cclabel::Error& e) {
+        throw nb::value_error(e.what());
+    }
+    return rows_of(edges);
+}
+
 }  // namespace
 
 void bind_graph(nb::module_& m) {
@@ -268,4 +287,8 @@ void bind_graph(nb::module_& m) {
           "(see cclabel.graph.adjacency).");
     m.def("_adjacency_device", &adjacency_device, "ptr"_a, "height"_a, "width"_a, "connectivity"_a, "background"_a,
           "The region adjacency graph of C-contiguous uint32 labels in device memory (see cclabel.graph.adjacency).");
+    m.def("_adjacency_volume_device", &adjacency_volume_device, "ptr"_a, "depth"_a, "height"_a, "width"_a,
+          "connectivity"_a, "background"_a,
+          "The region adjacency graph of a C-contiguous (Z, Y, X) uint32 label volume in device memory as (E, 3) "
+          "uint64 rows (see cclabel.graph.adjacency).");
 }

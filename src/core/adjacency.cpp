@@ -1,7 +1,8 @@
 // cclabel::adjacency: the arguments checked once for both backends, then the backend: device
 // labels stay on the GPU; host labels go where the cost model says (core/cost_model.hpp, op
 // Adjacency: the CPU's banded pass against the copy up and the GPU's sort). Label volumes: checked
-// here, then the CPU's pass (src/cpu/adjacency3d_cpu.cpp); the GPU has no volume pass yet.
+// here, then the same choice between the CPU's pass (src/cpu/adjacency3d_cpu.cpp) and the GPU's
+// (src/cuda/adjacency3d_cuda.cu), the voxels counted as a picture's pixels.
 #include "cclabel/adjacency.hpp"
 
 #include <algorithm>
@@ -90,15 +91,34 @@ std::vector<AdjacencyEdge> adjacency(const VolumeView& v, int connectivity, bool
     if (ss > INT64_MAX / 4 / v.depth) throw Error("adjacency: slice stride times depth overflows");
     if (v.data == nullptr) throw Error("adjacency: the label volume is null");
     const auto* labels = static_cast<const std::uint32_t*>(v.data);
-    // The GPU's pass is a picture's (tiles of rows): a volume's slice-to-slice pairs are not in it.
-    if (backend == Backend::Cuda)
-        throw Error("adjacency: backend cuda does not take volumes yet; use backend cpu or auto (host labels)");
-    if (detail::on_device(labels))
-        throw Error("adjacency: the label volume is in device memory, but volumes are read on the CPU for now: "
-                    "copy the labels to the host");
+    const bool device = detail::on_device(labels);
+    if (device && backend == Backend::Cpu)
+        throw Error("adjacency: the label volume is in device memory; backend cpu reads host memory (use backend "
+                    "cuda or auto)");
     const std::uint64_t voxels = std::uint64_t(v.width) * std::uint64_t(v.height) * std::uint64_t(v.depth);
     const int cpu_threads =
         threads > 0 ? threads : int(std::clamp<std::uint64_t>(voxels >> 16, 1, std::uint64_t(detail::usable_cores())));
+    // The GPU kernel's coordinates are 32-bit (rows and tiles past the end included).
+    constexpr std::int64_t kSide = std::int64_t(1) << 31;
+    const bool gpu_fits = v.width < kSide && v.height < kSide && v.depth < kSide;
+    if (backend == Backend::Auto) {
+        if (device) {
+            backend = Backend::Cuda;
+        } else if (gpu_fits) {
+            backend = detail::resolve_auto(
+                Backend::Auto, detail::Workload{detail::Workload::Op::Adjacency, voxels, PixelFormat::U32, cpu_threads});
+        } else {
+            backend = Backend::Cpu;
+        }
+    }
+    if (backend == Backend::Cuda) {
+        if (!gpu_fits)
+            throw Error("adjacency: backend cuda takes volumes of fewer than 2^31 voxels a side (got " +
+                        std::to_string(v.width) + " x " + std::to_string(v.height) + " x " + std::to_string(v.depth) +
+                        ")");
+        return detail::adjacency3d_cuda(labels, v.width, v.height, v.depth, rs, ss, connectivity, include_background,
+                                        threads);
+    }
     return detail::adjacency3d_cpu(labels, v.width, v.height, v.depth, rs, ss, connectivity, include_background,
                                    cpu_threads);
 }

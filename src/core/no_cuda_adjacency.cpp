@@ -9,6 +9,11 @@ std::vector<AdjacencyEdge> adjacency_cuda(const std::uint32_t*, std::int64_t, st
     throw Error("adjacency: backend cuda is not available: this build of cclabel has no CUDA backend");
 }
 
+std::vector<AdjacencyEdge> adjacency3d_cuda(const std::uint32_t*, std::int64_t, std::int64_t, std::int64_t,
+                                            std::int64_t, std::int64_t, int, bool, int) {
+    throw Error("adjacency: backend cuda is not available: this build of cclabel has no CUDA backend");
+}
+
 bool on_device(const void*) noexcept { return false; }
 
 }  // namespace cclabel::detail

@@ -5,6 +5,8 @@
 // again into a larger buffer when its first guess was short: noise, where every tile holds
 // thousands of pairs), and once for the edges.
 // Labels in host memory go up first through the staging ring (cuda::host::copy_up).
+// The host's half after the tile kernel (edges_of_items, adjacency_items.hpp) also serves the
+// volumes' kernel (adjacency3d_cuda.cu).
 #include <cuda_runtime_api.h>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -18,6 +20,7 @@
 #include <cstdlib>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -29,6 +32,7 @@
 #include "core/backends.hpp"
 #include "core/env_list.hpp"
 #include "core/huge_pages.hpp"
+#include "cuda/adjacency_items.hpp"
 #include "cuda/handles.hpp"
 #include "cuda/host_stager.hpp"
 #include "cuda/kernels/adjacency_bodies.cuh"
@@ -39,25 +43,10 @@ namespace {
 
 constexpr std::uint32_t kAdjThreads = 256;
 
-/// What the kernel tells the host: the items it found (also those past the buffer's end) and the
-/// largest smaller label of a pair (the sort's key width).
-struct AdjTally {
-    unsigned long long items;
-    unsigned int largest_a;
-    unsigned int next_chunk;  ///< the next run of kAdjChunk tiles a block takes
-};
-
 /// Tiles a block takes at a time, from a counter: consecutive tiles (left to right, then down),
 /// so that the pairs of a boundary that crosses them meet in the block's table, and few enough
 /// that the blocks finish together on a picture whose boundaries crowd into one part.
 constexpr std::uint32_t kAdjChunk = 16;
-
-struct AdjOut {
-    std::uint64_t* keys;
-    std::uint64_t* contacts;
-    std::uint64_t capacity;
-    AdjTally* tally;
-};
 
 /// AdjacencyEdge's layout, for the device.
 struct PackedEdge {
@@ -257,21 +246,19 @@ __global__ void __launch_bounds__(kAdjThreads, 3) adjacency_tile_kernel(AdjParam
     if (lane == 0 && largest != 0) atomicMax(&o.tally->largest_a, largest);
 }
 
+}  // namespace
+
 // As many blocks as fit on the device at once (the band's registers decide: four or so an SM); they
 // take the tiles from a counter.
-template <class Kernel>
-unsigned grid_for(Kernel kernel, std::uint64_t tiles) {
+unsigned grid_for(const void* kernel, std::uint32_t threads, std::uint64_t tiles) {
     int device = 0, sms = 132, per_sm = 4;
     if (cudaGetDevice(&device) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, int(kAdjThreads), 0) != cudaSuccess ||
-        per_sm < 1)
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, int(threads), 0) != cudaSuccess || per_sm < 1)
         per_sm = 1;
     cudaGetLastError();
     const std::uint64_t resident = std::uint64_t(sms) * std::uint64_t(per_sm);
     return unsigned(std::max<std::uint64_t>(1, std::min(tiles, resident)));
 }
-
-}  // namespace
 
 /// The edges of @p labels, a width × height image in device memory with rows @p stride labels
 /// apart, on @p stream (waited for); @p threads host threads fault the result's memory in.
@@ -287,8 +274,24 @@ std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std:
     p.tiles = std::uint64_t(p.tiles_x) * ((std::uint64_t(height) + kAdjTileH - 1) / kAdjTileH);
     p.connectivity = connectivity;
     p.include_background = include_background;
-    const std::uint64_t pixels = std::uint64_t(width) * std::uint64_t(height);
+    // The items a pixel of the last call: the next call's first guess (edges_of_items).
+    static std::atomic<double> items_a_pixel{0.0};
+    return edges_of_items(std::uint64_t(width) * std::uint64_t(height), items_a_pixel, stream, threads,
+                          [&](const AdjOut& out) {
+                              const AdjSwitches sw = adjacency_switches();
+                              auto* kernel = sw.roll ? (sw.tile_out ? adjacency_tile_kernel<true, true>
+                                                                    : adjacency_tile_kernel<true, false>)
+                                                     : (sw.tile_out ? adjacency_tile_kernel<false, true>
+                                                                    : adjacency_tile_kernel<false, false>);
+                              kernel<<<grid_for(reinterpret_cast<const void*>(kernel), kAdjThreads, p.tiles),
+                                       kAdjThreads, 0, stream>>>(p, out);
+                              CCL_LAUNCHED("adjacency_tile_kernel");
+                          });
+}
 
+std::vector<AdjacencyEdge> edges_of_items(std::uint64_t pixels, std::atomic<double>& items_a_pixel,
+                                          cudaStream_t stream, int threads,
+                                          const std::function<void(const AdjOut&)>& run_tiles) {
     // CCLABEL_TRACE_ADJACENCY: each step's time on stderr (the stream waited for after each).
     static const bool trace = [] {
         const char* v = std::getenv("CCLABEL_TRACE_ADJACENCY");
@@ -315,7 +318,7 @@ std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std:
     // guess too (the 100 dpi sheet needed its second run on every call: 415,000 items, room for
     // 197,000), as the pictures of one job are alike; at most a 16th of the pixels (2.5 bytes
     // of buffer a pixel), so that a picture of noise does not make the next large drawing ask for gigabytes.
-    static std::atomic<double> items_a_pixel{0.0};
+    // (A volume's voxels count as pixels here, with their own guess: adjacency3d_cuda.cu.)
     std::uint64_t capacity = std::max<std::uint64_t>(pixels / 64, std::uint64_t(1) << 16);
     capacity = std::max(capacity, std::uint64_t(double(pixels) * items_a_pixel.load(std::memory_order_relaxed) * 1.25));
     DeviceBuffer items_buf;  // keys then contacts, twice each (the sort's double buffers)
@@ -325,11 +328,7 @@ std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std:
         CCL_CUDA(cudaMemsetAsync(tally_d.p, 0, sizeof(AdjTally), stream));
         const AdjOut out{items_buf.as<std::uint64_t>(), items_buf.as<std::uint64_t>() + 2 * capacity, capacity,
                          tally_d.as<AdjTally>()};
-        const AdjSwitches sw = adjacency_switches();
-        auto* kernel = sw.roll ? (sw.tile_out ? adjacency_tile_kernel<true, true> : adjacency_tile_kernel<true, false>)
-                               : (sw.tile_out ? adjacency_tile_kernel<false, true> : adjacency_tile_kernel<false, false>);
-        kernel<<<grid_for(kernel, p.tiles), kAdjThreads, 0, stream>>>(p, out);
-        CCL_LAUNCHED("adjacency_tile_kernel");
+        run_tiles(out);
         CCL_CUDA(cudaMemcpyAsync(tally, tally_d.p, sizeof(AdjTally), cudaMemcpyDeviceToHost, stream));
         CCL_CUDA(cudaStreamSynchronize(stream));
         step("tiles");

@@ -138,7 +138,6 @@ def test_graph_of_labelled_volume_equals_cc3d():
     (np.zeros(4, np.uint32), {"connectivity": 4}, ValueError, "expected an"),
     (np.zeros((2, 3, 4), np.float32), {"connectivity": 26}, TypeError, "integer"),
     (-np.ones((2, 3, 4), np.int32), {"connectivity": 26}, ValueError, "negative"),
-    (np.zeros((2, 3, 4), np.uint32), {"connectivity": 26, "backend": "cuda"}, ValueError, "backend cuda"),
     (np.zeros((2, 3, 4), np.uint32), {"connectivity": 26, "threads": -2}, ValueError, "threads"),
     (np.zeros((2, 3, 4), np.uint32), {"connectivity": 26.0}, TypeError, "connectivity"),
 ])
@@ -146,6 +145,20 @@ def test_bad_input(labels, kwargs, error, message):
     with pytest.raises(error, match=message) as e:
         cclabel.adjacency(labels, **kwargs)
     assert "\n" not in str(e.value)
+
+
+def test_backend_cuda_is_the_gpus_pass_or_says_why():
+    """backend="cuda" reads the volume on the GPU (tests/python/test_volume_adjacency_gpu.py compares
+    it with the CPU); where there is no GPU it is a ValueError that says so."""
+    labels = np.zeros((2, 3, 4), np.uint32)
+    labels[1] = 7
+    if cclabel.cuda_available():
+        np.testing.assert_array_equal(cclabel.adjacency(labels, 26, backend="cuda"),
+                                      cclabel.adjacency(labels, 26, backend="cpu"))
+    else:
+        with pytest.raises(ValueError, match="backend cuda") as e:
+            cclabel.adjacency(labels, 26, backend="cuda")
+        assert "\n" not in str(e.value)
 
 
 def test_empty_volumes():

@@ -13,7 +13,8 @@
 // labelling it took 5 (H100, 2026-12-07). The second took 12: it cleared and read its whole
 // 2048-slot table for every tile and loaded a label a direction; the third 7.0, a row a warp at a
 // time with three barriers a tile.
-// Written once for the kernels and the CPU tests (tests/cpp/test_adjacency.cpp).
+// Written once for the kernels and the CPU tests (tests/cpp/test_adjacency.cpp); the volumes' kernel
+// (kernels/adjacency3d_bodies.cuh) takes its pair keys, runs and table from here.
 #include <cstdint>
 
 #include "cclabel/detail/hd.hpp"
@@ -26,6 +27,23 @@ inline constexpr std::uint32_t kAdjTileH = 64;   ///< rows of a tile: eight a wa
 inline constexpr std::uint32_t kAdjTable = 1024; ///< slots of a block's table (a power of two)
 inline constexpr std::uint32_t kAdjProbes = 32;  ///< slots a pair tries before it goes out on its own
 inline constexpr std::uint64_t kNoPair = ~std::uint64_t(0);  ///< no pair; an empty slot (a < b, so no key is all ones)
+
+/// What the tile kernels (pictures and volumes) tell the host: the items they found (also those
+/// past the buffer's end) and the largest smaller label of a pair (the sort's key width).
+struct AdjTally {
+    unsigned long long items;
+    unsigned int largest_a;
+    unsigned int next_chunk;  ///< the next run of tiles a block takes
+};
+
+/// Where the tile kernels put their items: (pair, contacts) at the same index of keys and
+/// contacts, those at or past capacity only counted (the host runs the kernel again).
+struct AdjOut {
+    std::uint64_t* keys;
+    std::uint64_t* contacts;
+    std::uint64_t capacity;
+    AdjTally* tally;
+};
 
 struct AdjParams {
     const std::uint32_t* labels = nullptr;
@@ -123,6 +141,10 @@ CCL_HD std::uint32_t run_length(std::uint32_t heads, std::uint32_t lane) {
 /// A table this full takes no new pair: the rest go out on their own at once. On noise every pair
 /// is new, and each would otherwise probe kAdjProbes taken slots before it spilled.
 CCL_HD bool table_full(std::uint32_t used) { return used >= kAdjTable / 4 * 3; }
+/// table_full for a table of @p table slots (a power of two, at most kAdjTable): the volumes'
+/// kernel (kernels/adjacency3d_bodies.cuh) takes its table size at launch, so that the emulator's
+/// tests can fill a small one.
+CCL_HD bool table_full(std::uint32_t used, std::uint32_t table) { return used >= table / 4 * 3; }
 
 /// The table slot a pair tries first.
 CCL_HD std::uint32_t table_home(std::uint64_t key) {
@@ -132,18 +154,25 @@ CCL_HD std::uint32_t table_home(std::uint64_t key) {
 /// Adds @p n contacts of pair @p key to the block's table: `cas(slot, expected, desired)` returns the
 /// slot's key before the exchange, `add(slot, n)` adds to its count. False when kAdjProbes slots
 /// from its home are taken by other pairs: the caller emits the pair on its own.
+/// In a table of @p table slots (a power of two, at most kAdjTable), kAdjProbes of them at most.
 template <class Cas, class Add>
-CCL_HD bool table_add(std::uint64_t key, std::uint32_t n, Cas&& cas, Add&& add) {
-    std::uint32_t slot = table_home(key);
-    for (std::uint32_t i = 0; i < kAdjProbes; ++i) {
+CCL_HD bool table_add(std::uint32_t table, std::uint64_t key, std::uint32_t n, Cas&& cas, Add&& add) {
+    const std::uint32_t mask = table - 1, probes = table < kAdjProbes ? table : kAdjProbes;
+    std::uint32_t slot = table_home(key) & mask;
+    for (std::uint32_t i = 0; i < probes; ++i) {
         const std::uint64_t old = cas(slot, kNoPair, key);
         if (old == kNoPair || old == key) {
             add(slot, n);
             return true;
         }
-        slot = (slot + 1) & (kAdjTable - 1);
+        slot = (slot + 1) & mask;
     }
     return false;
+}
+
+template <class Cas, class Add>
+CCL_HD bool table_add(std::uint64_t key, std::uint32_t n, Cas&& cas, Add&& add) {
+    return table_add(kAdjTable, key, n, static_cast<Cas&&>(cas), static_cast<Add&&>(add));
 }
 
 }  // namespace cclabel::cuda::detail
