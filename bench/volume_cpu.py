@@ -24,7 +24,8 @@ set alone), `sparse_first` (the voxel scan's sparse rows visit their foreground 
 stretches are tried), `behind` (the voxel scan's rows of a later slice whose voxels mostly have the
 key of the voxel behind and need no union copy the row behind's labels, the others through the
 table), `fused_behind` (those rows of 4-byte keys under 18/26 find the voxels to copy straight from
-the keys, codes only for the others).
+the keys, codes only for the others), `fixed_hard` (under 6 the behind rows' other voxels check both
+union slots, not a loop of the table's count).
 """
 from __future__ import annotations
 

@@ -91,6 +91,10 @@ struct VolumeSwitches {
     /// does not pay is coded in full, and the rows after it until one copies again (volume_voxels.hpp).
     /// Off: every row's codes first.
     bool fused_behind = true;
+    /// Under 6, the behind rows' other voxels check both union slots of their table entry (an
+    /// unused one names the source: a compare of a label with itself), not a loop of the entry's
+    /// count, whose end these mixed voxels mispredict (volume_voxels.hpp). Off: the loop.
+    bool fixed_hard = true;
 };
 
 VolumeSwitches volume_switches() {
@@ -111,6 +115,7 @@ VolumeSwitches volume_switches() {
     sw.sparse_first = !has("sparse_first");
     sw.behind = !has("behind");
     sw.fused_behind = !has("fused_behind");
+    sw.fixed_hard = !has("fixed_hard");
     return sw;
 }
 
@@ -430,9 +435,9 @@ std::uint32_t label_voxels(const detail::VolumeRequest& r, std::uint32_t* out, c
             if constexpr (F == PixelFormat::U32) {
                 // U32 rows are compared in place where every row is 4-byte aligned.
                 if (reinterpret_cast<std::uintptr_t>(r.data) % 4 == 0 && r.row_stride % 4 == 0 && r.slice_stride % 4 == 0)
-                    return vox::scan_slab<F, Conn, true>(r, s, out, sw.stretches, sw.fg_bits, sw.easy, sw.sparse_first, sw.behind, sw.fused_behind);
+                    return vox::scan_slab<F, Conn, true>(r, s, out, sw.stretches, sw.fg_bits, sw.easy, sw.sparse_first, sw.behind, sw.fused_behind, sw.fixed_hard);
             }
-            vox::scan_slab<F, Conn, F == PixelFormat::Gray8>(r, s, out, sw.stretches, sw.fg_bits, sw.easy, sw.sparse_first, sw.behind, sw.fused_behind);
+            vox::scan_slab<F, Conn, F == PixelFormat::Gray8>(r, s, out, sw.stretches, sw.fg_bits, sw.easy, sw.sparse_first, sw.behind, sw.fused_behind, sw.fixed_hard);
         },
         [&]() noexcept { total = vox::join_seams<F, Conn>(r, slabs, out, ext); },
         [&](int i) { vox::number_slab(r, slabs[std::size_t(i)], ext, out, sw.gather); });

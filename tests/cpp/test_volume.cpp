@@ -190,7 +190,7 @@ TEST(VolumeScans, EverySwitchGivesTheSameLabels) {
     const char* offs[] = {"",           "voxels",        "voxels,bits",      "voxels,wide_fill", "runs",
                           "runs,easy", "runs,gather",    "runs,fg_bits,stretches", "voxels,tiles",
                           "voxels,tiles_cover", "tiles", "runs,sparse_first", "runs,behind",
-                          "runs,fused_behind"};
+                          "runs,fused_behind", "runs,fixed_hard"};
     std::vector<std::pair<std::string, Volume>> vols;
     std::uint32_t seed = 500;
     for (std::int64_t w : {1, 2, 63, 64, 65, 130}) {
@@ -277,8 +277,8 @@ TEST(VolumeScans, BehindRowsMatchFloodFill) {
     Volume full(67, 5, 6);  // one value: every voxel but the first slice's takes the voxel behind
     for (auto& i : full.idx) i = 1;
     vols.emplace_back("full", full);
-    for (const char* off : {"runs", "runs,behind", "runs,fused_behind", "runs,behind,easy", "runs,easy,stretches",
-                            "runs,sparse_first"}) {
+    for (const char* off : {"runs", "runs,behind", "runs,fused_behind", "runs,fixed_hard", "runs,behind,easy",
+                            "runs,easy,stretches", "runs,sparse_first"}) {
         ASSERT_EQ(setenv("CCLABEL_VOLUME_OFF", off, 1), 0);
         for (auto& [name, v] : vols)
             for (int conn : kConnectivities)
