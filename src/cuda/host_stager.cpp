@@ -5,6 +5,7 @@
 
 #include "cclabel/error.hpp"
 #include "core/cores.hpp"
+#include "core/env_list.hpp"
 #include "core/parallel_for.hpp"
 #include "core/probe.hpp"
 #include "core/staged_copy.hpp"
@@ -15,7 +16,11 @@ namespace cclabel::cuda::host {
 using detail::check;
 
 StagerTuning& stager_tuning() noexcept {
-    static StagerTuning t;
+    static StagerTuning t = [] {
+        StagerTuning d;
+        if (cclabel::detail::env_list_has("CCLABEL_STAGER_OFF", "ramp")) d.ramp_bytes = 0;
+        return d;
+    }();
     return t;
 }
 
@@ -25,6 +30,7 @@ StagerTuning legacy_stager_tuning() noexcept {
     t.block_bytes = std::size_t(32) << 20;
     t.blocks = 2;
     t.direct_pinned = false;
+    t.ramp_bytes = 0;
     return t;
 }
 
@@ -36,6 +42,7 @@ void HostStager::create(std::size_t largest, int threads, const StagerTuning& t)
     const int n = int(std::max<std::size_t>(1, std::min<std::size_t>(std::size_t(std::max(t.blocks, 2)), fill)));
     threads_ = std::max(1, t.threads > 0 ? t.threads : threads);
     min_part_ = t.min_part;
+    ramp_ = t.ramp_bytes;
     slots_ = std::vector<Slot>(std::size_t(n));
     for (Slot& s : slots_) {
         s.block.reserve(block_, "the host path's staging blocks");
@@ -79,7 +86,7 @@ void HostStager::upload(void* dst, const void* src, std::size_t src_pitch, std::
                         cudaStream_t s) {
     auto* d = static_cast<std::uint8_t*>(dst);
     const auto* h = static_cast<const std::uint8_t*>(src);
-    cclabel::detail::ChunkWalk walk(rows, row_bytes, block_, src_pitch == row_bytes);
+    cclabel::detail::ChunkWalk walk(rows, row_bytes, block_, src_pitch == row_bytes, ramp_);
     for (cclabel::detail::Chunk c; walk.next(c);) {
         Slot& slot = slots_[next_];
         next_ = (next_ + 1) % slots_.size();
@@ -96,7 +103,7 @@ void HostStager::download(void* dst, std::size_t dst_pitch, const void* src, std
                           std::size_t rows, cudaStream_t s) {
     auto* h = static_cast<std::uint8_t*>(dst);
     const auto* d = static_cast<const std::uint8_t*>(src);
-    cclabel::detail::ChunkWalk walk(rows, row_bytes, block_, dst_pitch == row_bytes);
+    cclabel::detail::ChunkWalk walk(rows, row_bytes, block_, dst_pitch == row_bytes, ramp_);
     for (cclabel::detail::Chunk c; walk.next(c);) {
         Slot& slot = slots_[next_];
         next_ = (next_ + 1) % slots_.size();

@@ -23,6 +23,10 @@ struct StagerTuning {
     int blocks = 4;                              ///< blocks in the ring (at least 2)
     std::size_t min_part = std::size_t(1) << 20; ///< fewest bytes one thread copies of a chunk
     bool direct_pinned = true;                   ///< caller's pinned memory is copied in place
+    /// The first and last chunks of a copy grow from and shrink to this many bytes (ChunkWalk's
+    /// ramp, core/staged_copy.hpp); 0: every chunk a whole block. CCLABEL_STAGER_OFF=ramp turns it
+    /// off for an A/B run.
+    std::size_t ramp_bytes = std::size_t(2) << 20;
 };
 /// The tuning in force (benchmarks may change it between calls; not thread-safe against calls).
 StagerTuning& stager_tuning() noexcept;
@@ -64,7 +68,7 @@ private:
     void copy_parallel(std::uint8_t* dst, std::size_t dst_pitch, const std::uint8_t* src, std::size_t src_pitch,
                        std::size_t rows, std::size_t len);
     std::vector<Slot> slots_;
-    std::size_t block_ = 0, min_part_ = 0;
+    std::size_t block_ = 0, min_part_ = 0, ramp_ = 0;
     int threads_ = 1;
     std::size_t next_ = 0;  // the slot the next chunk takes
 };

@@ -17,7 +17,7 @@ namespace {
 /// then back out chunk by chunk into rows at pitch @p dst_pitch; each chunk's memcpy split into
 /// @p parts shares as threads would take them.
 void round_trip(std::size_t rows, std::size_t row_bytes, std::size_t src_pitch, std::size_t dst_pitch,
-                std::size_t block, int parts) {
+                std::size_t block, int parts, std::size_t ramp = 0) {
     std::vector<std::uint8_t> src(rows * src_pitch + 1);
     std::iota(src.begin(), src.end(), std::uint8_t(7));
     std::vector<std::uint8_t> device(rows * row_bytes, 0), staging(block, 0);
@@ -29,7 +29,7 @@ void round_trip(std::size_t rows, std::size_t row_bytes, std::size_t src_pitch, 
                            total * std::size_t(p + 1) / std::size_t(parts));
     };
     std::size_t seen = 0;
-    ChunkWalk up(rows, row_bytes, block, src_pitch == row_bytes);
+    ChunkWalk up(rows, row_bytes, block, src_pitch == row_bytes, ramp);
     for (Chunk c; up.next(c);) {
         ASSERT_LE(c.bytes(), block);
         ASSERT_GT(c.bytes(), 0u);
@@ -39,7 +39,7 @@ void round_trip(std::size_t rows, std::size_t row_bytes, std::size_t src_pitch, 
         seen += c.bytes();
     }
     ASSERT_EQ(seen, rows * row_bytes);
-    ChunkWalk down(rows, row_bytes, block, dst_pitch == row_bytes);
+    ChunkWalk down(rows, row_bytes, block, dst_pitch == row_bytes, ramp);
     for (Chunk c; down.next(c);) {
         ASSERT_LE(c.bytes(), block);
         std::copy(device.begin() + std::ptrdiff_t(c.packed_offset(row_bytes)),
@@ -62,7 +62,39 @@ TEST(StagedCopy, EveryByteLandsOnceWhateverTheCut) {
         for (std::size_t row_bytes : {1u, 3u, 97u, 388u, 1000u})
             for (std::size_t pad : {0u, 5u})
                 for (int parts : {1, 3, 8})
-                    round_trip(13, row_bytes, row_bytes + pad, row_bytes + (pad ? 0 : 3), block, parts);
+                    for (std::size_t ramp : {0u, 1u, 5u, 64u})
+                        round_trip(13, row_bytes, row_bytes + pad, row_bytes + (pad ? 0 : 3), block, parts, ramp);
+}
+
+TEST(StagedCopy, ARampedWalkStartsAndEndsWithSmallChunks) {
+    // Contiguous: 10,000 bytes in blocks of 1024 from a ramp of 64: 64, 128, 256, 512, 1024, ...,
+    // then at most half of what is left, the last chunk no more than the ramp.
+    for (bool contiguous : {true, false}) {
+        ChunkWalk w(contiguous ? 10000 : 2500, contiguous ? 1 : 4, 1024, contiguous, 64);
+        std::vector<std::size_t> sizes;
+        std::size_t total = 0;
+        for (Chunk c; w.next(c);) {
+            sizes.push_back(c.bytes());
+            total += c.bytes();
+            ASSERT_LE(c.bytes(), 1024u);
+        }
+        ASSERT_EQ(total, 10000u);
+        ASSERT_GE(sizes.size(), 6u);
+        EXPECT_EQ(sizes[0], 64u);
+        EXPECT_EQ(sizes[1], 128u);
+        EXPECT_EQ(sizes[4], 1024u);
+        EXPECT_LE(sizes.back(), 64u) << "contiguous " << contiguous;
+        std::size_t left = 10000;
+        for (std::size_t s : sizes) {  // past the head, no chunk takes more than half of what is left
+            if (s > 64 && left < 2048) EXPECT_LE(s, (left + 1) / 2);
+            left -= s;
+        }
+    }
+    // A ramp of 0 is the plain walk: every chunk a whole block but the last.
+    ChunkWalk plain(10000, 1, 1024, true, 0);
+    Chunk c;
+    ASSERT_TRUE(plain.next(c));
+    EXPECT_EQ(c.bytes(), 1024u);
 }
 
 TEST(StagedCopy, ChunksFillTheBlockWhenRowsAreBackToBack) {
