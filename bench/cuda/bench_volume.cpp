@@ -13,10 +13,13 @@
 // left out), one row each: 32x8x8/4 (the default) against 32x4x4/1 (before per_thread) in one
 // run. The kernels' switches (VolumeSwitches, cuda/volume_plan.hpp): --off turns the named ones
 // off for every row; --each-off adds, after each row, one row with each switch off in turn. The
-// "variant" column names the tile and what is off.
+// "variant" column names the tile and what is off. --on turns named switches on for every row:
+// `--on runs` labels with the run kernels (kernels/volume_runs.cuh, off by default until measured),
+// whose Start and Connect times fill the local and border columns; with --each-off its rows are
+// followed by one with runs off (the voxel kernels) on the same volume.
 //
 //   bench_volume [--size 512] [--reps 10] [--conn 6,18,26] [--only "binary 0.3,blobs"]
-//                [--tile 32x8x8/4,32x4x4] [--off cover] [--each-off] [--no-check]
+//                [--tile 32x8x8/4,32x4x4] [--off cover] [--on runs] [--each-off] [--no-check]
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -158,7 +161,7 @@ int main(int argc, char** argv) {
     std::vector<cclabel::cuda::detail::VolumeShape> tiles = {shape};
     bool by_connectivity = true;  // no --tile: each connectivity's rows take the public call's tiles
     bool each_off = false;
-    std::string off_names;
+    std::string off_names, on_names;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--size" && i + 1 < argc) n = std::atoll(argv[++i]);
@@ -186,12 +189,21 @@ int main(int argc, char** argv) {
                     return 2;
                 }
             }
+        } else if (a == "--on" && i + 1 < argc) {
+            on_names = argv[++i];
+            for (std::size_t b = 0, e; b <= on_names.size(); b = e + 1) {
+                e = std::min(on_names.find(',', b), on_names.size());
+                if (!cclabel::cuda::detail::volume_switch_on(shape.switches, on_names.substr(b, e - b).c_str())) {
+                    std::fprintf(stderr, "bench_volume: no switch called '%s'\n", on_names.substr(b, e - b).c_str());
+                    return 2;
+                }
+            }
         } else if (a == "--each-off") each_off = true;
         else if (a == "--no-check") check = false;
         else {
             std::fprintf(stderr,
                          "usage: bench_volume [--size 512] [--reps 10] [--conn 6,18,26] [--only NAMES] "
-                         "[--tile XxYxZ/P,...] [--off NAMES] [--each-off] [--no-check]\n");
+                         "[--tile XxYxZ/P,...] [--off NAMES] [--on NAMES] [--each-off] [--no-check]\n");
             return 2;
         }
     }
@@ -200,12 +212,13 @@ int main(int argc, char** argv) {
     // The switches of each row: as given, then (with --each-off) each one off; the tiles are
     // --tile's, or (without it) the public call's for the row's connectivity (volume_shape_for).
     std::vector<std::pair<std::string, cclabel::cuda::detail::VolumeSwitches>> switch_sets;
-    switch_sets.emplace_back(off_names.empty() ? "" : " -" + off_names, shape.switches);
+    const std::string on_suffix = on_names.empty() ? "" : " +" + on_names;
+    switch_sets.emplace_back(on_suffix + (off_names.empty() ? "" : " -" + off_names), shape.switches);
     for (const char* sw : cclabel::cuda::detail::kVolumeSwitchNames) {
         cclabel::cuda::detail::VolumeSwitches s = shape.switches;
         if (each_off && cclabel::cuda::detail::volume_switch_off(s, sw) &&
             std::memcmp(&s, &shape.switches, sizeof s) != 0)  // not off already
-            switch_sets.emplace_back(" -" + (off_names.empty() ? "" : off_names + ",") + sw, s);
+            switch_sets.emplace_back(on_suffix + " -" + (off_names.empty() ? "" : off_names + ",") + sw, s);
     }
     auto variants_for = [&](int conn) {
         std::vector<std::pair<std::string, cclabel::cuda::detail::VolumeShape>> out;

@@ -4,7 +4,9 @@
 //
 // One call enqueues, on one stream: Local and Border (tiles), Flatten (a thread a voxel, root bits
 // and per-word counts), CUB's in-place exclusive sum over the counts, Number (a thread a voxel),
-// and a 4-byte copy of N. The typed formats are made keys first (device_keys.hpp), into the
+// and a 4-byte copy of N. With VolumeSwitches::runs (exact labelling only) the run kernels of
+// kernels/volume_runs.cuh take the place of all four: Start, Connect, Flatten, the same scan over
+// a count a segment, Number. The typed formats are made keys first (device_keys.hpp), into the
 // workspace. Nothing is allocated and the host never waits.
 //
 // With a tolerance (Options::tolerance on an untyped volume; a typed volume's tolerance_value, its
@@ -29,6 +31,7 @@
 #include "cuda/handles.hpp"
 #include "cuda/host_stager.hpp"
 #include "cuda/kernels/volume_bodies.cuh"
+#include "cuda/kernels/volume_runs.cuh"
 #include "cuda/pinned_pool.hpp"
 #include "cuda/volume_plan.hpp"
 #include "cuda/volume_tuned.hpp"
@@ -66,7 +69,33 @@ __global__ void __launch_bounds__(1024) volume_number_kernel(VolParams g) {
     vol::volume_number_program(ops, g, std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x);
 }
 
-VolumePlan plan_for(const cclabel::detail::VolumeRequest& r, const VolumeShape& shape, cudaStream_t stream) {
+// The run kernels (VolumeSwitches::runs): a thread a strip of segments, no shared memory. Two
+// blocks a multiprocessor said outright: with the block size alone ptxas built Connect for 40
+// registers and spilled; so bounded it takes 47-80 (62 for Gray8 at 18 and 26), no spills.
+template <PixelFormat F>
+__global__ void __launch_bounds__(kVolumeMaxRunThreads, 2) volume_runs_start_kernel(vruns::RunParams g) {
+    DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
+    vruns::runs_start_program<F>(ops, g, std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x);
+}
+
+template <PixelFormat F, int Conn>
+__global__ void __launch_bounds__(kVolumeMaxRunThreads, 2) volume_runs_connect_kernel(vruns::RunParams g) {
+    DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
+    vruns::runs_connect_program<F, Conn>(ops, g, std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x);
+}
+
+__global__ void __launch_bounds__(kVolumeMaxRunThreads, 2) volume_runs_flatten_kernel(vruns::RunParams g) {
+    DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
+    vruns::runs_flatten_program(ops, g, std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x);
+}
+
+__global__ void __launch_bounds__(kVolumeMaxRunThreads, 2) volume_runs_number_kernel(vruns::RunParams g) {
+    DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
+    vruns::runs_number_program(ops, g, std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x);
+}
+
+VolumePlan plan_for(const cclabel::detail::VolumeRequest& r, const VolumeShape& requested, cudaStream_t stream) {
+    const VolumeShape shape = shape_for_request(r, requested);
     const VolumePlan first = plan_volume(std::uint64_t(r.width), std::uint64_t(r.height), std::uint64_t(r.depth), shape, 0);
     if (!first.error.empty() || first.voxels == 0) return first;
     std::size_t temp = 0;
@@ -93,6 +122,35 @@ void enqueue_volume(const cclabel::detail::VolumeRequest& r, const VolumePlan& p
     CCL_CUDA(cudaMemsetAsync(g.prefix + plan.words, 0, sizeof(std::uint32_t), stream));
     const auto tiles = unsigned(plan.tiles), vblocks = unsigned(plan.voxel_blocks);
     record(ev.start, stream);
+    if (plan.runs) {
+        // The run kernels (exact labelling; plan_for planned them only then). The events keep
+        // their places: Local is Start here, Border Connect.
+        const vruns::RunParams rg = vruns::make_run_params(r, plan, shape, labels, ws);
+        const auto rblocks = unsigned(plan.run_blocks), rthreads = shape.run_threads;
+        cclabel::detail::dispatch_format(r.format, [&]<PixelFormat F>() {
+            volume_runs_start_kernel<F><<<rblocks, rthreads, 0, stream>>>(rg);
+            CCL_LAUNCHED("volume_runs_start_kernel");
+            record(ev.after_local, stream);
+            switch (r.connectivity) {
+                case 6: volume_runs_connect_kernel<F, 6><<<rblocks, rthreads, 0, stream>>>(rg); break;
+                case 18: volume_runs_connect_kernel<F, 18><<<rblocks, rthreads, 0, stream>>>(rg); break;
+                default: volume_runs_connect_kernel<F, 26><<<rblocks, rthreads, 0, stream>>>(rg); break;
+            }
+            CCL_LAUNCHED("volume_runs_connect_kernel");
+            record(ev.after_border, stream);
+            return 0;
+        });
+        volume_runs_flatten_kernel<<<rblocks, rthreads, 0, stream>>>(rg);
+        CCL_LAUNCHED("volume_runs_flatten_kernel");
+        record(ev.after_flatten, stream);
+        std::size_t temp = plan.scan_temp_bytes;
+        CCL_CUDA(cub::DeviceScan::ExclusiveSum(ws + plan.off_scan_temp, temp, rg.counts, rg.counts, plan.scan_items, stream));
+        volume_runs_number_kernel<<<rblocks, rthreads, 0, stream>>>(rg);
+        CCL_LAUNCHED("volume_runs_number_kernel");
+        record(ev.after_number, stream);
+        CCL_CUDA(cudaMemcpyAsync(count, rg.counts + plan.segments, sizeof(std::uint32_t), cudaMemcpyDeviceToDevice, stream));
+        return;
+    }
     auto launch = [&]<PixelFormat F, int Conn, bool Cover, class M>() {
         volume_local_kernel<F, Conn, Cover, M><<<tiles, plan.tile_threads, 0, stream>>>(g);
         CCL_LAUNCHED("volume_local_kernel");

@@ -9,6 +9,7 @@
 #include "core/request.hpp"
 #include "core/volume_request.hpp"
 #include "cuda/kernels/volume_bodies.cuh"
+#include "cuda/kernels/volume_runs.cuh"
 
 namespace cclabel::cuda::detail {
 
@@ -27,17 +28,35 @@ struct VolumeSwitches {
     /// a barrier) and makes atomic unions only for the joins after it (kernels/volume_bodies.cuh).
     /// Off: every join an atomic union.
     bool prelink = true;
+    /// Exact labelling by runs along x instead of voxels (kernels/volume_runs.cuh): Start,
+    /// Connect, Flatten and Number over 32-voxel row segments in place of Local, Border, Flatten
+    /// and Number (cover, prelink and the tiles then play no part). A tolerance keeps the voxel
+    /// kernels. Off by default until it is measured on a GPU: bench_volume --on runs turns it on.
+    bool runs = false;
 };
 
-/// The names of VolumeSwitches' members, as --off and the tests take them.
-inline constexpr const char* kVolumeSwitchNames[] = {"cover", "prelink"};
+/// The names of VolumeSwitches' members, as --off, --on and the tests take them.
+inline constexpr const char* kVolumeSwitchNames[] = {"cover", "prelink", "runs"};
+
+/// The switch called @p name; null when there is none of that name.
+inline bool* volume_switch(VolumeSwitches& s, const char* name) {
+    return std::strcmp(name, "cover") == 0     ? &s.cover
+           : std::strcmp(name, "prelink") == 0 ? &s.prelink
+           : std::strcmp(name, "runs") == 0    ? &s.runs
+                                               : nullptr;
+}
 
 /// Turns off the switch called @p name; false when there is none of that name.
 inline bool volume_switch_off(VolumeSwitches& s, const char* name) {
-    bool* flag = std::strcmp(name, "cover") == 0     ? &s.cover
-                 : std::strcmp(name, "prelink") == 0 ? &s.prelink
-                                                     : nullptr;
+    bool* flag = volume_switch(s, name);
     if (flag) *flag = false;
+    return flag != nullptr;
+}
+
+/// Turns on the switch called @p name (bench_volume --on); false when there is none of that name.
+inline bool volume_switch_on(VolumeSwitches& s, const char* name) {
+    bool* flag = volume_switch(s, name);
+    if (flag) *flag = true;
     return flag != nullptr;
 }
 
@@ -58,10 +77,16 @@ struct VolumeShape {
     /// faces (Border's work) and fewer joins cross tiles through global memory.
     std::uint32_t per_thread = 4;
     VolumeSwitches switches{};
+    /// switches.runs: segments a thread of the run kernels takes down z (vruns::for_strip), and
+    /// their blocks' threads (a multiple of 32 on the GPU).
+    std::uint32_t run_strip = 8, run_threads = 256;
 };
 
 /// The most voxels a tile: Local's shared parents and keys, 8 bytes a voxel (16 KiB).
 inline constexpr std::uint32_t kVolumeMaxTileVoxels = 2048;
+
+/// The most threads a block of the run kernels on the GPU (their launch bounds).
+inline constexpr std::uint32_t kVolumeMaxRunThreads = 256;
 
 /// The shape for a volume of @p depth slices: @p s (VolumeShape{} by default), its tiles cut down to
 /// the smallest power of two of slices that holds the volume (fewer voxels a thread first, then
@@ -104,6 +129,14 @@ struct VolumePlan {
     std::uint64_t scan_items = 0;
     std::uint64_t scan_temp_bytes = 0;
     std::uint64_t workspace_bytes = 0;
+    // switches.runs (kernels/volume_runs.cuh): segments of 32 voxels along x; the root bits and
+    // counts above are then a word a segment (words = segments), and two more words a segment
+    // hold the node and background masks.
+    bool runs = false;
+    std::uint64_t segs_x = 0, segments = 0;
+    std::uint64_t run_strips = 0;  ///< threads of the run kernels: a strip of run_strip segments each
+    std::uint64_t run_blocks = 0;
+    std::uint64_t off_seg_s = 0, off_seg_bg = 0;
     std::string error;  ///< non-empty when the call cannot be launched (says why)
 };
 
@@ -148,10 +181,32 @@ inline VolumePlan plan_volume(std::uint64_t width, std::uint64_t height, std::ui
         return p;
     }
     p.words = (p.voxels + 31) / 32;
+    if (s.switches.runs) {
+        if (s.run_strip == 0 || s.run_threads == 0 || s.run_threads > 1024 ||
+            (for_gpu && (s.run_threads % 32 != 0 || s.run_threads > kVolumeMaxRunThreads))) {
+            p.error = "run_strip must be at least 1, run_threads 1 to 1024 (on the GPU a multiple of 32, at most 256)";
+            return p;
+        }
+        p.runs = true;
+        p.segs_x = (width + vruns::kSeg - 1) / vruns::kSeg;
+        p.segments = p.segs_x * height * depth;  // ≤ voxels
+        p.run_strips = p.segs_x * height * ((depth + s.run_strip - 1) / s.run_strip);
+        p.run_blocks = (p.run_strips + s.run_threads - 1) / s.run_threads;
+        if (p.run_blocks > kVolumeMaxGrid) {
+            p.error = "too many segments for one grid";
+            return p;
+        }
+        p.words = p.segments;
+    }
     p.scan_items = p.words + 1;
     p.off_mask = 0;
     p.off_prefix = up(4 * p.words, kVolumeAlign);
     p.off_scan_temp = p.off_prefix + up(4 * p.scan_items, kVolumeAlign);
+    if (p.runs) {
+        p.off_seg_s = p.off_scan_temp;
+        p.off_seg_bg = p.off_seg_s + up(4 * p.segments, kVolumeAlign);
+        p.off_scan_temp = p.off_seg_bg + up(4 * p.segments, kVolumeAlign);
+    }
     p.scan_temp_bytes = scan_temp_bytes;
     p.workspace_bytes = up(p.off_scan_temp + scan_temp_bytes, kVolumeAlign);
     return p;
@@ -161,6 +216,13 @@ inline VolumePlan plan_volume(std::uint64_t width, std::uint64_t height, std::ui
 /// foreground value is labelled exactly whatever the tolerance, as on the CPU.
 inline bool volume_tolerance(const cclabel::detail::VolumeRequest& r) {
     return r.tolerance != 0 && r.format != PixelFormat::Binary8;
+}
+
+/// @p s as request @p r is labelled with it: the run kernels (switches.runs) label exactly, so a
+/// tolerance (untyped or typed) keeps the voxel kernels and their plan.
+inline VolumeShape shape_for_request(const cclabel::detail::VolumeRequest& r, VolumeShape s) {
+    if (volume_tolerance(r) || r.tolerance_value > 0) s.switches.runs = false;
+    return s;
 }
 
 /// A typed picture with a tolerance (Request::tolerance_value > 0) as the GPU labels it: a volume
@@ -233,4 +295,36 @@ inline VolParams make_vol_params(const cclabel::detail::VolumeRequest& r, const 
 }
 
 }  // namespace vol
+
+namespace vruns {
+
+/// The run kernels' parameters (switches.runs) for a validated request of an untyped format, its
+/// plan and the workspace @p ws it planned.
+inline RunParams make_run_params(const cclabel::detail::VolumeRequest& r, const VolumePlan& plan, const VolumeShape& s,
+                                 std::uint32_t* labels, std::uint8_t* ws) {
+    RunParams g;
+    g.data = r.data;
+    g.row_stride = r.row_stride;
+    g.slice_stride = r.slice_stride;
+    g.width = std::uint32_t(r.width), g.height = std::uint32_t(r.height), g.depth = std::uint32_t(r.depth);
+    g.voxels = plan.voxels;
+    g.labels = labels;
+    g.roots = reinterpret_cast<std::uint32_t*>(ws + plan.off_mask);
+    g.counts = reinterpret_cast<std::uint32_t*>(ws + plan.off_prefix);
+    g.seg_s = reinterpret_cast<std::uint32_t*>(ws + plan.off_seg_s);
+    g.seg_bg = reinterpret_cast<std::uint32_t*>(ws + plan.off_seg_bg);
+    g.segs_x = std::uint32_t(plan.segs_x);
+    g.segs_xy = std::uint32_t(plan.segs_x * std::uint64_t(r.height));  // ≤ voxels < 2^32
+    g.strip = s.run_strip;
+    g.strips = plan.run_strips;
+    g.fd_width = FastDiv(g.width);
+    g.fd_segs_x = FastDiv(g.segs_x);
+    g.fd_segs_xy = FastDiv(g.segs_xy);
+    // Binary8's keys are 0 and 1, and 0 is always its background.
+    g.has_background = r.has_background || r.format == PixelFormat::Binary8;
+    g.background_key = r.format == PixelFormat::Binary8 ? 0u : r.background_key;
+    return g;
+}
+
+}  // namespace vruns
 }  // namespace cclabel::cuda::detail

@@ -2,12 +2,14 @@
 // the flood fill and cc3d: label_volume with Backend::Cuda (host memory) and label_volume_device
 // (device memory, padded strides, a poisoned label buffer with a guard past its end), every format,
 // 6/18/26, background on and off, odd shapes that cross the tiles' faces, helices joined only
-// through edges or corners, 512³ volumes, repeated runs, and the device API's errors.
-// Skipped without a device.
+// through edges or corners, 512³ volumes, repeated runs, and the device API's errors; and the same
+// against the run kernels (VolumeSwitches::runs, off by default: VolumeCudaRuns.*), including a
+// tolerance, which keeps the voxel kernels. Skipped without a device.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <deque>
 #include <random>
@@ -356,6 +358,113 @@ TEST(VolumeCuda, DeviceApiErrorsAndEmptyVolumes) {
     Options c = o;
     c.backend = Backend::Cuda;
     EXPECT_THROW(label_volume(v, d_out.as<std::uint32_t>(), c), Error);
+}
+
+// ---- the run kernels (VolumeSwitches::runs, kernels/volume_runs.cuh), off by default ----------
+
+/// The public call's shape for @p depth slices at @p conn with the run kernels on.
+cuda::detail::VolumeShape runs_on(std::int64_t depth, int conn) {
+    cuda::detail::VolumeShape s = cuda::detail::volume_shape_for(std::uint64_t(std::max<std::int64_t>(depth, 1)), conn);
+    s.switches.runs = true;
+    return s;
+}
+
+/// The run kernels on the device equal the CPU on @p v in format @p f (padded as given).
+void expect_runs(Volume& v, PixelFormat f, int conn, bool bg, const std::string& what, std::int64_t row_pad = 0,
+                 std::int64_t slice_pad = 0, cuda::detail::VolumeShape* shape = nullptr) {
+    const VolumeView& view = v.as(f, row_pad, slice_pad);
+    const Options o = volume_options(f, conn, bg);
+    const Labels want = on_cpu(view, o);
+    cuda::detail::VolumeShape s = shape ? *shape : runs_on(v.d, conn);
+    const Labels got = on_device(view, o, &s);
+    const std::string at = describe(v, f, conn, bg, what) + " strip " + std::to_string(s.run_strip);
+    ASSERT_EQ(got.count, want.count) << "runs, " << at;
+    ASSERT_EQ(got.labels, want.labels) << "runs, " << at;
+}
+
+TEST(VolumeCudaRuns, EveryFormatConnectivityAndShapeMatchesTheCpu) {
+    REQUIRE_GPU();
+    std::uint32_t seed = 500;
+    for (PixelFormat f : kAllFormats)
+        for (const Size& s : kSizes)
+            for (int conn : kConnectivities) {
+                Volume v = random_volume(s.w, s.h, s.d, f == PixelFormat::Binary8 ? 2 : 4, 0.4, ++seed);
+                expect_runs(v, f, conn, true, "random");
+                if (f != PixelFormat::Binary8) expect_runs(v, f, conn, false, "random", 1, 3);
+            }
+}
+
+TEST(VolumeCudaRuns, DensitiesStripsAndAdversarialVolumes) {
+    REQUIRE_GPU();
+    for (std::uint32_t strip : {1u, 3u, 8u, 64u})
+        for (double density : {0.05, 0.3, 0.5, 0.9})
+            for (int conn : kConnectivities) {
+                cuda::detail::VolumeShape s = runs_on(50, conn);
+                s.run_strip = strip;
+                s.run_threads = strip == 3 ? 64 : 256;
+                Volume bin = random_volume(97, 40, 50, 2, density, 21);
+                expect_runs(bin, PixelFormat::Binary8, conn, true, "binary", 0, 0, &s);
+                Volume labels = random_volume(96, 40, 50, 6, density, 22);
+                expect_runs(labels, PixelFormat::Gray8, conn, false, "5-label", 0, 0, &s);
+                expect_runs(labels, PixelFormat::U32, conn, true, "5-label u32", 0, 0, &s);
+            }
+    for (int conn : kConnectivities) {
+        Volume corners = helix(5, 6, 300, 1, 1);
+        expect_runs(corners, PixelFormat::Binary8, conn, true, "corner helix");
+        Volume edges = helix(40, 1, 300, 1, 0);
+        expect_runs(edges, PixelFormat::Gray8, conn, false, "edge helix");
+        Volume checker(45, 13, 11);
+        for (std::int64_t z = 0; z < 11; ++z)
+            for (std::int64_t y = 0; y < 13; ++y)
+                for (std::int64_t x = 0; x < 45; ++x) checker.at(x, y, z) = std::uint64_t((x + y + z) % 2);
+        expect_runs(checker, PixelFormat::Binary8, conn, true, "checkerboard");
+        Volume full(70, 33, 21);
+        for (auto& i : full.idx) i = 1;
+        expect_runs(full, PixelFormat::Binary8, conn, true, "all foreground");
+    }
+}
+
+TEST(VolumeCudaRuns, Large512CubesMatchTheCpuAndRepeat) {
+    REQUIRE_GPU();
+    // Dense noise (many short runs, the most joins) and smooth blobs (long runs, regions across
+    // the whole volume: the unions' worst contention), three calls each.
+    Volume blobs(512, 512, 512);
+    for (std::int64_t z = 0; z < 512; ++z)
+        for (std::int64_t y = 0; y < 512; ++y)
+            for (std::int64_t x = 0; x < 512; ++x)
+                blobs.at(x, y, z) = std::sin(x * 0.05) + std::sin(y * 0.07) + std::sin(z * 0.06) > 0.5 ? 1 : 0;
+    for (int which = 0; which < 3; ++which) {
+        Volume noise = which < 2 ? random_volume(512, 512, 512, which == 0 ? 2 : 6, which == 0 ? 0.5 : 0.0, 9) : Volume(1, 1, 1);
+        Volume& v = which < 2 ? noise : blobs;
+        const PixelFormat f = which == 0 ? PixelFormat::Binary8 : PixelFormat::Gray8;
+        const VolumeView& view = v.as(f);
+        for (int conn : kConnectivities) {
+            Options o = volume_options(f, conn, which != 1);
+            o.threads = 0;
+            const Labels want = on_cpu(view, o);
+            cuda::detail::VolumeShape s = runs_on(512, conn);
+            for (int rep = 0; rep < 3; ++rep) {
+                const Labels got = on_device(view, o, &s);
+                ASSERT_EQ(got.count, want.count) << "volume " << which << " conn " << conn << " rep " << rep;
+                ASSERT_TRUE(got.labels == want.labels) << "volume " << which << " conn " << conn << " rep " << rep;
+            }
+        }
+    }
+}
+
+TEST(VolumeCudaRuns, ATolerancePassesTheSwitchBy) {
+    REQUIRE_GPU();
+    Volume v = random_volume(45, 17, 23, 6, 0.2, 31);
+    const VolumeView& view = v.as(PixelFormat::Gray8);
+    for (int conn : kConnectivities) {
+        Options o = volume_options(PixelFormat::Gray8, conn, true);
+        o.tolerance = 8;
+        const Labels want = on_cpu(view, o);
+        cuda::detail::VolumeShape s = runs_on(23, conn);
+        const Labels got = on_device(view, o, &s);
+        ASSERT_EQ(got.count, want.count) << conn;
+        ASSERT_EQ(got.labels, want.labels) << conn;
+    }
 }
 
 }  // namespace

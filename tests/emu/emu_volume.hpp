@@ -1,7 +1,8 @@
 #pragma once
 // The CUDA volume labeller of src/cuda/volume_cuda.cu run by the CPU executor: the same programs,
 // launch order and plan, launched as fibers. CUB's exclusive sum over the per-word root counts is
-// a host loop here.
+// a host loop here. With VolumeSwitches::runs (exact labelling) the run kernels of
+// kernels/volume_runs.cuh, as volume_cuda.cu launches them.
 #include <cstdint>
 #include <stdexcept>
 #include <type_traits>
@@ -22,15 +23,79 @@ namespace cclabel::emu {
 /// @p Shortcuts: the mutation tests' wrong programs, the tolerance's joins with the shortcuts of an
 /// equivalence of values (cd::Transitive): cover and prelink as @p shape's switches say, and
 /// covered_by_left where cover is off.
+/// The run kernels (VolumeSwitches::runs) on request @p r with plan @p plan (plan.runs): Start,
+/// Connect, Flatten, the scan, Number. @p Conn 0: the request's connectivity; else the programs'
+/// Conn (the mutation tests' vruns::kMutate + m).
+template <int Conn = 0>
+std::uint32_t emu_label_runs(const cclabel::detail::VolumeRequest& r, std::uint32_t* out, const cuda::detail::VolumePlan& plan,
+                             const cuda::detail::VolumeShape& shape, std::uint64_t seed) {
+    namespace cd = cclabel::cuda::detail;
+    // The workspace poisoned like fresh device memory, the last count cleared as the GPU does.
+    std::vector<std::uint32_t> ws(std::size_t((plan.workspace_bytes + 3) / 4), 0xA5A5A5A5u);
+    auto* bytes = reinterpret_cast<std::uint8_t*>(ws.data());
+    const cd::vruns::RunParams g = cd::vruns::make_run_params(r, plan, shape, out, bytes);
+    g.counts[plan.segments] = 0;
+    for (std::uint64_t i = 0; i < plan.voxels; ++i) out[i] = 0xFFFFFFFFu;
+    Executor ex(seed);
+    ex.set_regions({{out, plan.voxels, "labels"},
+                    {g.roots, plan.segments, "root bits"},
+                    {g.counts, plan.segments + 1, "counts"},
+                    {g.seg_s, plan.segments, "node masks"},
+                    {g.seg_bg, plan.segments, "background masks"}});
+    ex.set_parents(out, plan.voxels, 0, cd::vol::kVolumeBackground);
+    const std::uint32_t t = shape.run_threads;
+    auto run = [&]<PixelFormat F, int C>() {
+        ex.set_phase(Phase::Parents);
+        ex.launch(plan.run_blocks, t, shape.warp_w, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
+            cd::vruns::runs_start_program<F>(ops, g, b * t + tid);
+        });
+        ex.forget_stale();
+        ex.launch(plan.run_blocks, t, shape.warp_w, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
+            cd::vruns::runs_connect_program<F, C>(ops, g, b * t + tid);
+        });
+        ex.forget_stale();
+        ex.launch(plan.run_blocks, t, shape.warp_w, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
+            cd::vruns::runs_flatten_program(ops, g, b * t + tid);
+        });
+        std::uint32_t sum = 0;
+        for (std::uint64_t i = 0; i <= plan.segments; ++i) {
+            const std::uint32_t v = g.counts[i];
+            g.counts[i] = sum;
+            sum += v;
+        }
+        ex.set_phase(Phase::Final);
+        ex.launch(plan.run_blocks, t, shape.warp_w, [&](EmuOps& ops, std::uint32_t tid, std::uint64_t b) {
+            cd::vruns::runs_number_program(ops, g, b * t + tid);
+        });
+        return 0;
+    };
+    cclabel::detail::dispatch_format(r.format, [&]<PixelFormat F>() {
+        if constexpr (Conn != 0) return run.template operator()<F, Conn>();
+        switch (r.connectivity) {
+            case 6: return run.template operator()<F, 6>();
+            case 18: return run.template operator()<F, 18>();
+            default: return run.template operator()<F, 26>();
+        }
+    });
+    return g.counts[plan.segments];
+}
+
 template <int Conn = 0, bool Shortcuts = false>
 std::uint32_t emu_label_volume(const cclabel::detail::VolumeRequest& r, std::uint32_t* out,
                                const cuda::detail::VolumeShape& shape, std::uint64_t seed,
                                const cuda::detail::TypedPicture* typed = nullptr) {
     namespace cd = cclabel::cuda::detail;
+    // As plan_for: a tolerance (or a typed picture's) keeps the voxel kernels.
+    cd::VolumeShape run_shape = cd::shape_for_request(r, shape);
+    if (typed || Shortcuts || (Conn >= cd::vol::kDropOffset && Conn < cd::vruns::kMutate)) run_shape.switches.runs = false;
+    if (Conn >= cd::vruns::kMutate && !run_shape.switches.runs) throw std::runtime_error("a run mutation needs switches.runs");
     const cd::VolumePlan plan = cd::plan_volume(std::uint64_t(r.width), std::uint64_t(r.height),
-                                                std::uint64_t(r.depth), shape, 0, /*for_gpu=*/false);
+                                                std::uint64_t(r.depth), run_shape, 0, /*for_gpu=*/false);
     if (!plan.error.empty()) throw std::runtime_error(plan.error);
     if (plan.voxels == 0) return 0;
+    if constexpr (Conn == 0 || Conn >= cd::vruns::kMutate) {
+        if (plan.runs) return emu_label_runs<Conn>(r, out, plan, run_shape, seed);
+    }
     // Poisoned like fresh device memory.
     std::vector<std::uint32_t> mask(plan.words, 0xA5A5A5A5u), prefix(plan.scan_items, 0xA5A5A5A5u);
     prefix[plan.words] = 0;  // the GPU clears the last count
