@@ -169,16 +169,16 @@ const std::vector<Entry>& table() {
 template <typename T>
 std::uint16_t voxel_code(const T* k, const T* u, const T* a, const T* b, const T* c, std::uint32_t x, std::uint32_t w,
                          std::uint32_t rowmask, std::uint32_t connmask, std::uint32_t bgm, T bg) {
+    // Straight compares, the missing x - 1 or x + 1 masked off (no loop with a bound check on each
+    // neighbour: this runs twice a row).
     const T v = k[x];
-    std::uint32_t m = 0;
-    const T* rows[5] = {u, a, b, c};
-    // Bits of the rows above and behind: 1 + 3 * row + (dx + 1).
-    for (int i = 0; i < 4; ++i)
-        for (int dx = -1; dx <= 1; ++dx) {
-            const std::int64_t q = std::int64_t(x) + dx;
-            if (q >= 0 && q < std::int64_t(w) && rows[i][q] == v) m |= 1u << (1 + 3 * i + (dx + 1));
-        }
-    if (x > 0 && k[x - 1] == v) m |= 1u;
+    const std::uint32_t hl = x > 0, hr = x + 1 < w;
+    const std::uint32_t xl = hl ? x - 1 : x, xr = hr ? x + 1 : x;
+    auto eq = [v](T q) { return std::uint32_t(q == v); };
+    std::uint32_t m = (hl & eq(k[xl])) | (hl & eq(u[xl])) << 1 | eq(u[x]) << 2 | (hr & eq(u[xr])) << 3 |
+                      (hl & eq(a[xl])) << 4 | eq(a[x]) << 5 | (hr & eq(a[xr])) << 6 | (hl & eq(b[xl])) << 7 |
+                      eq(b[x]) << 8 | (hr & eq(b[xr])) << 9 | (hl & eq(c[xl])) << 10 | eq(c[x]) << 11 |
+                      (hr & eq(c[xr])) << 12;
     return std::uint16_t((m & rowmask & connmask) | ((bgm & std::uint32_t(v == bg)) << 13));
 }
 
