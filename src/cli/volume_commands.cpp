@@ -44,11 +44,11 @@ std::vector<VolumeRegionStats> stats_of(const LabelledVolume& r) {
     return regions_volume(r.labelled, r.labels.data(), o);
 }
 
-/// The volume's region graph, on the CPU: the GPU's pass takes pictures only, so a --backend cuda
-/// labelling still has its graph found on the host.
+/// The volume's region graph on the labelling's --backend (auto: this machine's rates decide, as
+/// for pictures); the edges are the same on either.
 std::vector<AdjacencyEdge> graph_of(const io::Volume& v, const LabelledVolume& r, bool background) {
     return adjacency(make_volume_view(r.labels.data(), v.width, v.height, v.depth, PixelFormat::U32),
-                     r.options.connectivity, background, Backend::Cpu, r.options.threads);
+                     r.options.connectivity, background, r.options.backend, r.options.threads);
 }
 
 }  // namespace
