@@ -25,6 +25,7 @@
 #include "core/request.hpp"
 #include "core/volume_backends.hpp"
 #include "core/volume_request.hpp"
+#include "cuda/device_cache.hpp"
 #include "cuda/device_keys.hpp"
 #include "cuda/kernels/close_values.cuh"
 #include "cuda/device_ops.cuh"
@@ -314,14 +315,15 @@ std::uint32_t label_volume_cuda_host(const VolumeView& volume, std::uint32_t* ou
     const std::size_t slice_bytes = row_bytes * std::size_t(r.height);
     Stream stream;
     stream.create();
-    DeviceBuffer d_volume(slice_bytes * std::size_t(r.depth), "the volume");
-    DeviceBuffer d_labels(std::size_t(r.voxels()) * sizeof(std::uint32_t), "the labels");
-    DeviceBuffer d_count(sizeof(std::uint32_t), "the count");
+    // Kept for the next call (cuda/device_cache.hpp), as the picture path's.
+    CachedDevice d_volume(slice_bytes * std::size_t(r.depth), "the volume", stream.s);
+    CachedDevice d_labels(std::size_t(r.voxels()) * sizeof(std::uint32_t), "the labels", stream.s);
+    CachedDevice d_count(sizeof(std::uint32_t), "the count", stream.s);
     const VolumeView packed{d_volume.p, r.width, r.height, r.depth, 0, 0, r.format};
     std::size_t ws_bytes = 0;
     cuda::label_volume_device(nullptr, ws_bytes, packed, d_labels.as<std::uint32_t>(), d_count.as<std::uint32_t>(),
                               options, stream.s);
-    DeviceBuffer d_ws(ws_bytes, "the workspace");
+    CachedDevice d_ws(ws_bytes, "the workspace", stream.s);
     struct SyncOnExit {  // nothing may still copy from the caller's memory after an error
         cudaStream_t s;
         ~SyncOnExit() {
