@@ -72,7 +72,8 @@ __global__ void __launch_bounds__(1024) volume_number_kernel(VolParams g) {
 
 // The run kernels (VolumeSwitches::runs): a thread a strip of segments, no shared memory. Two
 // blocks a multiprocessor said outright: with the block size alone ptxas built Connect for 40
-// registers and spilled; so bounded it takes 47-80 (62 for Gray8 at 18 and 26), no spills.
+// registers and spilled; so bounded it takes 48-80 (64 for Gray8 and Binary8 at 18 and 26; 22
+// Flatten, 62 Number, 32-66 Start), no spills (ptxas -v, CUDA 13, sm_90).
 template <PixelFormat F>
 __global__ void __launch_bounds__(kVolumeMaxRunThreads, 2) volume_runs_start_kernel(vruns::RunParams g) {
     DeviceOps ops{nullptr, threadIdx.x, blockDim.x};

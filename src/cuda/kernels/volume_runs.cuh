@@ -62,6 +62,8 @@ namespace cclabel::cuda::detail::vruns {
 
 /// Voxels a segment: a bit a voxel in one word.
 inline constexpr std::uint32_t kSeg = 32;
+/// No node (never a voxel index: a volume has at most 2^32 - 1 voxels).
+inline constexpr std::uint32_t kNoNode = 0xFFFFFFFFu;
 
 /// Conn = kMutate + m: the emulator's mutation tests' wrong programs (26-connectivity with one
 /// piece of the joins left out, or 18 with too much). Never launched on the GPU.
@@ -378,6 +380,14 @@ CCL_HD void runs_connect_one(Ops& ops, const RunParams& g, const SegAt& p) {
     const bool seam = has_l && (nonbg & 1u) && key_in_row<F>(row, p.x0 - 1) == c.key(0);
     bool seam_covered = false;
     auto node_here = [&](std::uint32_t k) { return p.first + highest_bit(m.S & mask_upto(k)); };
+    // The last union's two nodes and the root it left them under (an ancestor of both): a node
+    // of this segment joins up to four rows, and a node of R is often joined by the next run
+    // too, so a union starting there walks no path already walked.
+    std::uint32_t last_a = kNoNode, last_b = kNoNode, last_root = 0;
+    auto join = [&](std::uint32_t a, std::uint32_t b) {
+        const std::uint32_t r = unite(ops, g, a == last_a || a == last_b ? last_root : a, b == last_a || b == last_b ? last_root : b);
+        last_a = a, last_b = b, last_root = r;
+    };
     CCL_UNROLL
     for (int r = 0; r < 4; ++r) {
         int dy = 0, dz = 0;
@@ -429,11 +439,10 @@ CCL_HD void runs_connect_one(Ops& ops, const RunParams& g, const SegAt& p) {
                 a = node_here(k);
                 b = k + 1 < n ? node_there(k + 1) : rfirst + n;  // past the segment: R's next segment's first voxel, a node
             }
-            unite(ops, g, a, b);
+            join(a, b);
         }
     }
-    if (seam && !seam_covered && !drop_seam)
-        unite(ops, g, p.first, p.first - kSeg + highest_bit(ops.ld_weak(&g.seg_s[p.s - 1])));
+    if (seam && !seam_covered && !drop_seam) join(p.first, p.first - kSeg + highest_bit(ops.ld_weak(&g.seg_s[p.s - 1])));
 }
 
 template <PixelFormat F, int Conn, class Ops>
