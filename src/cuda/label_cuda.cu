@@ -30,6 +30,7 @@
 #include "core/backends.hpp"
 #include "core/batch_request.hpp"
 #include "core/cores.hpp"
+#include "core/env_list.hpp"
 #include "core/request.hpp"
 #include "cuda/kernels/bodies.cuh"
 #include "cuda/device_cache.hpp"
@@ -113,8 +114,18 @@ __device__ inline std::uint64_t seg_index() { return std::uint64_t(blockIdx.x) *
 // One kernel for every stage (at most 512 threads: Start holds ~104 registers). StartHalves, which
 // holds no row of keys, is built for two blocks of 512 a multiprocessor: at most 64 registers
 // (Binary8's would spill 28 bytes there, so it keeps the compiler's choice).
+// StartHalvesTolerance likewise for Gray8, Gray16 and RGB8; the formats of 4-byte keys spilled 4 bytes
+// there (U32, RGBA8; Binary8 16) and keep the compiler's choice.
 template <SegStage S, PixelFormat F>
-__global__ void __launch_bounds__(512, S == SegStage::StartHalves && F != PixelFormat::Binary8 ? 2 : 1) seg_kernel(Params g) {
+constexpr int seg_min_blocks() {
+    if constexpr (S == SegStage::StartHalves) return F != PixelFormat::Binary8 ? 2 : 1;
+    else if constexpr (S == SegStage::StartHalvesTolerance)
+        return F == PixelFormat::Gray8 || F == PixelFormat::Gray16 || F == PixelFormat::RGB8 ? 2 : 1;
+    else return 1;
+}
+
+template <SegStage S, PixelFormat F>
+__global__ void __launch_bounds__(512, seg_min_blocks<S, F>()) seg_kernel(Params g) {
     DeviceOps ops{nullptr, threadIdx.x, blockDim.x};
     seg_stage_program<S, F>(ops, g, seg_index());
 }
@@ -170,14 +181,23 @@ void enqueue_segments(const cclabel::detail::Request& r, const LaunchPlan& plan,
             seg_kernel<S, F><<<unsigned(grid), threads, 0, stream>>>(g);
             check(cudaGetLastError(), name);
         };
-        if (g.sw.seg_start_halves)
+        // A tolerance takes Start and Connect's tolerance instantiations (segments.cuh, T).
+        const bool tol = g.tolerance > 0;
+        if (tol && g.sw.seg_start_halves)
+            launch.template operator()<SegStage::StartHalvesTolerance>(plan.start_blocks, "launch of seg_kernel (Start, halves, tolerance)");
+        else if (tol)
+            launch.template operator()<SegStage::StartTolerance>(plan.start_blocks, "launch of seg_kernel (Start, tolerance)");
+        else if (g.sw.seg_start_halves)
             launch.template operator()<SegStage::StartHalves>(plan.start_blocks, "launch of seg_kernel (Start, halves)");
         else
             launch.template operator()<SegStage::Start>(plan.start_blocks, "launch of seg_kernel (Start)");
         // Carry is timed with Start (the benchmark's "start" column).
         if (plan.carry && !plan.warp_carry) launch.template operator()<SegStage::Carry>(blocks, "launch of seg_kernel (Carry)");
         if (events) record(events->after_start, stream, "cudaEventRecord(after_start)");
-        launch.template operator()<SegStage::Connect>(blocks, "launch of seg_kernel (Connect)");
+        if (tol)
+            launch.template operator()<SegStage::ConnectTolerance>(blocks, "launch of seg_kernel (Connect, tolerance)");
+        else
+            launch.template operator()<SegStage::Connect>(blocks, "launch of seg_kernel (Connect)");
         if (events) record(events->after_connect, stream, "cudaEventRecord(after_connect)");
         launch.template operator()<SegStage::Flatten>(blocks, "launch of seg_kernel (Flatten)");
         if (events) record(events->after_count, stream, "cudaEventRecord(after_count)");
@@ -284,6 +304,15 @@ void enqueue_label(const cclabel::detail::Request& r, const LaunchPlan& plan, st
                                  stream));
 }
 
+/// for_tolerance(@p t), with Switches::tolerance_segments off when CCLABEL_CUDA_OFF names
+/// "tolerance_segments" (read once): the benchmarks' A/B of the two pipelines for a tolerance
+/// through the public calls (bench_graph), which take no Tuning.
+Tuning tolerance_tuning(Tuning t) {
+    static const bool off = cclabel::detail::env_list_has("CCLABEL_CUDA_OFF", "tolerance_segments");
+    if (off) t.switches.tolerance_segments = false;
+    return for_tolerance(t);
+}
+
 }  // namespace
 
 void label_device_tuned(void* workspace, std::size_t& workspace_bytes, const ImageView& image, std::uint32_t* labels,
@@ -303,7 +332,7 @@ void label_device_tuned(void* workspace, std::size_t& workspace_bytes, const ccl
         return label_typed_tolerance_device(workspace, workspace_bytes, r, labels, count, stream);
     if (is_typed_format(r.format))  // keys on the device first (device_keys.hpp)
         return label_typed_device(workspace, workspace_bytes, r, labels, count, stream, given, events);
-    const Tuning tuning = r.tolerance > 0 ? for_tolerance(given) : given;  // the pixel pipeline with joins()
+    const Tuning tuning = r.tolerance > 0 ? tolerance_tuning(given) : given;  // for_tolerance (tuning.hpp)
     const std::uint64_t pixels = r.pixels();
     const LaunchPlan plan = plan_for(r, tuning, tuning.force_wide_numbering, stream);
     if (!plan.error.empty()) throw Error("label_device: " + plan.error);
@@ -331,7 +360,7 @@ void label_batch_device_tuned(void* workspace, std::size_t& workspace_bytes, con
         return label_batch_typed_device(workspace, workspace_bytes, batch, labels, counts, options, stream, given);
     const cclabel::detail::BatchRequest br =
         cclabel::detail::make_batch_request(batch, workspace ? labels : &no_labels, options);
-    const Tuning tuning = br.options.tolerance > 0 ? for_tolerance(given) : given;
+    const Tuning tuning = br.options.tolerance > 0 ? tolerance_tuning(given) : given;
     const std::uint64_t B = br.images.size();
     const std::uint64_t P = B ? std::uint64_t(br.images[0].pixels()) : 0;
     const std::int64_t row = B ? br.images[0].stride : 0;

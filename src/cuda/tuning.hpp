@@ -69,6 +69,15 @@ struct Switches {
     /// emulator and the GPU tests check its labels, bench_cuda's --flip measures it. Off: Number
     /// writes every label.
     bool seg_start_zeroes = false;
+    /// Tolerance (Options::tolerance > 0) runs the segment pipeline (segments.cuh: runs are chains of
+    /// close pixels, each run joins every upper run that some pixel of it is close to, once a
+    /// stretch; Start and Connect instantiated apart, so the exact kernels are unchanged) when
+    /// segment_runs is on for the call. Checked in the emulator against the tolerance flood fill
+    /// (tests/emu/test_emu_tolerance_segments.cpp); not yet timed on a GPU. Off: for_tolerance
+    /// takes the pixel pipeline with joins() (13.4 ms against 4.9 ms exact at 800 dpi on the H100).
+    /// Off for the whole process with CCLABEL_CUDA_OFF=tolerance_segments (label_cuda.cu), so that
+    /// bench_graph can compare the two.
+    bool tolerance_segments = true;
     /// Connect joins the row above (up-left, up, up-right) before the left neighbour, so a pixel
     /// attaches to a row that is mostly joined already instead of chaining along its own row.
     bool up_before_left = true;
@@ -186,14 +195,17 @@ inline Tuning default_tuning(std::uint64_t pixels) {
     return t;
 }
 
-/// @p t for a call with a tolerance: the pixel pipeline, whose Start and Connect compare neighbours
-/// through `joins` (kernels/bodies.cuh), without the shortcuts that hold only when joining is an
-/// equivalence of values: skipped joins (L joined to U through UL needs L ~ UL ~ U, not L ~ U) and
-/// background pixels kept in the forest (a close foreground neighbour must never reach them).
-/// Start takes one pixel a thread (start_tile_rows compares the keys it holds in registers for
-/// equality). The segment pipeline finds runs of one key with bit masks: it has no tolerance form.
+/// @p t for a call with a tolerance. With tolerance_segments (and segment_runs) the segment pipeline,
+/// whose tolerance Start and Connect compare closeness (segments.cuh's head comment lists the
+/// shortcuts it drops or mends). Otherwise the pixel pipeline, whose Start and Connect compare
+/// neighbours through `joins` (kernels/bodies.cuh), without the shortcuts that hold only when
+/// joining is an equivalence of values: skipped joins (L joined to U through UL needs L ~ UL ~ U,
+/// not L ~ U) and background pixels kept in the forest (a close foreground neighbour must never
+/// reach them). Start takes one pixel a thread (start_tile_rows compares the keys it holds in
+/// registers for equality). skip_joins, background_in_start and rows_per_thread are the pixel
+/// pipeline's and set either way (the segment pipeline's tolerance Start never skips a left join).
 inline Tuning for_tolerance(Tuning t) {
-    t.switches.segment_runs = false;
+    if (!t.switches.tolerance_segments) t.switches.segment_runs = false;
     t.switches.skip_joins = false;
     t.switches.background_in_start = true;
     t.shape.rows_per_thread = 1;

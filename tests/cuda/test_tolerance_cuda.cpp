@@ -1,7 +1,9 @@
-// Tolerance labelling on the GPU (the pixel pipeline with close-neighbour joins, for_tolerance)
-// against the tolerance flood fill: the host API (Backend::Cuda), the device API and batches, every
-// format, both connectivities, background on and off, pictures large enough for many tiles and
-// blocks; the adjacency graph on the GPU against the CPU's. Skipped without a device.
+// Tolerance labelling on the GPU (for_tolerance: the segment pipeline with close runs when
+// Switches::tolerance_segments is on and the picture takes it, else the pixel pipeline with
+// close-neighbour joins) against the tolerance flood fill and the CPU tolerance labeller: the host
+// API (Backend::Cuda), the device API and batches, every format, both connectivities, background
+// on and off, pictures large enough for many tiles and blocks, the construction sheet at 50 and
+// 100 dpi; the adjacency graph on the GPU against the CPU's. Skipped without a device.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -17,7 +19,9 @@
 #include "cclabel/cuda.hpp"
 #include "cclabel/cuda_tiles.hpp"
 #include "cclabel/tiles.hpp"
+#include "../bench/drawing.hpp"
 #include "cuda/gpu_test.hpp"
+#include "cuda/label_tuned.hpp"
 #include "reference/tolerance_flood_fill.hpp"
 #include "support/channel_image.hpp"
 
@@ -115,6 +119,143 @@ TEST(ToleranceCuda, MatchesTheFloodFill) {
                                              std::to_string(h) + " conn " + std::to_string(conn) + " tol " +
                                              std::to_string(tol) + (bg ? " bg" : ""));
         }
+}
+
+/// label_device_tuned's labels and count for @p view (host memory) with @p o and @p t.
+std::vector<std::uint32_t> device_labels(const ImageView& view, const Options& o, const cuda::Tuning& t,
+                                         std::uint32_t& count) {
+    const std::size_t n = std::size_t(view.width * view.height);
+    const std::size_t bytes = std::size_t(view.stride * view.height);
+    void *d_img = nullptr, *d_lab = nullptr, *d_ws = nullptr;
+    EXPECT_EQ(cudaMalloc(&d_img, bytes), cudaSuccess);
+    EXPECT_EQ(cudaMalloc(&d_lab, n * 4 + 4), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(d_img, view.data, bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    EXPECT_EQ(cudaMemset(d_lab, 0xA5, n * 4 + 4), cudaSuccess);  // poisoned: an unwritten label shows
+    ImageView dv = view;
+    dv.data = d_img;
+    auto* labels = static_cast<std::uint32_t*>(d_lab);
+    std::size_t ws = 0;
+    cuda::detail::label_device_tuned(nullptr, ws, dv, labels, labels + n, o, nullptr, t);
+    EXPECT_EQ(cudaMalloc(&d_ws, ws), cudaSuccess);
+    cuda::detail::label_device_tuned(d_ws, ws, dv, labels, labels + n, o, nullptr, t);
+    std::vector<std::uint32_t> out(n + 1);
+    EXPECT_EQ(cudaMemcpy(out.data(), d_lab, out.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    cudaFree(d_img);
+    cudaFree(d_lab);
+    cudaFree(d_ws);
+    count = out.back();
+    out.pop_back();
+    return out;
+}
+
+/// The segment pipeline's tunings for a tolerance (Switches::tolerance_segments), and the pixel
+/// pipeline for comparison.
+std::vector<std::pair<std::string, cuda::Tuning>> tolerance_tunings() {
+    std::vector<std::pair<std::string, cuda::Tuning>> v;
+    cuda::Tuning t;  // segment_runs on: the defaults of a large picture, at any size
+    v.push_back({"segments (defaults)", t});
+    for (auto [name, sw] : {std::pair{"seg_start_halves", &cuda::Switches::seg_start_halves},
+                            std::pair{"seg_uniform_warps", &cuda::Switches::seg_uniform_warps},
+                            std::pair{"seg_warp_carry", &cuda::Switches::seg_warp_carry},
+                            std::pair{"seg_carry_labels", &cuda::Switches::seg_carry_labels},
+                            std::pair{"seg_start_zeroes", &cuda::Switches::seg_start_zeroes},
+                            std::pair{"seg_number_transpose", &cuda::Switches::seg_number_transpose},
+                            std::pair{"tolerance_segments", &cuda::Switches::tolerance_segments}}) {
+        t = {};
+        t.switches.*sw = !(t.switches.*sw);
+        v.push_back({std::string("segments, ") + name + (t.switches.*sw ? " on" : " off"), t});
+    }
+    t = {};
+    t.shape.seg_w = 7;
+    t.shape.seg_threads = 64;
+    v.push_back({"segments of 7, 64 a block (the Carry kernel)", t});
+    t = {};
+    t.shape.seg_rows = 4;
+    v.push_back({"segments, strips of 4", t});
+    return v;
+}
+
+/// Device labels of @p img against the CPU tolerance labeller, for every tolerance tuning.
+void expect_segments_match_cpu(const ImageView& img, int conn, std::uint32_t tol,
+                               const std::optional<std::vector<std::uint64_t>>& bg, const std::string& what,
+                               bool every_tuning = true) {
+    Options o;
+    o.connectivity = conn;
+    o.tolerance = tol;
+    o.background = bg;
+    o.backend = Backend::Cpu;
+    const std::size_t n = std::size_t(img.width * img.height);
+    std::vector<std::uint32_t> want(n);
+    const std::uint32_t n_cpu = std::uint32_t(label(img, want.data(), o).count);
+    for (const auto& [name, t] : tolerance_tunings()) {
+        std::uint32_t count = 0;
+        const std::vector<std::uint32_t> got = device_labels(img, o, t, count);
+        EXPECT_EQ(count, n_cpu) << what << " [" << name << "]";
+        std::size_t bad = 0;
+        while (bad < n && got[bad] == want[bad]) ++bad;
+        EXPECT_EQ(bad, n) << what << " [" << name << "]: first difference at (" << bad % std::size_t(img.width)
+                          << ", " << bad / std::size_t(img.width) << ")";
+        if (!every_tuning) break;
+    }
+}
+
+TEST(ToleranceCuda, SegmentPipelineMatchesTheCpu) {
+    // The segment pipeline taken at every size (Tuning: segment_runs on), random wandering values
+    // of every format, against the CPU tolerance labeller; each tuning of tolerance_tunings().
+    REQUIRE_GPU();
+    const std::pair<std::int64_t, std::int64_t> sizes[] = {{1, 1}, {33, 7}, {100, 65}, {1029, 517}, {4096, 37}};
+    std::uint32_t seed = 300;
+    for (PixelFormat f : {PixelFormat::Gray8, PixelFormat::Gray16, PixelFormat::U32, PixelFormat::RGB8, PixelFormat::RGBA8})
+        for (auto [w, h] : sizes) {
+            const int nch = channels(f);
+            const ChannelImage img(w, h, f, wandering(w, h, nch, channel_max(f), seed), seed % 2 ? 0 : 3);
+            ++seed;
+            for (int conn : {4, 8})
+                for (std::uint32_t tol : {1u, 3u})
+                    for (bool bg : {false, true}) {
+                        const std::uint32_t t = f == PixelFormat::Gray16 || f == PixelFormat::U32 ? tol * 97 : tol;
+                        expect_segments_match_cpu(img.view(), conn, t,
+                                                  bg ? std::optional<std::vector<std::uint64_t>>(
+                                                           std::vector<std::uint64_t>(std::size_t(nch), 0))
+                                                     : std::nullopt,
+                                                  std::string(format_name(f)) + " " + std::to_string(w) + "x" +
+                                                      std::to_string(h) + " conn " + std::to_string(conn) +
+                                                      " tol " + std::to_string(t) + (bg ? " bg" : ""));
+                    }
+        }
+}
+
+TEST(ToleranceCuda, ConstructionSheetMatchesTheCpu) {
+    // The benchmark's sheet (bench/drawing.hpp) at 50 dpi with every tuning, paper as background
+    // and labelled, tolerances 16 and 64; at 100 dpi (12.6 Mpx, above kPixelPipelineBelow) through
+    // label() with Backend::Cuda, which takes the segment pipeline by default.
+    REQUIRE_GPU();
+    const bench::Drawing d50 = bench::make_drawing(50);
+    const ImageView v50 = make_view(d50.rgb.data(), d50.width, d50.height, PixelFormat::RGB8);
+    const std::optional<std::vector<std::uint64_t>> paper = std::vector<std::uint64_t>{255, 255, 255};
+    for (int conn : {8, 4})
+        for (std::uint32_t tol : {64u, 16u})
+            for (bool bg : {true, false})
+                expect_segments_match_cpu(v50, conn, tol, bg ? paper : std::nullopt,
+                                          "sheet 50 dpi conn " + std::to_string(conn) + " tol " + std::to_string(tol) +
+                                              (bg ? " paper as background" : ""),
+                                          conn == 8 && tol == 64);
+    const bench::Drawing d100 = bench::make_drawing(100);
+    const ImageView v100 = make_view(d100.rgb.data(), d100.width, d100.height, PixelFormat::RGB8);
+    ASSERT_GE(std::uint64_t(v100.pixels()), cuda::kPixelPipelineBelow);
+    for (bool bg : {true, false}) {
+        Options o;
+        o.tolerance = 64;
+        o.background = bg ? paper : std::nullopt;
+        o.backend = Backend::Cpu;
+        std::vector<std::uint32_t> want(std::size_t(v100.pixels())), got(want.size());
+        const std::uint64_t n_cpu = label(v100, want.data(), o).count;
+        o.backend = Backend::Cuda;
+        EXPECT_EQ(label(v100, got.data(), o).count, n_cpu) << (bg ? "paper as background" : "paper labelled");
+        EXPECT_TRUE(got == want) << (bg ? "paper as background" : "paper labelled");
+        expect_segments_match_cpu(v100, 8, 64, o.background, std::string("sheet 100 dpi") + (bg ? " paper as background" : ""),
+                                  false);
+    }
 }
 
 TEST(ToleranceCuda, TiledEqualsTheFloodFill) {

@@ -63,12 +63,20 @@ inline EmuRun emu_label_segments(const cclabel::detail::Request& r, const cuda::
                 seg_stage_program<S, F>(ops, g, b * threads + tid);
             });
         };
-        if (g.sw.seg_start_halves)
+        const bool tol = g.tolerance > 0;  // Start and Connect's tolerance instantiations, as label_cuda.cu
+        if (tol && g.sw.seg_start_halves)
+            launch.template operator()<SegStage::StartHalvesTolerance>(plan.start_blocks);
+        else if (tol)
+            launch.template operator()<SegStage::StartTolerance>(plan.start_blocks);
+        else if (g.sw.seg_start_halves)
             launch.template operator()<SegStage::StartHalves>(plan.start_blocks);
         else
             launch.template operator()<SegStage::Start>(plan.start_blocks);
         if (plan.carry && !plan.warp_carry) launch.template operator()<SegStage::Carry>(blocks);
-        launch.template operator()<SegStage::Connect>(blocks);
+        if (tol)
+            launch.template operator()<SegStage::ConnectTolerance>(blocks);
+        else
+            launch.template operator()<SegStage::Connect>(blocks);
         launch.template operator()<SegStage::Flatten>(blocks);
         std::uint32_t sum = 0;  // CUB's in-place exclusive sum on the GPU
         for (std::uint64_t k = 0; k < plan.scan_items; ++k) {

@@ -30,6 +30,48 @@
 // Extra memory: six words a segment (S, G, Zin, Zl, Zr, C below; Flatten reuses Zin and Zl for the
 // root bits and counts), 0.75 bytes a pixel. Pixel indices stay below 2^32 (validation), so no
 // flag bit is needed and the same path serves every size.
+//
+// Tolerance (Options::tolerance > 0, Switches::tolerance_segments): two neighbours join when their
+// keys are close in every channel (close_keys.cuh) and neither is background. Start and Connect
+// have a second instantiation (template parameter T; SegStage::StartTolerance,
+// StartHalvesTolerance, ConnectTolerance), so the exact kernels' code is unchanged; Carry,
+// Flatten, the scan, Resolve, CarryLabels and Number are the same kernels (they see only S, G, C).
+//   Runs     a run is a maximal chain of consecutive close pixels (each step a join, so one
+//            region); a background pixel is a run of its own and no node. S, G, C and carrying
+//            mean what they mean for exact runs: pixel 0 is carried when it is close to the left
+//            segment's last pixel, both foreground (seam closeness, not equal values).
+//   Up       the upper pixels close to some pixel of a run R (8-conn: up-left, up, up-right of
+//            each of its pixels; 4-conn: up), both foreground, form a set C_R over the upper
+//            positions −1..n; R must join every upper run (maximal close chain of the row above)
+//            that meets C_R. Equal values no longer mean "the same upper run", so Zin, Zl and Zr
+//            are joins of pixel k's run with upper pixel k, k − 1 and k + 1 (any pixel of the run,
+//            not only its first or last), thinned by seg_close_joins: for each upper position q
+//            of C_R one witness pixel (the run's leftmost next to q), and only where q − 1 is not
+//            in C_R or starts an upper run (positions −1 and n are compared with their neighbours
+//            q = 0 and n − 1 across the upper seams; −1 always counts as a start). Connect takes
+//            the node of the witness's run (not p.row + k: the witness need not start it) and the
+//            up-right target past the segment's end through the upper-right segment's S and C
+//            (a carried pixel there is no node, where an equal-valued one could not be).
+// Shortcuts that assume joining is an equivalence of values, for tolerance:
+//   - skip_joins (left join skipped when the up-left pixel joins both): off. L ~ UL and UL ~ C do
+//     not give L ~ C through one upper run unless both joins are made, and the "stretch" logic
+//     above makes them only per upper run; a left join is one union a span start.
+//   - "the pixel left of a run start has another value, so the up-right pixel past the segment
+//     starts a node" (Connect's up + p.n): off, replaced by the upper-right segment's node lookup.
+//   - Zl only at run starts / Zr only at run ends and only without an up join: off (a middle pixel
+//     can be close to an upper pixel that its neighbours are not close to).
+//   - seg_uniform_warps (raw words equal over the segment and the row above): kept, made
+//     correct: equal values are close (|a − a| = 0 ≤ tolerance), so the masks inside the segment
+//     are all-ones as for exact, and the three pixels beside it are compared by closeness, with
+//     the background tested on each pixel (a uniform background segment joins nothing).
+//   - seg_warp_carry, seg_carry, seg_carry_labels, seg_start_zeroes, seg_quad_number and
+//     seg_number_transpose rely on S, G and C only: unchanged.
+//   - seg_start_halves: the tolerance Start holds no row of keys either way; with the switch a
+//     full aligned segment is compared 8 pixels at a time (seg_masks_close_parts), without it
+//     every segment pixel by pixel (seg_masks_close_pixels). Its kernel keeps the 64-register
+//     cap for Gray8, Gray16 and RGB8 (label_cuda.cu).
+// Checked in the emulator (tests/emu/test_emu_tolerance_segments.cpp) against the CPU tolerance
+// labeller and the flood fill, and seg_close_joins against a brute force over random masks.
 #include <cstdint>
 #include <cstring>
 
@@ -41,6 +83,13 @@
 namespace cclabel::cuda::detail {
 
 inline constexpr std::uint32_t kMaxSeg = 32;
+
+/// A loop the GPU compiler must not unroll (seg_masks_close_parts).
+#if defined(__CUDACC__)
+#define CCL_SEG_ROLLED _Pragma("unroll 1")
+#else
+#define CCL_SEG_ROLLED
+#endif
 /// carry_labels: C of a segment that is not carried (no pixel index: indices stay below 2^32 − 1).
 inline constexpr std::uint32_t kNotCarried = 0xFFFFFFFFu;
 
@@ -72,7 +121,7 @@ CCL_HD void for_strip(const Params& g, std::uint64_t t64, Fn&& fn) {
         fn(std::uint32_t((y0 + r) * g.segs_x + sx), r);
 }
 
-template <PixelFormat F, class Ops>
+template <PixelFormat F, bool T, class Ops>
 CCL_HD void seg_connect_one(Ops& ops, const Params& g, std::uint32_t s);
 template <PixelFormat F, class Ops>
 CCL_HD void seg_flatten_one(Ops& ops, const Params& g, std::uint32_t s);
@@ -156,6 +205,31 @@ struct SegMasks {
     std::uint32_t E = 0, BG = 0, U = 0, UL = 0, UR = 0, c0 = 0;  // c0: the key of pixel 0
 };
 
+/// Tolerance (T): SegMasks' masks say "close keys" instead of "equal keys", with no background
+/// test (seg_close_joins applies BG and ABG), plus the row above's own masks, which exact runs do
+/// not need (a struct of its own, so that the exact kernels' code stays as it was):
+///   UE     upper pixel k close to upper pixel k − 1 (k = 0: the upper-left pixel, when there is one);
+///   ABG    upper pixel k background;
+///   ue_n   the upper-right pixel (past the segment's end) close to upper pixel n − 1;
+///   al_fg, ar_fg  the upper-left / upper-right pixel exists and is not background.
+struct SegCloseMasks : SegMasks {
+    std::uint32_t UE = 0, ABG = 0;
+    bool ue_n = false, al_fg = false, ar_fg = false;
+};
+
+/// Whether @p k is the background's key.
+CCL_HD bool seg_is_bg(const Params& g, std::uint32_t k) { return g.has_background && k == g.background_key; }
+
+/// 8 bytes from @p p (8-byte aligned) as two little-endian words.
+CCL_HD void load8(const std::uint8_t* p, std::uint32_t* w) {
+#if defined(__CUDA_ARCH__)
+    const uint2 q = __ldg(reinterpret_cast<const uint2*>(p));
+    w[0] = q.x, w[1] = q.y;
+#else
+    std::memcpy(w, p, 8);
+#endif
+}
+
 /// Switches::seg_start_halves: the masks of a full segment of 32 whose row and the row above start
 /// on 16 bytes (below the image's top row), compared 16 pixels at a time, so that only 16 keys of
 /// each row are held at once (the whole segment's 64 keys held Start to ~104 registers, a quarter
@@ -206,6 +280,75 @@ CCL_HD SegMasks seg_masks_halves(const Params& g, std::uint32_t x0, std::uint32_
     return m;
 }
 
+/// seg_start_halves with a tolerance (T): seg_masks_halves' masks and SegMasks' T masks, 8 pixels
+/// at a time in a loop that is not unrolled (8-byte loads where 8 pixels are not whole 16 bytes).
+/// Unrolled, or 16 pixels at a time, the compiler hoisted the later parts' loads above the
+/// closeness tests and spilled (12 to 406 bytes at 64 registers, 72 to 160 at 128).
+template <PixelFormat F>
+CCL_HD SegCloseMasks seg_masks_close_parts(const Params& g, std::uint32_t x0, std::uint32_t y) {
+    constexpr std::uint32_t B = std::uint32_t(cclabel::detail::PixelTraits<F>::kBytes);
+    constexpr std::uint32_t kPart = 8, kParts = kMaxSeg / kPart, kWords = kPart * B / 4;
+    static_assert(kPart * B % 8 == 0, "a part is whole 8-byte loads");
+    const std::uint8_t* p = g.img + std::int64_t(y) * g.stride + std::int64_t(x0) * B;
+    const std::uint8_t* q = p - g.stride;
+    const bool has_l = x0 > 0, has_r = x0 + kMaxSeg < g.width;
+    SegCloseMasks m;
+    std::uint32_t last_c = has_l ? key_at<F>(g, x0 - 1, y) : 0u;
+    std::uint32_t last_a = has_l ? key_at<F>(g, x0 - 1, y - 1) : 0u;
+    m.al_fg = has_l && !seg_is_bg(g, last_a);
+    std::uint32_t pending = 0;  // the key of the previous part's last pixel
+    CCL_SEG_ROLLED
+    for (std::uint32_t h = 0; h < kParts; ++h) {
+        std::uint32_t cw[kWords + 1], aw[kWords + 1];
+        if constexpr (kPart * B % 16 == 0) {
+            CCL_UNROLL
+            for (std::uint32_t j = 0; j < kWords / 4; ++j) {
+                load16(p + h * kPart * B + 16 * j, cw + 4 * j);
+                load16(q + h * kPart * B + 16 * j, aw + 4 * j);
+            }
+        } else {
+            CCL_UNROLL
+            for (std::uint32_t j = 0; j < kWords / 2; ++j) {
+                load8(p + h * kPart * B + 8 * j, cw + 2 * j);
+                load8(q + h * kPart * B + 8 * j, aw + 2 * j);
+            }
+        }
+        cw[kWords] = aw[kWords] = 0;
+        std::uint32_t E = 0, BG = 0, U = 0, UL = 0, UR = 0, UE = 0, ABG = 0;  // bit k: pixel h · kPart + k
+        CCL_UNROLL
+        for (std::uint32_t k = 0; k < kPart; ++k) {
+            const std::uint32_t bit = 1u << k;
+            const std::uint32_t ck = key_from_words<F>(cw, k), ak = key_from_words<F>(aw, k);
+            const bool l_ok = k > 0 || h > 0 || has_l;
+            if (k == 0 && h == 0) m.c0 = ck;
+            if ((k > 0 || h > 0) && keys_close<F>(ck, last_c, g.tolerance)) E |= bit;
+            if (seg_is_bg(g, ck)) BG |= bit;
+            if (keys_close<F>(ak, ck, g.tolerance)) U |= bit;
+            if (l_ok && keys_close<F>(last_a, ck, g.tolerance)) UL |= bit;
+            if (l_ok && keys_close<F>(ak, last_a, g.tolerance)) UE |= bit;
+            if (seg_is_bg(g, ak)) ABG |= bit;
+            if (k == 0 && h > 0 && keys_close<F>(ak, pending, g.tolerance)) m.UR |= 1u << (h * kPart - 1);
+            if (k + 1 < kPart) {
+                if (keys_close<F>(key_from_words<F>(aw, k + 1 < kPart ? k + 1 : k), ck, g.tolerance)) UR |= bit;
+            } else {
+                pending = ck;
+            }
+            last_c = ck;
+            last_a = ak;
+        }
+        const std::uint32_t sh = h * kPart;
+        m.E |= E << sh, m.BG |= BG << sh, m.U |= U << sh, m.UL |= UL << sh, m.UR |= UR << sh;
+        m.UE |= UE << sh, m.ABG |= ABG << sh;
+    }
+    if (has_r) {  // the upper-right pixel past the segment: last_a and pending are pixel 31's
+        const std::uint32_t ar = key_at<F>(g, x0 + kMaxSeg, y - 1);
+        if (keys_close<F>(ar, pending, g.tolerance)) m.UR |= 1u << (kMaxSeg - 1);
+        m.ar_fg = !seg_is_bg(g, ar);
+        m.ue_n = keys_close<F>(ar, last_a, g.tolerance);
+    }
+    return m;
+}
+
 /// seg_start_halves, any other segment (partial, rows not on 16 bytes, or the image's top row when
 /// @p above is false): the same masks from one pixel at a time, holding no row of keys.
 template <PixelFormat F>
@@ -232,6 +375,84 @@ CCL_HD SegMasks seg_masks_pixels(const Params& g, std::uint32_t x0, std::uint32_
         last_c = ck;
     }
     return m;
+}
+
+/// seg_masks_pixels with a tolerance: SegCloseMasks one pixel at a time (every segment of the
+/// tolerance Start without seg_start_halves; partial or unaligned ones with it).
+template <PixelFormat F>
+CCL_HD SegCloseMasks seg_masks_close_pixels(const Params& g, std::uint32_t x0, std::uint32_t y, std::uint32_t n, bool above) {
+    const bool has_l = x0 > 0, has_r = x0 + n < g.width;
+    SegCloseMasks m;
+    std::uint32_t last_c = has_l ? key_at<F>(g, x0 - 1, y) : 0u;
+    std::uint32_t last_a = has_l && above ? key_at<F>(g, x0 - 1, y - 1) : 0u;
+    std::uint32_t next_a = above ? key_at<F>(g, x0, y - 1) : 0u;
+    m.al_fg = has_l && above && !seg_is_bg(g, last_a);
+    for (std::uint32_t k = 0; k < n; ++k) {
+        const std::uint32_t bit = 1u << k, ck = key_at<F>(g, x0 + k, y);
+        if (k == 0) m.c0 = ck;
+        if (k > 0 && keys_close<F>(ck, last_c, g.tolerance)) m.E |= bit;
+        if (seg_is_bg(g, ck)) m.BG |= bit;
+        if (above) {
+            const std::uint32_t ak = next_a;
+            const bool l_ok = k > 0 || has_l, r_ok = k + 1 < n || has_r;
+            next_a = r_ok ? key_at<F>(g, x0 + k + 1, y - 1) : 0u;
+            if (keys_close<F>(ak, ck, g.tolerance)) m.U |= bit;
+            if (l_ok && keys_close<F>(last_a, ck, g.tolerance)) m.UL |= bit;
+            if (r_ok && keys_close<F>(next_a, ck, g.tolerance)) m.UR |= bit;
+            if (l_ok && keys_close<F>(ak, last_a, g.tolerance)) m.UE |= bit;
+            if (seg_is_bg(g, ak)) m.ABG |= bit;
+            if (k + 1 == n && has_r) {
+                m.ar_fg = !seg_is_bg(g, next_a);
+                m.ue_n = keys_close<F>(next_a, ak, g.tolerance);
+            }
+            last_a = ak;
+        }
+        last_c = ck;
+    }
+    return m;
+}
+
+/// Tolerance: the joins of a segment's runs with the row above, from its raw masks @p m over its
+/// @p n pixels. Returns the run continuations E (bit k: pixel k goes on with pixel k − 1's run,
+/// both foreground) and the join masks, bit k naming the witness pixel k of a run R:
+///   Zin  R joins the upper run through upper pixel k;  Zl  ... through k − 1;  Zr  ... through k + 1.
+/// J0, Jm, Jp are the candidate joins (close, both foreground) to upper k, k − 1, k + 1. For an
+/// upper position q next to R (q ∈ C_R) the witness is R's leftmost pixel with a candidate to q
+/// (the others are dropped: "canonical"), and the join is made only where q − 1 ∉ C_R or q
+/// starts an upper run (UE at q clear): the positions of C_R within one upper run then join it
+/// once a stretch. R is the part of the run inside the segment (a carried run is joined again
+/// by the segment to its left: at most a few redundant unions at a seam). "k − i ∈ R(k)" is
+/// E, E2 = E & E << 1, E3 = E2 & E << 2 at bit k.
+struct SegCloseJoins {
+    std::uint32_t E = 0, Zin = 0, Zl = 0, Zr = 0;
+};
+
+CCL_HD SegCloseJoins seg_close_joins(const SegCloseMasks& m, std::uint32_t n, bool eight) {
+    const std::uint32_t valid = mask_below(n), top = 1u << (n - 1);
+    const std::uint32_t nb = ~m.BG & valid, anb = ~m.ABG & valid;
+    const std::uint32_t anb_l = (anb << 1) | (m.al_fg ? 1u : 0u);  // bit k: upper k − 1 foreground
+    const std::uint32_t anb_r = (anb >> 1) | (m.ar_fg ? top : 0u);  // bit k: upper k + 1 foreground
+    SegCloseJoins j;
+    const std::uint32_t E = m.E & nb & (nb << 1) & ~1u;
+    j.E = E;
+    const std::uint32_t J0 = m.U & nb & anb;
+    const std::uint32_t UE = m.UE & anb & anb_l;  // bit k: upper k goes on with upper k − 1's run
+    if (!eight) {
+        j.Zin = J0 & ~((J0 << 1) & E & UE);
+        return j;
+    }
+    const std::uint32_t Jm = m.UL & nb & anb_l;
+    const std::uint32_t Jp = m.UR & nb & anb_r;
+    const std::uint32_t UEr = (UE >> 1) | (m.ue_n && m.ar_fg && (anb & top) ? top : 0u);  // UE at upper k + 1
+    const std::uint32_t E2 = E & (E << 1), E3 = E2 & (E << 2);
+    // q = k + 1: canonical always; q − 1 = k ∈ C_R through k − 1 (Jp), k (J0) or k + 1 (Jm).
+    j.Zr = Jp & ~((((Jp << 1) & E) | J0 | ((Jm & E) >> 1)) & UEr);
+    // q = k: the witness unless k − 1 ∈ R reaches q by Jp; q − 1 ∈ C_R through k − 2, k − 1, k.
+    j.Zin = J0 & ~((Jp << 1) & E) & ~((((Jp << 2) & E2) | ((J0 << 1) & E) | Jm) & UE);
+    // q = k − 1: the witness unless k − 2 (Jp) or k − 1 (J0) in R reaches q; q − 1 through k − 3..k − 1.
+    j.Zl = Jm & ~(((Jp << 2) & E2) | ((J0 << 1) & E)) &
+           ~((((Jp << 3) & E3) | ((J0 << 2) & E2) | ((Jm << 1) & E)) & (UE << 1));
+    return j;
 }
 
 /// Background pixels of a segment from its S and G words (G's bit 0 is a flag, see Start).
@@ -364,6 +585,71 @@ CCL_HD SegStarted seg_start_one(Ops& ops, const Params& g, std::uint32_t s, std:
     return SegStarted{S, p.row, n, carried, seg_all_background(S, G, n)};
 }
 
+/// Start of segment @p s with a tolerance (T; see the file comment): the same words as
+/// seg_start_one, from closeness. Runs are chains of close foreground pixels (seg_close_joins' E),
+/// pixel 0 is carried or joins left when close to the left segment's last pixel (both foreground),
+/// and Zin, Zl, Zr are seg_close_joins' witnesses. No skipped left join (skip_joins needs an
+/// equivalence). A uniform segment (@p uniform, as for seg_start_one: equal raw words over both
+/// rows) has every pixel close to its neighbours inside, and the three pixels beside it are
+/// compared by closeness. No row of keys is held: with @p H (seg_start_halves) full aligned
+/// segments are compared 8 pixels at a time (seg_masks_close_parts), others and every segment
+/// without H pixel by pixel (seg_masks_close_pixels): seg_start_one's 2 × 32 keys in registers
+/// and their closeness tests spilled.
+template <PixelFormat F, bool H, class Ops>
+CCL_HD SegStarted seg_start_one_close(Ops& ops, const Params& g, std::uint32_t s, const std::uint32_t* uniform = nullptr) {
+    const SegPos p = seg_pos(g, s);
+    const std::uint32_t n = p.n, x0 = p.x0, y = p.y, valid = mask_below(n), top = 1u << (n - 1);
+    const bool above = y > 0 && !image_top(g, y);
+    const bool has_l = x0 > 0, has_r = x0 + n < g.width;
+    SegCloseMasks m;
+    if (uniform) {  // a full segment, below the top row
+        const std::uint32_t v = *uniform;
+        m.c0 = v;
+        m.E = valid & ~1u;
+        m.U = valid;
+        m.UL = m.UE = valid & ~1u;
+        m.UR = valid & ~top;
+        if (seg_is_bg(g, v)) m.BG = m.ABG = valid;
+        if (has_l) {
+            const std::uint32_t al = key_at<F>(g, x0 - 1, y - 1);
+            if (keys_close<F>(al, v, g.tolerance)) m.UL |= 1u, m.UE |= 1u;
+            m.al_fg = !seg_is_bg(g, al);
+        }
+        if (has_r) {
+            const std::uint32_t ar = key_at<F>(g, x0 + n, y - 1);
+            if (keys_close<F>(ar, v, g.tolerance)) m.UR |= top, m.ue_n = true;
+            m.ar_fg = !seg_is_bg(g, ar);
+        }
+    } else if constexpr (H) {
+        const std::uint8_t* row = g.img + std::int64_t(y) * g.stride + std::int64_t(x0) * cclabel::detail::PixelTraits<F>::kBytes;
+        const bool aligned = above && n == kMaxSeg &&
+                             ((reinterpret_cast<std::uintptr_t>(row) | reinterpret_cast<std::uintptr_t>(row - g.stride)) & 15u) == 0;
+        m = aligned ? seg_masks_close_parts<F>(g, x0, y) : seg_masks_close_pixels<F>(g, x0, y, n, above);
+    } else {
+        m = seg_masks_close_pixels<F>(g, x0, y, n, above);
+    }
+    const std::uint32_t cl = has_l ? key_at<F>(g, x0 - 1, y) : 0u;
+    const bool e0 = has_l && (m.BG & 1u) == 0 && !seg_is_bg(g, cl) && keys_close<F>(cl, m.c0, g.tolerance);
+    const SegCloseJoins j = seg_close_joins(m, n, g.connectivity == 8);
+    const std::uint32_t RS = (~j.E | 1u) & valid;  // run starts, background pixels included
+    const std::uint32_t nonbg = ~m.BG & valid;
+    const std::uint32_t sx = s - p.y * g.segs_x;
+    const bool carried = g.seg_carry && e0 && g.fd_seg_span.mod(sx) != 0;
+    const std::uint32_t S = RS & nonbg & (carried ? ~1u : ~0u);
+    const bool join_left = e0 && !carried;
+    for (std::uint32_t mm = S; mm; mm &= mm - 1) {
+        const std::uint32_t i = p.row + ffs32(mm) - 1;
+        ops.st(&g.labels[i], i);
+    }
+    const std::uint32_t G = (m.BG & ~1u) | (join_left || carried ? 1u : 0u);
+    ops.st(&g.seg_s[s], S);
+    ops.st(&g.seg_g[s], G);
+    ops.st(&g.seg_zin[s], j.Zin);
+    ops.st(&g.seg_zl[s], j.Zl);
+    ops.st(&g.seg_zr[s], j.Zr);
+    return SegStarted{S, p.row, n, carried, seg_all_background(S, G, n)};
+}
+
 /// seg_start_zeroes: the labels (0) of the segments of bit set in @p zero among a span (segments of
 /// 32, the first pixel @p first_px; segment @p last the span's last in its row, of @p last_n pixels),
 /// written by the span's warp together: in pass i lane l stores the 4 pixels of quad i · W + l of the
@@ -388,7 +674,7 @@ CCL_HD void seg_zero_span(Ops& ops, const Params& g, std::uint32_t first_px, std
 /// (lanes past the row's segments take part in the warp's votes only), so a warp is one span of a
 /// row, whose first segment is never carried. A carried segment's node is the last node of the
 /// nearest segment to its left holding one: the segments between are carried whole (no node).
-template <PixelFormat F, bool H, class Ops>
+template <PixelFormat F, bool H, bool T, class Ops>
 CCL_HD void seg_start_span_program(Ops& ops, const Params& g, std::uint64_t t64) {
     if (t64 >= g.start_lanes) return;  // whole warps: start_lanes is a multiple of the warp width
     const std::uint32_t t = std::uint32_t(t64);
@@ -409,7 +695,12 @@ CCL_HD void seg_start_span_program(Ops& ops, const Params& g, std::uint64_t t64)
     }
     const bool warp_uniform = g.sw.seg_uniform_warps && (ops.ballot(all, uniform) & all) == all;
     SegStarted st;
-    if (real) st = seg_start_one<F, H>(ops, g, s, 0, c, a, warp_uniform ? &v : nullptr);
+    if constexpr (T) {
+        (void)c, (void)a;
+        if (real) st = seg_start_one_close<F, H>(ops, g, s, warp_uniform ? &v : nullptr);
+    } else {
+        if (real) st = seg_start_one<F, H>(ops, g, s, 0, c, a, warp_uniform ? &v : nullptr);
+    }
     const std::uint32_t with_node = ops.ballot(all, st.S != 0) & all & mask_below(lane);
     const std::uint32_t src = with_node ? highest_bit(with_node) : lane;
     const std::uint32_t node = ops.shfl(all, st.S ? st.row + highest_bit(st.S) : 0u, src);
@@ -427,12 +718,17 @@ CCL_HD void seg_start_span_program(Ops& ops, const Params& g, std::uint64_t t64)
     }
 }
 
-/// Start; @p H: Switches::seg_start_halves (a kernel of its own on the GPU, built for fewer registers).
-template <PixelFormat F, bool H, class Ops>
+/// Start; @p H: Switches::seg_start_halves (a kernel of its own on the GPU, built for fewer registers);
+/// @p T: with a tolerance (seg_start_one_close).
+template <PixelFormat F, bool H, bool T, class Ops>
 CCL_HD void seg_start_program(Ops& ops, const Params& g, std::uint64_t t64) {
-    if (g.seg_warp_carry) return seg_start_span_program<F, H>(ops, g, t64);
-    std::uint32_t c[kMaxSeg] = {}, a[kMaxSeg] = {};
-    for_strip(g, t64, [&](std::uint32_t s, std::uint32_t r) { seg_start_one<F, H>(ops, g, s, r, c, a); });
+    if (g.seg_warp_carry) return seg_start_span_program<F, H, T>(ops, g, t64);
+    if constexpr (T) {
+        for_strip(g, t64, [&](std::uint32_t s, std::uint32_t) { seg_start_one_close<F, H>(ops, g, s); });
+    } else {
+        std::uint32_t c[kMaxSeg] = {}, a[kMaxSeg] = {};
+        for_strip(g, t64, [&](std::uint32_t s, std::uint32_t r) { seg_start_one<F, H>(ops, g, s, r, c, a); });
+    }
 }
 
 /// Whether segment @p s's pixel 0 is carried (seg_carry), from its S and G words.
@@ -455,13 +751,14 @@ CCL_HD void seg_carry_program(Ops& ops, const Params& g, std::uint64_t t64) {
     });
 }
 
-/// Connect of segment @p s: the joins Start found, the row above first.
-template <PixelFormat F, class Ops>
+/// Connect of segment @p s: the joins Start found, the row above first. @p T: with a tolerance, a
+/// Zl witness need not start its run, and the up-right pixel past the segment's end may be carried.
+template <PixelFormat F, bool T, class Ops>
 CCL_HD void seg_connect_program(Ops& ops, const Params& g, std::uint64_t t64) {
-    for_strip(g, t64, [&](std::uint32_t s, std::uint32_t) { seg_connect_one<F>(ops, g, s); });
+    for_strip(g, t64, [&](std::uint32_t s, std::uint32_t) { seg_connect_one<F, T>(ops, g, s); });
 }
 
-template <PixelFormat F, class Ops>
+template <PixelFormat F, bool T, class Ops>
 CCL_HD void seg_connect_one(Ops& ops, const Params& g, std::uint32_t s) {
     const std::uint32_t zin = ops.ld(&g.seg_zin[s]), zl = ops.ld(&g.seg_zl[s]), zr = ops.ld(&g.seg_zr[s]);
     const std::uint32_t gm = ops.ld(&g.seg_g[s]);
@@ -494,14 +791,27 @@ CCL_HD void seg_connect_one(Ops& ops, const Params& g, std::uint32_t s) {
             const std::uint32_t sal = ops.ld(&g.seg_s[s - g.segs_x - 1]);
             target = node_of(s - g.segs_x - 1, sal, up - g.seg_w, g.seg_w - 1);
         }
-        unite(ops, g, p.row + k, target, false);
+        if constexpr (T)
+            unite(ops, g, node_here(k), target, false);
+        else
+            unite(ops, g, p.row + k, target, false);
     }
     for (std::uint32_t m = zr; m; m &= m - 1) {
         const std::uint32_t k = ffs32(m) - 1;
         // Past the segment's end the up-right pixel is the next upper segment's first, and a node
         // even with seg_carry: it has this run's value and the pixel left of it has not (Zr is
         // set only without the up join), so it starts a run.
-        const std::uint32_t target = k + 1 < p.n ? node_above(k + 1) : up + p.n;
+        std::uint32_t target;
+        if constexpr (T) {  // the up-right pixel past the end may be carried: its segment's node
+            if (k + 1 < p.n) {
+                target = node_above(k + 1);
+            } else {
+                const std::uint32_t sar = ops.ld(&g.seg_s[s - g.segs_x + 1]);
+                target = node_of(s - g.segs_x + 1, sar, up + p.n, 0);
+            }
+        } else {
+            target = k + 1 < p.n ? node_above(k + 1) : up + p.n;
+        }
         unite(ops, g, node_here(k), target, false);
     }
     if ((gm & 1u) && (S & 1u)) {
@@ -762,16 +1072,34 @@ CCL_HD void seg_quad_number_program(Ops& ops, const Params& g, std::uint64_t t64
 
 /// The segment pipeline's kernels, in launch order (the CUB scan runs between Flatten and Resolve).
 /// StartHalves is Start with Switches::seg_start_halves.
-enum class SegStage { Start, StartHalves, Carry, Connect, Flatten, Resolve, CarryLabels, QuadNumber, Number };
+/// StartTolerance, StartHalvesTolerance and ConnectTolerance are Start, StartHalves and Connect with a
+/// tolerance (Params::tolerance > 0; the other stages are the same for both).
+enum class SegStage {
+    Start,
+    StartHalves,
+    Carry,
+    Connect,
+    Flatten,
+    Resolve,
+    CarryLabels,
+    QuadNumber,
+    Number,
+    StartTolerance,
+    StartHalvesTolerance,
+    ConnectTolerance
+};
 
 /// One thread of stage @p S: thread @p t is a strip (a pixel quad for QuadNumber). The GPU kernel
 /// and the emulator both call this, so the stage list is written once.
 template <SegStage S, PixelFormat F, class Ops>
 CCL_HD void seg_stage_program(Ops& ops, const Params& g, std::uint64_t t) {
-    if constexpr (S == SegStage::Start) seg_start_program<F, false>(ops, g, t);
-    else if constexpr (S == SegStage::StartHalves) seg_start_program<F, true>(ops, g, t);
+    if constexpr (S == SegStage::Start) seg_start_program<F, false, false>(ops, g, t);
+    else if constexpr (S == SegStage::StartHalves) seg_start_program<F, true, false>(ops, g, t);
+    else if constexpr (S == SegStage::StartTolerance) seg_start_program<F, false, true>(ops, g, t);
+    else if constexpr (S == SegStage::StartHalvesTolerance) seg_start_program<F, true, true>(ops, g, t);
     else if constexpr (S == SegStage::Carry) seg_carry_program<F>(ops, g, t);
-    else if constexpr (S == SegStage::Connect) seg_connect_program<F>(ops, g, t);
+    else if constexpr (S == SegStage::Connect) seg_connect_program<F, false>(ops, g, t);
+    else if constexpr (S == SegStage::ConnectTolerance) seg_connect_program<F, true>(ops, g, t);
     else if constexpr (S == SegStage::Flatten) seg_flatten_program<F>(ops, g, t);
     else if constexpr (S == SegStage::Resolve) seg_resolve_program<F>(ops, g, t);
     else if constexpr (S == SegStage::CarryLabels) seg_carry_labels_program<F>(ops, g, t);
