@@ -19,10 +19,12 @@
 //   Number   counts are scanned (CUB); each Number tile numbers its roots by a block scan and
 //            every other pixel walks to the first numbered ancestor.
 //
-// Tolerance (Options::tolerance > 0) runs this pipeline with `joins` (two neighbours close in every
-// channel) in place of equal keys in Start's warp runs and Connect's neighbours: a run is then a
-// chain of close pixels, still one region. The shortcuts that need joining to be an equivalence of
-// values (skip_joins) are off for it, and Start takes one pixel a thread (for_tolerance).
+// Tolerance (Options::tolerance > 0) runs this pipeline, when the call takes it (small pictures,
+// or Switches::tolerance_segments off; else segments.cuh's tolerance stages), with `joins` (two
+// neighbours close in every channel) in place of equal keys in Start's warp runs and Connect's
+// neighbours: a run is then a chain of close pixels, still one region. The shortcuts that need
+// joining to be an equivalence of values (skip_joins) are off for it, and Start takes one pixel a
+// thread (for_tolerance).
 //
 // Parent encoding. Below 2^31 pixels ("flag path") a parent pointer p is stored as p | 2^31 and a
 // final label without the flag, so Number can overwrite pixels while others still walk through
@@ -64,8 +66,9 @@ struct Params {
     bool has_background = false;
     std::uint32_t background_key = 0;
     int connectivity = 8;
-    /// Options::tolerance: 0 joins equal keys; above 0 close ones (pixel pipeline only, with the
-    /// switches that assume an equivalence of values off: see for_tolerance in cuda/tuning.hpp).
+    /// Options::tolerance: 0 joins equal keys; above 0 close ones (the pixel pipeline with the
+    /// switches that assume an equivalence of values off, or the segment pipeline's tolerance
+    /// stages: see for_tolerance in cuda/tuning.hpp).
     std::uint32_t tolerance = 0;
     Switches sw{};
     // Divisions by the launch's fixed sizes (bits.cuh): tile_w, tiles_x, warp_w, number_tile,
