@@ -152,8 +152,15 @@ std::vector<std::uint32_t> device_labels(const ImageView& view, const Options& o
 /// pipeline for comparison.
 std::vector<std::pair<std::string, cuda::Tuning>> tolerance_tunings() {
     std::vector<std::pair<std::string, cuda::Tuning>> v;
-    cuda::Tuning t;  // segment_runs on: the defaults of a large picture, at any size
-    v.push_back({"segments (defaults)", t});
+    // segment_runs on (the defaults of a large picture, at any size) and the segment pipeline's
+    // tolerance stages, off by default until they have run on a GPU (cuda/tuning.hpp).
+    const auto base = [] {
+        cuda::Tuning b;
+        b.switches.tolerance_segments = true;
+        return b;
+    };
+    cuda::Tuning t = base();
+    v.push_back({"segments", t});
     for (auto [name, sw] : {std::pair{"seg_start_halves", &cuda::Switches::seg_start_halves},
                             std::pair{"seg_uniform_warps", &cuda::Switches::seg_uniform_warps},
                             std::pair{"seg_warp_carry", &cuda::Switches::seg_warp_carry},
@@ -161,15 +168,15 @@ std::vector<std::pair<std::string, cuda::Tuning>> tolerance_tunings() {
                             std::pair{"seg_start_zeroes", &cuda::Switches::seg_start_zeroes},
                             std::pair{"seg_number_transpose", &cuda::Switches::seg_number_transpose},
                             std::pair{"tolerance_segments", &cuda::Switches::tolerance_segments}}) {
-        t = {};
+        t = base();
         t.switches.*sw = !(t.switches.*sw);
         v.push_back({std::string("segments, ") + name + (t.switches.*sw ? " on" : " off"), t});
     }
-    t = {};
+    t = base();
     t.shape.seg_w = 7;
     t.shape.seg_threads = 64;
     v.push_back({"segments of 7, 64 a block (the Carry kernel)", t});
-    t = {};
+    t = base();
     t.shape.seg_rows = 4;
     v.push_back({"segments, strips of 4", t});
     return v;
@@ -228,7 +235,8 @@ TEST(ToleranceCuda, SegmentPipelineMatchesTheCpu) {
 TEST(ToleranceCuda, ConstructionSheetMatchesTheCpu) {
     // The benchmark's sheet (bench/drawing.hpp) at 50 dpi with every tuning, paper as background
     // and labelled, tolerances 16 and 64; at 100 dpi (12.6 Mpx, above kPixelPipelineBelow) through
-    // label() with Backend::Cuda, which takes the segment pipeline by default.
+    // label() with Backend::Cuda (the pixel pipeline while tolerance_segments is off by default) and
+    // through the segment pipeline's tolerance stages.
     REQUIRE_GPU();
     const bench::Drawing d50 = bench::make_drawing(50);
     const ImageView v50 = make_view(d50.rgb.data(), d50.width, d50.height, PixelFormat::RGB8);

@@ -238,6 +238,7 @@ std::vector<Variant> variants() {
     {
         Tuning t;  // the GPU's defaults: segments of 32, warps of 32, spans of 32, every switch as shipped
         t.switches.segment_runs = true;
+        t.switches.tolerance_segments = true;  // off by default until it has run on a GPU
         v.push_back({"defaults", t});
     }
     {
@@ -582,10 +583,14 @@ TEST(EmuToleranceSegments, SwitchOffTakesThePixelPipeline) {
     EXPECT_FALSE(cuda::for_tolerance(t).switches.segment_runs);
     t.switches.tolerance_segments = true;
     EXPECT_TRUE(cuda::for_tolerance(t).switches.segment_runs);
-    EXPECT_TRUE(cuda::Switches{}.tolerance_segments);
+    // Off by default until it has run on a GPU (cuda/tuning.hpp).
+    EXPECT_FALSE(cuda::Switches{}.tolerance_segments);
+    EXPECT_FALSE(cuda::for_tolerance(cuda::default_tuning(std::uint64_t(1) << 22)).switches.segment_runs);
     // Small pictures keep the pixel pipeline (default_tuning turns segment_runs off below 2^22 pixels).
-    EXPECT_FALSE(cuda::for_tolerance(cuda::default_tuning(1000)).switches.segment_runs);
-    EXPECT_TRUE(cuda::for_tolerance(cuda::default_tuning(std::uint64_t(1) << 22)).switches.segment_runs);
+    Tuning small = cuda::default_tuning(1000), large = cuda::default_tuning(std::uint64_t(1) << 22);
+    small.switches.tolerance_segments = large.switches.tolerance_segments = true;
+    EXPECT_FALSE(cuda::for_tolerance(small).switches.segment_runs);
+    EXPECT_TRUE(cuda::for_tolerance(large).switches.segment_runs);
 }
 
 }  // namespace
