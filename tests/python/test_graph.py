@@ -27,11 +27,14 @@ from cclabel.graph import adjacency, label_tolerance  # noqa: E402
 
 
 def flood_fill(img, tolerance, connectivity, background=None):
-    """Raster-order BFS joining neighbours whose every channel differs by at most the tolerance."""
-    a = np.asarray(img).astype(np.int64)
+    """Raster-order BFS joining neighbours whose every channel differs by at most the tolerance
+    (integers compared exactly as int64, floats as float64)."""
+    a = np.asarray(img)
+    wide = np.float64 if a.dtype.kind == "f" else np.int64
+    a = a.astype(wide)
     if a.ndim == 2:
         a = a[:, :, None]
-    bg = None if background is None else np.atleast_1d(np.asarray(background, dtype=np.int64))
+    bg = None if background is None else np.atleast_1d(np.asarray(background, dtype=wide))
     is_bg = np.zeros(a.shape[:2], bool) if bg is None else np.all(a == bg, axis=2)
     return bfs_labels(a.shape[0], a.shape[1], lambda y, x, y2, x2: np.abs(a[y2, x2] - a[y, x]).max() <= tolerance,
                       connectivity, lambda y, x: is_bg[y, x])

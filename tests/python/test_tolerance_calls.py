@@ -6,19 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import bfs_labels
+from test_graph import flood_fill  # noqa: E402  (the tests' tolerance flood fill)
 
 cclabel = pytest.importorskip("cclabel", reason="the Python package is not installed (pip install .)")
-
-
-def flood_fill(img, tolerance, connectivity, background=None):
-    a = np.asarray(img).astype(np.float64)
-    if a.ndim == 2:
-        a = a[:, :, None]
-    bg = None if background is None else np.atleast_1d(np.asarray(background, dtype=np.float64))
-    is_bg = np.zeros(a.shape[:2], bool) if bg is None else np.all(a == bg, axis=2)
-    return bfs_labels(a.shape[0], a.shape[1], lambda y, x, y2, x2: np.abs(a[y2, x2] - a[y, x]).max() <= tolerance,
-                      connectivity, lambda y, x: is_bg[y, x])
 
 
 def ramps(shape, dtype, seed):
