@@ -24,66 +24,13 @@
 #include "cclabel/volume.hpp"
 #include "cuda/kernels/adjacency3d_bodies.cuh"
 #include "emu/executor.hpp"
+#include "support/label_volumes.hpp"
 
 namespace cclabel::test {
 namespace {
 
 namespace cd = cclabel::cuda::detail;
 namespace va = cclabel::cuda::detail::vadj;
-
-/// A label volume in a buffer with padding after each row and each slice, the padding holding a
-/// label that would make edges of its own if it were read.
-struct LabelVolume {
-    std::int64_t w = 0, h = 0, d = 0, rs = 0, ss = 0;
-    std::vector<std::uint32_t> buf;
-    LabelVolume(std::int64_t w_, std::int64_t h_, std::int64_t d_, std::int64_t row_pad = 0, std::int64_t slice_pad = 0)
-        : w(w_), h(h_), d(d_), rs(w_ + row_pad), ss((w_ + row_pad) * h_ + slice_pad),
-          buf(std::size_t(std::max<std::int64_t>(1, ss * d_)), 0xFFFFFFF0u) {}
-    std::uint32_t& at(std::int64_t x, std::int64_t y, std::int64_t z) { return buf[std::size_t(z * ss + y * rs + x)]; }
-    VolumeView view() const {
-        return make_volume_view(buf.data(), w, h, d, PixelFormat::U32, rs * 4, ss * 4);
-    }
-};
-
-/// Labels from a palette, 0 with the given share.
-LabelVolume random_labels(std::int64_t w, std::int64_t h, std::int64_t d, std::uint32_t palette, double zeros,
-                          std::uint32_t seed, std::int64_t row_pad = 0, std::int64_t slice_pad = 0) {
-    LabelVolume v(w, h, d, row_pad, slice_pad);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<double> u(0, 1);
-    for (std::int64_t z = 0; z < d; ++z)
-        for (std::int64_t y = 0; y < h; ++y)
-            for (std::int64_t x = 0; x < w; ++x) v.at(x, y, z) = u(rng) < zeros ? 0u : 1u + std::uint32_t(rng() % palette);
-    return v;
-}
-
-/// Voronoi cells of @p cells random seeds (label = the nearest seed's number, some cells 0), so
-/// that boundaries are surfaces crossing tiles and warps, as in a segmentation.
-LabelVolume voronoi(std::int64_t w, std::int64_t h, std::int64_t d, int cells, std::uint32_t seed,
-                    std::int64_t row_pad = 0, std::int64_t slice_pad = 0) {
-    LabelVolume v(w, h, d, row_pad, slice_pad);
-    std::mt19937 rng(seed);
-    struct P {
-        std::int64_t x, y, z;
-        std::uint32_t label;
-    };
-    std::vector<P> s;
-    for (int i = 0; i < cells; ++i)
-        s.push_back({std::int64_t(rng() % std::uint32_t(w)), std::int64_t(rng() % std::uint32_t(h)),
-                     std::int64_t(rng() % std::uint32_t(d)), rng() % 7 == 0 ? 0u : 1000u + std::uint32_t(rng() % 100000)});
-    for (std::int64_t z = 0; z < d; ++z)
-        for (std::int64_t y = 0; y < h; ++y)
-            for (std::int64_t x = 0; x < w; ++x) {
-                std::int64_t best = INT64_MAX;
-                std::uint32_t label = 0;
-                for (const P& p : s) {
-                    const std::int64_t dd = (p.x - x) * (p.x - x) + (p.y - y) * (p.y - y) + 4 * (p.z - z) * (p.z - z);
-                    if (dd < best) best = dd, label = p.label;
-                }
-                v.at(x, y, z) = label;
-            }
-    return v;
-}
 
 /// The Ops of adjacency3d_bodies.cuh on the executor: a yield before every access; label reads
 /// checked to lie on a voxel of the volume (not in the padding, not past an edge), item writes to
@@ -341,7 +288,7 @@ TEST(EmuVolumeAdjacency, VoronoiAndMultilabelVolumes) {
     for (int conn : {6, 18, 26})
         for (bool bg : {false, true}) {
             ++seed;
-            const LabelVolume cells = voronoi(45, 20, 6, 12, seed, seed % 2 ? 2 : 0, 0);
+            const LabelVolume cells = voronoi(45, 20, 6, 12, seed, seed % 2 ? 2 : 0, 0, 7, 1000, 100000);
             expect_cpu(cells, conn, bg, kSmall, seed, name("voronoi", cells, conn, bg));
             expect_cpu(cells, conn, bg, kTiny, seed + 1, name("voronoi (tiny)", cells, conn, bg));
             // Many labels, every voxel its own: every pair distinct, the table floods.
@@ -356,7 +303,7 @@ TEST(EmuVolumeAdjacency, VoronoiAndMultilabelVolumes) {
 
 TEST(EmuVolumeAdjacency, TheKernelsOwnLaunchShape) {
     // 256 threads, 64-row tiles, the full table: several tiles in x, y and z.
-    const LabelVolume cells = voronoi(70, 70, 3, 20, 7);
+    const LabelVolume cells = voronoi(70, 70, 3, 20, 7, 0, 0, 7, 1000, 100000);
     for (int conn : {6, 26}) expect_cpu(cells, conn, false, kDefault, 11, name("voronoi (default shape)", cells, conn, false));
     const LabelVolume noise = random_labels(40, 66, 2, 4, 0.3, 8, 1, 3);
     expect_cpu(noise, 18, true, kDefault, 12, name("random (default shape)", noise, 18, true));
@@ -406,7 +353,7 @@ TEST(EmuVolumeAdjacency, AShortItemBufferRunsTheKernelAgain) {
 }
 
 TEST(EmuVolumeAdjacency, SchedulesAndBlockCountsDoNotChangeTheEdges) {
-    const LabelVolume v = voronoi(37, 11, 5, 9, 44, 1, 2);
+    const LabelVolume v = voronoi(37, 11, 5, 9, 44, 1, 2, 7, 1000, 100000);
     const auto want = adjacency(v.view(), 26, false, Backend::Cpu);
     for (std::uint64_t seed = 0; seed < 6; ++seed) {
         Shape s = seed % 2 ? kTiny : kSmall;
