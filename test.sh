@@ -186,7 +186,11 @@ EOF
     run_pytest -q -p no:cacheprovider tests/python/test_package.py tests/python/test_regions_package.py \
     tests/python/test_dtypes_package.py tests/python/test_graph.py tests/python/test_migration_doc.py \
     tests/python/test_dask.py tests/python/test_dtypes_dask.py tests/python/test_volume_regions.py \
-    tests/python/test_dask_tolerance.py tests/python/test_dask_adjacency.py tests/python/test_dask_volume.py
+    tests/python/test_dask_tolerance.py tests/python/test_dask_adjacency.py tests/python/test_dask_volume.py \
+    tests/python/test_adjacency_volume.py tests/python/test_reused_outputs.py tests/python/test_slabs.py \
+    tests/python/test_tolerance_calls.py tests/python/test_verify.py tests/python/test_volume.py \
+    tests/python/test_volume_regions_rgb.py tests/python/test_volume_tolerance_typed.py \
+    tests/python/test_dask_volume_tolerance.py
 fi
 if has docs; then
   banner "docs: the Sphinx site (warnings as errors), doctests of docs/ and the README, the docs' examples"
