@@ -190,7 +190,9 @@ EOF
     tests/python/test_adjacency_volume.py tests/python/test_reused_outputs.py tests/python/test_slabs.py \
     tests/python/test_tolerance_calls.py tests/python/test_verify.py tests/python/test_volume.py \
     tests/python/test_volume_regions_rgb.py tests/python/test_volume_tolerance_typed.py \
-    tests/python/test_dask_volume_tolerance.py
+    tests/python/test_dask_volume_tolerance.py tests/python/test_dask_volume_gpu.py \
+    tests/python/test_tolerance_typed_gpu.py tests/python/test_volume_adjacency_gpu.py tests/python/test_volume_gpu.py \
+    tests/python/test_volume_regions_gpu.py tests/python/test_volume_tolerance_gpu.py
 fi
 if has docs; then
   banner "docs: the Sphinx site (warnings as errors), doctests of docs/ and the README, the docs' examples"
