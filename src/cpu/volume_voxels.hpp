@@ -391,19 +391,25 @@ public:
             if (y_ + 1 < r_.height) load(kC, z_ - 1, y_ + 1);
         }
     }
+    /// The code's bits whose rows the current row has: its own, the row above where there is one,
+    /// and the three rows of the slice behind where there are (codes() and coder() share it).
+    std::uint32_t row_mask() const {
+        std::uint32_t rm = 1u;
+        if (y_ > 0) rm |= 0xEu;
+        if (behind_) {
+            rm |= 0x380u;
+            if (y_ > 0) rm |= 0x70u;
+            if (y_ + 1 < r_.height) rm |= 0x1C00u;
+        }
+        return rm;
+    }
     /// The codes of the current row; with @p ext (6-connectivity only) also its extended codes
     /// (row_codes_body).
     template <int Conn>
     void codes(std::uint16_t* code, std::uint16_t* ext = nullptr) const {
         const std::int64_t h = r_.height;
         const T* none = kInPlace ? store_.data() : buf_[kNone];
-        std::uint32_t rm = 1u;
-        if (y_ > 0) rm |= 0xEu;
-        if (behind_) {
-            rm |= 0x380u;
-            if (y_ > 0) rm |= 0x70u;
-            if (y_ + 1 < h) rm |= 0x1C00u;
-        }
+        const std::uint32_t rm = row_mask();
         const T* rows[5] = {buf_[kK], y_ > 0 ? buf_[kU] : none, behind_ && y_ > 0 ? buf_[kA] : none,
                             behind_ ? buf_[kB] : none, behind_ && y_ + 1 < h ? buf_[kC] : none};
         const std::uint32_t bgm = r_.has_background ? 1u : 0u;
@@ -444,13 +450,7 @@ public:
     Coder coder() const {
         const std::int64_t h = r_.height;
         const T* none = kInPlace ? store_.data() : buf_[kNone];
-        std::uint32_t rm = 1u;
-        if (y_ > 0) rm |= 0xEu;
-        if (behind_) {
-            rm |= 0x380u;
-            if (y_ > 0) rm |= 0x70u;
-            if (y_ + 1 < h) rm |= 0x1C00u;
-        }
+        const std::uint32_t rm = row_mask();
         return Coder{buf_[kK], y_ > 0 ? buf_[kU] : none, behind_ && y_ > 0 ? buf_[kA] : none, behind_ ? buf_[kB] : none,
                      behind_ && y_ + 1 < h ? buf_[kC] : none, w_, rm, r_.has_background ? 1u : 0u, T(r_.background_key)};
     }
