@@ -154,6 +154,20 @@ CCL_HD std::uint32_t key_from_words(const std::uint32_t* w, std::uint32_t k) {
         return v & ((1u << (8 * B % 32)) - 1u);
 }
 
+/// The keys of the kMaxSeg pixels at @p p (16-byte aligned), from 16-byte loads: the whole
+/// segments of load_seg_keys and of the volume runs' load_keys (volume_runs.cuh).
+template <PixelFormat F>
+CCL_HD void load_whole_seg_keys(const std::uint8_t* p, std::uint32_t* keys) {
+    constexpr std::uint32_t B = std::uint32_t(cclabel::detail::PixelTraits<F>::kBytes);
+    constexpr std::uint32_t kWords = kMaxSeg * B / 4;
+    std::uint32_t w[kWords + 1];
+    CCL_UNROLL
+    for (std::uint32_t j = 0; j < kWords / 4; ++j) load16(p + 16 * j, w + 4 * j);
+    w[kWords] = 0;
+    CCL_UNROLL
+    for (std::uint32_t k = 0; k < kMaxSeg; ++k) keys[k] = key_from_words<F>(w, k);
+}
+
 /// The keys of the @p n pixels from (x0, y); entries from n on are 0. A full, 16-byte-aligned
 /// segment is read with 16-byte loads, anything else pixel by pixel (any stride, any alignment).
 template <PixelFormat F>
@@ -161,13 +175,7 @@ CCL_HD void load_seg_keys(const Params& g, std::uint32_t x0, std::uint32_t y, st
     constexpr std::uint32_t B = std::uint32_t(cclabel::detail::PixelTraits<F>::kBytes);
     const std::uint8_t* p = g.img + std::int64_t(y) * g.stride + std::int64_t(x0) * B;
     if (n == kMaxSeg && (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0) {
-        constexpr std::uint32_t kWords = kMaxSeg * B / 4;
-        std::uint32_t w[kWords + 1];
-        CCL_UNROLL
-        for (std::uint32_t j = 0; j < kWords / 4; ++j) load16(p + 16 * j, w + 4 * j);
-        w[kWords] = 0;
-        CCL_UNROLL
-        for (std::uint32_t k = 0; k < kMaxSeg; ++k) keys[k] = key_from_words<F>(w, k);
+        load_whole_seg_keys<F>(p, keys);
         return;
     }
     CCL_UNROLL

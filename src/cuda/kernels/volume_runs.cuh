@@ -196,13 +196,8 @@ CCL_HD void load_keys(const std::uint8_t* row, std::uint32_t x0, std::uint32_t n
         }
     } else {
         if (whole) {
-            constexpr std::uint32_t kRaw = kSeg * B / 4;
-            std::uint32_t w[kRaw + 1];
-            CCL_UNROLL
-            for (std::uint32_t j = 0; j < kRaw / 4; ++j) load16(p + 16 * j, w + 4 * j);
-            w[kRaw] = 0;
-            CCL_UNROLL
-            for (std::uint32_t k = 0; k < kSeg; ++k) c.w[k] = key_from_words<F>(w, k);
+            static_assert(kSeg == kMaxSeg, "a whole segment is the picture pipeline's");
+            load_whole_seg_keys<F>(p, c.w);
             return;
         }
         CCL_UNROLL
