@@ -305,10 +305,12 @@ void enqueue_label(const cclabel::detail::Request& r, const LaunchPlan& plan, st
 }
 
 /// for_tolerance(@p t), with Switches::tolerance_segments off when CCLABEL_CUDA_OFF names
-/// "tolerance_segments" (read once): the benchmarks' A/B of the two pipelines for a tolerance
-/// through the public calls (bench_graph), which take no Tuning.
+/// "tolerance_segments" and on when CCLABEL_CUDA_ON does (read once): the benchmarks' A/B of the
+/// two pipelines for a tolerance through the public calls (bench_graph), which take no Tuning.
 Tuning tolerance_tuning(Tuning t) {
     static const bool off = cclabel::detail::env_list_has("CCLABEL_CUDA_OFF", "tolerance_segments");
+    static const bool on = cclabel::detail::env_list_has("CCLABEL_CUDA_ON", "tolerance_segments");
+    if (on) t.switches.tolerance_segments = true;
     if (off) t.switches.tolerance_segments = false;
     return for_tolerance(t);
 }
