@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <thread>
@@ -32,6 +33,7 @@
 #include "core/backends.hpp"
 #include "core/env_list.hpp"
 #include "core/huge_pages.hpp"
+#include "core/parallel_for.hpp"
 #include "cuda/adjacency_items.hpp"
 #include "cuda/handles.hpp"
 #include "cuda/host_stager.hpp"
@@ -118,6 +120,93 @@ __device__ __forceinline__ LaneNeighbours band_row(const AdjParams& p, const War
     return n;
 }
 
+/// The rows of a warp's band (kAdjBand rows from @p y0, columns @p xq .. xq + kAdjQuadW − 1) where
+/// some pixel may own a pair, as bits (row r: bit r); the same for every lane. A lane loads its four
+/// columns of every row of the band and of the row below at once (a 16-byte load each, all in
+/// flight together), lanes 0 and 31 also the column beside the tile, and takes its neighbours'
+/// columns by shuffles; quad_quiet decides each row. A quad that the picture's right edge cuts
+/// counts as noisy: its row is read pixel by pixel, with the edge checked there.
+__device__ __forceinline__ std::uint32_t quad_band_noisy(const AdjParams& p, std::uint32_t xq, std::uint32_t y0,
+                                                        std::uint32_t lane) {
+    const std::uint32_t x = xq + 4 * lane;
+    const bool full = x + 3 < p.width;
+    const bool has_right = x + 4 < p.width, has_left = x > 0;
+    const std::int64_t ex = lane == 31 ? std::int64_t(x) + 4 : std::int64_t(x) - 1;
+    const bool edge_in = (lane == 31 && has_right) || (lane == 0 && has_left);
+    const std::uint32_t* base = p.labels + std::int64_t(y0) * p.stride;
+    uint4 v[kAdjBand + 1];
+    std::uint32_t e[kAdjBand + 1];
+#pragma unroll
+    for (std::uint32_t r = 0; r <= kAdjBand; ++r) {
+        const bool row_in = y0 + r < p.height;
+        const std::uint32_t* row = base + std::int64_t(r) * p.stride;
+        if (full && row_in) {
+            v[r] = __ldg(reinterpret_cast<const uint4*>(row + x));
+        } else {
+            v[r] = make_uint4(0u, 0u, 0u, 0u);
+            if (row_in && x < p.width) {  // the quad the right edge cuts: its pixels in the picture
+                v[r].x = __ldg(row + x);
+                if (x + 1 < p.width) v[r].y = __ldg(row + x + 1);
+                if (x + 2 < p.width) v[r].z = __ldg(row + x + 2);
+            }
+        }
+        e[r] = edge_in && row_in ? __ldg(row + ex) : 0u;
+    }
+    std::uint32_t noisy = 0;
+#pragma unroll
+    for (std::uint32_t r = 0; r < kAdjBand; ++r) {
+        if (y0 + r >= p.height) break;  // the same for the whole warp
+        const std::uint32_t self[4] = {v[r].x, v[r].y, v[r].z, v[r].w};
+        const std::uint32_t below[4] = {v[r + 1].x, v[r + 1].y, v[r + 1].z, v[r + 1].w};
+        std::uint32_t right = __shfl_down_sync(0xFFFFFFFFu, v[r].x, 1);
+        std::uint32_t below_right = __shfl_down_sync(0xFFFFFFFFu, v[r + 1].x, 1);
+        std::uint32_t below_left = __shfl_up_sync(0xFFFFFFFFu, v[r + 1].w, 1);
+        if (lane == 31) {
+            right = e[r];
+            below_right = e[r + 1];
+        }
+        if (lane == 0) below_left = e[r + 1];
+        const bool quiet =
+            x >= p.width || (full && quad_quiet(self, below, right, below_right, below_left, has_right, has_left,
+                                                y0 + r + 1 < p.height, p.connectivity, p.include_background));
+        if (__ballot_sync(0xFFFFFFFFu, !quiet) != 0) noisy |= 1u << r;
+    }
+    return noisy;
+}
+
+/// A warp's row of 32 pixels (lane i: the pixel i to the right of lane 0's, @p nb its neighbours):
+/// in each direction, the runs of one pair along the row go into the block's table (or out on
+/// their own when it has no room), a run's length added once by its first lane.
+template <bool kRoll, class Cas, class Add>
+__device__ __forceinline__ void row_items(const AdjParams& p, const AdjOut& o, const LaneNeighbours& nb, int dirs,
+                                          std::uint32_t lane, unsigned int& s_nused, std::uint32_t& largest,
+                                          Cas& cas, Add& add) {
+#pragma unroll(kRoll ? 1 : 4)
+    for (int d = 0; d < dirs; ++d) {
+        const std::uint64_t key = neighbour_pair(nb, d, p.include_background);
+        const std::uint64_t left = __shfl_up_sync(0xFFFFFFFFu, key, 1);
+        const bool head = run_head(lane, key, left);
+        const std::uint32_t heads = __ballot_sync(0xFFFFFFFFu, head);
+        bool spill = false;
+        std::uint32_t n = 0;
+        if (head && key != kNoPair) {
+            n = run_length(heads, lane);
+            spill = table_full(*static_cast<volatile unsigned int*>(&s_nused)) || !table_add(key, n, cas, add);
+        }
+        // Pairs that found no slot (a tile of noise) go out on their own, a warp's at once.
+        const std::uint32_t spills = __ballot_sync(0xFFFFFFFFu, spill);
+        if (spills != 0) {
+            unsigned long long base = 0;
+            if (lane == ffs32(spills) - 1u) base = atomicAdd(&o.tally->items, (unsigned long long)popc32(spills));
+            base = __shfl_sync(0xFFFFFFFFu, base, ffs32(spills) - 1u);
+            if (spill) {
+                put_item(o, base + popc32(spills & mask_below(lane)), key, n);
+                largest = max(largest, std::uint32_t(key >> 32));
+            }
+        }
+    }
+}
+
 /// The tile kernel's ideas that the benchmark can turn off (CCLABEL_ADJACENCY_OFF=name,name), or on
 /// while they are not yet measured (CCLABEL_ADJACENCY_TRY=name); read once; never changing the edges.
 struct AdjSwitches {
@@ -132,6 +221,19 @@ struct AdjSwitches {
     /// barrier a run let the table fill within the run and send more pairs out on their own
     /// (3.19 million items against 2.32 million, tiles 7.8 ms against 6.5, H100, 2026-12-07).
     bool tile_out = true;
+    /// Four pixels a lane (adjacency_quad_kernel): one 16-byte load a row, and a row whose lanes
+    /// all find no pair (quad_quiet) costs a few compares a pixel; the rows that hold a pair are read
+    /// again pixel by pixel. The labels must lie on 16 bytes and rows a multiple of four labels
+    /// apart (else the pixel kernel runs). The pixel kernel is bound by its instructions, not by
+    /// memory (ncu, H100, 2026-12-07: DRAM 11% busy), and most of a drawing's rows hold no pair.
+    /// Not yet measured on a GPU, so off by default: CCLABEL_ADJACENCY_TRY=quads turns it on.
+    bool quads = false;
+    /// The result (a std::vector, zeroed when sized) sized on a host thread while the device finds
+    /// and sorts the pairs, from the last call's edges a pixel, and filled from the pinned download
+    /// by block copies on the host's threads. Otherwise one assign after the download: 5.1-5.5 ms
+    /// of the 800 dpi sheet's 15.4 (35 MB, H100 host, 2026-12-07), on one thread while the device
+    /// waits. Not yet measured, so off by default: CCLABEL_ADJACENCY_TRY=early_result.
+    bool early_result = false;
 };
 
 AdjSwitches adjacency_switches() {
@@ -139,6 +241,12 @@ AdjSwitches adjacency_switches() {
         AdjSwitches s;
         s.roll = !cclabel::detail::env_list_has("CCLABEL_ADJACENCY_OFF", "roll");
         s.tile_out = !cclabel::detail::env_list_has("CCLABEL_ADJACENCY_OFF", "tile_out");
+        auto choose = [](bool on, const char* name) {
+            return (on || cclabel::detail::env_list_has("CCLABEL_ADJACENCY_TRY", name)) &&
+                   !cclabel::detail::env_list_has("CCLABEL_ADJACENCY_OFF", name);
+        };
+        s.quads = choose(s.quads, "quads");
+        s.early_result = choose(s.early_result, "early_result");
         return s;
     }();
     return sw;
@@ -148,8 +256,9 @@ AdjSwitches adjacency_switches() {
 /// it is half full after a tile (kTileOut) or a run, and at the end: putting it out after every
 /// tile cost three barriers a tile, and the warps waited for each other's loads at each (12 ms on
 /// the 800 dpi sheet in 32 x 32 tiles of one row a warp at a time, H100, 2026-12-07). Three blocks
-/// an SM: left to itself ptxas held the band in 64 registers and spilled.
-template <bool kRoll, bool kTileOut>
+/// an SM: left to itself ptxas held the band in 64 registers and spilled. With kQuads the tiles are
+/// kAdjQuadW pixels wide, four a lane (quad_band_noisy).
+template <bool kRoll, bool kTileOut, bool kQuads>
 __global__ void __launch_bounds__(kAdjThreads, 3) adjacency_tile_kernel(AdjParams p, AdjOut o) {
     __shared__ unsigned long long s_keys[kAdjTable];
     __shared__ unsigned int s_counts[kAdjTable];
@@ -197,38 +306,30 @@ __global__ void __launch_bounds__(kAdjThreads, 3) adjacency_tile_kernel(AdjParam
         if (first >= p.tiles) break;
         const std::uint64_t last = min(first + kAdjChunk, p.tiles);
         for (std::uint64_t tile = first; tile < last; ++tile) {
-            std::uint32_t x, y0;
-            lane_place(p, tile, warp * kAdjBand, lane, x, y0);
-            WarpBand band;
-            load_band(p, x, y0, lane, band);
+            if constexpr (kQuads) {
+                const std::uint32_t ty = std::uint32_t(tile / p.tiles_x);
+                const std::uint32_t xq = std::uint32_t(tile - std::uint64_t(ty) * p.tiles_x) * kAdjQuadW;
+                const std::uint32_t y0 = ty * kAdjTileH + warp * kAdjBand;
+                // The band's rows that may hold a pair, read again a pixel a lane, 32 pixels a step.
+                for (std::uint32_t noisy = quad_band_noisy(p, xq, y0, lane); noisy != 0; noisy &= noisy - 1u) {
+                    const std::uint32_t y = y0 + ffs32(noisy) - 1u;
+                    for (std::uint32_t j = 0; j < kAdjQuadW; j += 32) {
+                        const LaneNeighbours nb = pixel_neighbours(p, xq + j + lane, y);
+                        if (__ballot_sync(0xFFFFFFFFu, lane_has_pair(nb, dirs, p.include_background)) == 0) continue;
+                        row_items<kRoll>(p, o, nb, dirs, lane, s_nused, largest, cas, add);
+                    }
+                }
+            } else {
+                std::uint32_t x, y0;
+                lane_place(p, tile, warp * kAdjBand, lane, x, y0);
+                WarpBand band;
+                load_band(p, x, y0, lane, band);
 #pragma unroll
-            for (std::uint32_t r = 0; r < kAdjBand; ++r) {
-                if (y0 + r >= p.height) break;  // the same for the whole warp
-                const LaneNeighbours nb = band_row(p, band, r, x, y0 + r, lane);
-                if (__ballot_sync(0xFFFFFFFFu, lane_has_pair(nb, dirs, p.include_background)) == 0) continue;
-#pragma unroll(kRoll ? 1 : 4)
-                for (int d = 0; d < dirs; ++d) {
-                    const std::uint64_t key = neighbour_pair(nb, d, p.include_background);
-                    const std::uint64_t left = __shfl_up_sync(0xFFFFFFFFu, key, 1);
-                    const bool head = run_head(lane, key, left);
-                    const std::uint32_t heads = __ballot_sync(0xFFFFFFFFu, head);
-                    bool spill = false;
-                    std::uint32_t n = 0;
-                    if (head && key != kNoPair) {
-                        n = run_length(heads, lane);
-                        spill = table_full(*static_cast<volatile unsigned int*>(&s_nused)) || !table_add(key, n, cas, add);
-                    }
-                    // Pairs that found no slot (a tile of noise) go out on their own, a warp's at once.
-                    const std::uint32_t spills = __ballot_sync(0xFFFFFFFFu, spill);
-                    if (spills != 0) {
-                        unsigned long long base = 0;
-                        if (lane == ffs32(spills) - 1u) base = atomicAdd(&o.tally->items, (unsigned long long)popc32(spills));
-                        base = __shfl_sync(0xFFFFFFFFu, base, ffs32(spills) - 1u);
-                        if (spill) {
-                            put_item(o, base + popc32(spills & mask_below(lane)), key, n);
-                            largest = max(largest, std::uint32_t(key >> 32));
-                        }
-                    }
+                for (std::uint32_t r = 0; r < kAdjBand; ++r) {
+                    if (y0 + r >= p.height) break;  // the same for the whole warp
+                    const LaneNeighbours nb = band_row(p, band, r, x, y0 + r, lane);
+                    if (__ballot_sync(0xFFFFFFFFu, lane_has_pair(nb, dirs, p.include_background)) == 0) continue;
+                    row_items<kRoll>(p, o, nb, dirs, lane, s_nused, largest, cas, add);
                 }
             }
             // Thread 0's look at the count may miss a warp's last adds: it only decides when the table
@@ -244,6 +345,16 @@ __global__ void __launch_bounds__(kAdjThreads, 3) adjacency_tile_kernel(AdjParam
     if (s_nused != 0) put_out();
     largest = __reduce_max_sync(0xFFFFFFFFu, largest);
     if (lane == 0 && largest != 0) atomicMax(&o.tally->largest_a, largest);
+}
+
+using TileKernel = void (*)(AdjParams, AdjOut);
+
+TileKernel tile_kernel(const AdjSwitches& sw, bool quads) {
+    if (quads)
+        return sw.roll ? (sw.tile_out ? adjacency_tile_kernel<true, true, true> : adjacency_tile_kernel<true, false, true>)
+                       : (sw.tile_out ? adjacency_tile_kernel<false, true, true> : adjacency_tile_kernel<false, false, true>);
+    return sw.roll ? (sw.tile_out ? adjacency_tile_kernel<true, true, false> : adjacency_tile_kernel<true, false, false>)
+                   : (sw.tile_out ? adjacency_tile_kernel<false, true, false> : adjacency_tile_kernel<false, false, false>);
 }
 
 }  // namespace
@@ -270,7 +381,11 @@ std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std:
     p.width = std::uint32_t(width);
     p.height = std::uint32_t(height);
     p.stride = stride;
-    p.tiles_x = std::uint32_t((std::uint64_t(width) + kAdjTileW - 1) / kAdjTileW);
+    // The quad kernel's 16-byte loads need every row's start on 16 bytes.
+    const AdjSwitches sw = adjacency_switches();
+    const bool quads = sw.quads && reinterpret_cast<std::uintptr_t>(labels) % 16 == 0 && stride % 4 == 0;
+    const std::uint32_t tile_w = quads ? kAdjQuadW : kAdjTileW;
+    p.tiles_x = std::uint32_t((std::uint64_t(width) + tile_w - 1) / tile_w);
     p.tiles = std::uint64_t(p.tiles_x) * ((std::uint64_t(height) + kAdjTileH - 1) / kAdjTileH);
     p.connectivity = connectivity;
     p.include_background = include_background;
@@ -278,11 +393,7 @@ std::vector<AdjacencyEdge> adjacency_on_device(const std::uint32_t* labels, std:
     static std::atomic<double> items_a_pixel{0.0};
     return edges_of_items(std::uint64_t(width) * std::uint64_t(height), items_a_pixel, stream, threads,
                           [&](const AdjOut& out) {
-                              const AdjSwitches sw = adjacency_switches();
-                              auto* kernel = sw.roll ? (sw.tile_out ? adjacency_tile_kernel<true, true>
-                                                                    : adjacency_tile_kernel<true, false>)
-                                                     : (sw.tile_out ? adjacency_tile_kernel<false, true>
-                                                                    : adjacency_tile_kernel<false, false>);
+                              auto* kernel = tile_kernel(sw, quads);
                               kernel<<<grid_for(reinterpret_cast<const void*>(kernel), kAdjThreads, p.tiles),
                                        kAdjThreads, 0, stream>>>(p, out);
                               CCL_LAUNCHED("adjacency_tile_kernel");
@@ -306,6 +417,30 @@ std::vector<AdjacencyEdge> edges_of_items(std::uint64_t pixels, std::atomic<doub
                      std::chrono::duration<double, std::milli>(now - t_last).count());
         t_last = now;
     };
+
+    // AdjSwitches::early_result: the result sized (faulted in and zeroed) on a host thread while the
+    // device finds the pairs, from the last call's edges a pixel, then filled by block copies on
+    // the host's threads.
+    static std::atomic<double> edges_a_pixel{0.0};
+    const bool early = adjacency_switches().early_result;
+    std::vector<AdjacencyEdge> edges;
+    std::thread populate;
+    struct Join {  // an exception on the way still waits for the thread that writes into edges
+        std::thread& t;
+        ~Join() {
+            if (t.joinable()) t.join();
+        }
+    } join_populate{populate};
+    if (early) {
+        const std::uint64_t guess = std::uint64_t(double(pixels) * edges_a_pixel.load(std::memory_order_relaxed));
+        if (guess > 0)
+            populate = std::thread([&edges, guess, threads] {
+                edges.reserve(guess);
+                cclabel::detail::advise_huge_pages(edges.data(), guess * sizeof(AdjacencyEdge));
+                cclabel::detail::populate_for_writing(edges.data(), guess * sizeof(AdjacencyEdge), threads);
+                edges.resize(guess);
+            });
+    }
 
     DeviceBuffer tally_d(sizeof(AdjTally), "the adjacency tally");
     cuda::host::PooledPinned tally_h;
@@ -340,7 +475,10 @@ std::vector<AdjacencyEdge> edges_of_items(std::uint64_t pixels, std::atomic<doub
     }
     const std::uint64_t items = tally->items;
     if (pixels > 0) items_a_pixel.store(std::min(1.0 / 16, double(items) / double(pixels)), std::memory_order_relaxed);
-    if (items == 0) return {};
+    if (items == 0) {
+        edges_a_pixel.store(0.0, std::memory_order_relaxed);
+        return {};
+    }
 
     // The result's room (the items bound the edges) faulted in on the host's threads while the
     // device sorts and sums (core/huge_pages.hpp): one thread's first writes into it took 11 ms on
@@ -348,18 +486,13 @@ std::vector<AdjacencyEdge> edges_of_items(std::uint64_t pixels, std::atomic<doub
     // Sizing it there too (resize's zeroing on that thread) and filling it by block copies on the
     // host's threads took longer than one assign: 6.3-6.6 ms against 5.1-5.5 for the step, as the
     // zeroing outlasted the device's 1.7 ms (H100, eighteenth session).
-    std::vector<AdjacencyEdge> edges;
-    edges.reserve(items);
-    cclabel::detail::advise_huge_pages(edges.data(), items * sizeof(AdjacencyEdge));
-    std::thread populate([&edges, items, threads] {
-        cclabel::detail::populate_for_writing(edges.data(), items * sizeof(AdjacencyEdge), threads);
-    });
-    struct Join {  // an exception on the way still waits for the thread that writes into edges
-        std::thread& t;
-        ~Join() {
-            if (t.joinable()) t.join();
-        }
-    } join_populate{populate};
+    if (!early) {
+        edges.reserve(items);
+        cclabel::detail::advise_huge_pages(edges.data(), items * sizeof(AdjacencyEdge));
+        populate = std::thread([&edges, items, threads] {
+            cclabel::detail::populate_for_writing(edges.data(), items * sizeof(AdjacencyEdge), threads);
+        });
+    }
 
     auto* k = items_buf.as<std::uint64_t>();
     auto* v = k + 2 * capacity;
@@ -405,9 +538,19 @@ std::vector<AdjacencyEdge> edges_of_items(std::uint64_t pixels, std::atomic<doub
     // the page faults on huge pages, H100 host, 2026-12-07).
     static_assert(std::is_trivially_copyable_v<AdjacencyEdge>);
     const auto* from = staged.as<const AdjacencyEdge>();
-    populate.join();
-    populate = std::thread();
-    edges.assign(from, from + n);
+    if (populate.joinable()) populate.join();
+    if (pixels > 0) edges_a_pixel.store(double(n) / double(pixels), std::memory_order_relaxed);
+    if (early) {
+        // Shrinking keeps the memory; a guess that fell short zeroes only the rest, on this thread.
+        edges.resize(n);
+        constexpr std::uint64_t kPart = std::uint64_t(1) << 18;  // edges a block copy: 4 MiB
+        cclabel::detail::parallel_for((n + kPart - 1) / kPart, std::max(1, threads), [&](std::uint64_t i) {
+            const std::uint64_t a = i * kPart, b = std::min(n, a + kPart);
+            std::memcpy(static_cast<void*>(edges.data() + a), from + a, (b - a) * sizeof(AdjacencyEdge));
+        }, cpu::Work::streaming);
+    } else {
+        edges.assign(from, from + n);
+    }
     step("vector");
     return edges;
 }

@@ -43,14 +43,38 @@ struct TileItems {
     std::uint64_t heads = 0;     ///< runs added to tables
 };
 
+/// Whether lane @p lane of a quad tile's row @p y (tile columns from @p xq) finds its four pixels
+/// quiet, from the values the quad kernel gathers by loads and shuffles (adjacency_cuda.cu's
+/// quad_band_noisy): its own four and the four below, column x + 4 of both rows and x − 1 below.
+bool quad_lane_quiet(const cd::AdjParams& p, std::uint32_t xq, std::uint32_t y, std::uint32_t lane) {
+    const std::uint32_t x = xq + 4 * lane;
+    if (x >= p.width) return true;
+    if (x + 3 >= p.width) return false;  // the picture's edge cuts the quad
+    auto at = [&](std::uint32_t cx, std::uint32_t cy) { return p.labels[std::int64_t(cy) * p.stride + cx]; };
+    const bool has_below = y + 1 < p.height, has_right = x + 4 < p.width, has_left = x > 0;
+    std::uint32_t self[4], below[4] = {0, 0, 0, 0};
+    for (std::uint32_t k = 0; k < 4; ++k) {
+        self[k] = at(x + k, y);
+        if (has_below) below[k] = at(x + k, y + 1);
+    }
+    const std::uint32_t right = has_right ? at(x + 4, y) : 0u;
+    const std::uint32_t below_right = has_right && has_below ? at(x + 4, y + 1) : 0u;
+    const std::uint32_t below_left = has_left && has_below ? at(x - 1, y + 1) : 0u;
+    return cd::quad_quiet(self, below, right, below_right, below_left, has_right, has_left, has_below, p.connectivity,
+                          p.include_background);
+}
+
+/// @p quads: the quad kernel's program (tiles kAdjQuadW wide; rows where every lane is quiet are
+/// skipped, and each quiet lane is checked to own no pair; the others are read 32 pixels a step).
 TileItems tile_program(const std::uint32_t* labels, std::int64_t w, std::int64_t h, std::int64_t stride, int conn,
-                       bool bg) {
+                       bool bg, bool quads = false) {
     cd::AdjParams p;
     p.labels = labels;
     p.width = std::uint32_t(w);
     p.height = std::uint32_t(h);
     p.stride = stride;
-    p.tiles_x = std::uint32_t((w + cd::kAdjTileW - 1) / cd::kAdjTileW);
+    const std::uint32_t tile_w = quads ? cd::kAdjQuadW : cd::kAdjTileW;
+    p.tiles_x = std::uint32_t((w + tile_w - 1) / tile_w);
     p.tiles = std::uint64_t(p.tiles_x) * std::uint64_t((h + cd::kAdjTileH - 1) / cd::kAdjTileH);
     p.connectivity = conn;
     p.include_background = bg;
@@ -69,11 +93,33 @@ TileItems tile_program(const std::uint32_t* labels, std::int64_t w, std::int64_t
     auto add = [&](std::uint32_t slot, std::uint32_t n) { counts[slot] += n; };
     std::fill(keys.begin(), keys.end(), cd::kNoPair);
     for (std::uint64_t tile = 0; tile < p.tiles; ++tile) {
-        for (std::uint32_t r = 0; r < cd::kAdjTileH; ++r) {
+        const std::uint32_t ty = std::uint32_t(tile / p.tiles_x);
+        const std::uint32_t xq = std::uint32_t(tile % p.tiles_x) * cd::kAdjQuadW;
+        for (std::uint32_t step = 0; step < cd::kAdjTileH * (quads ? cd::kAdjQuadW / 32 : 1); ++step) {
+            const std::uint32_t r = quads ? step / (cd::kAdjQuadW / 32) : step;
+            const std::uint32_t y = ty * cd::kAdjTileH + r;
+            if (quads) {
+                if (y >= p.height) break;
+                bool noisy = false;
+                for (std::uint32_t lane = 0; lane < 32; ++lane) {
+                    if (!quad_lane_quiet(p, xq, y, lane)) {
+                        noisy = true;
+                        continue;
+                    }
+                    for (std::uint32_t k = 0; k < 4; ++k) {
+                        const cd::LaneNeighbours n = cd::pixel_neighbours(p, xq + 4 * lane + k, y);
+                        for (int d = 0; d < cd::adjacency_directions(p); ++d)
+                            EXPECT_EQ(cd::neighbour_pair(n, d, bg), cd::kNoPair)
+                                << "a quiet quad owns a pair: pixel " << xq + 4 * lane + k << ", " << y << " direction " << d;
+                    }
+                }
+                if (!noisy) continue;
+            }
             cd::LaneNeighbours nb[32];
             bool any = false;
             for (std::uint32_t lane = 0; lane < 32; ++lane) {
-                nb[lane] = cd::lane_neighbours(p, tile, r, lane);
+                nb[lane] = quads ? cd::pixel_neighbours(p, xq + step % (cd::kAdjQuadW / 32) * 32 + lane, y)
+                                 : cd::lane_neighbours(p, tile, r, lane);
                 any |= cd::lane_has_pair(nb[lane], cd::adjacency_directions(p), bg);
             }
             for (int d = 0; d < cd::adjacency_directions(p); ++d) {
@@ -126,17 +172,19 @@ void expect_brute_force(const std::vector<std::uint32_t>& l, std::int64_t w, std
             ASSERT_TRUE(banded[i].a == edges[i].a && banded[i].b == edges[i].b && banded[i].contacts == edges[i].contacts)
                 << what << " on " << threads << " threads, edge " << i;
     }
-    // The GPU's program (kernels/adjacency_bodies.cuh) over every tile, its items summed by pair as
-    // the GPU's sort and reduce-by-key do.
-    const TileItems t = tile_program(strided.data(), w, h, w + pad, conn, bg);
-    std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> gpu;
-    for (const auto& [key, c] : t.items) {
-        ASSERT_LT(key >> 32, key & 0xFFFFFFFFu) << what << ": a pair's smaller label first";
-        gpu[{std::uint32_t(key >> 32), std::uint32_t(key)}] += c;
+    // The GPU's programs (kernels/adjacency_bodies.cuh: a pixel a lane, and four a lane) over every
+    // tile, their items summed by pair as the GPU's sort and reduce-by-key do.
+    for (bool quads : {false, true}) {
+        const TileItems t = tile_program(strided.data(), w, h, w + pad, conn, bg, quads);
+        std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> gpu;
+        for (const auto& [key, c] : t.items) {
+            ASSERT_LT(key >> 32, key & 0xFFFFFFFFu) << what << ": a pair's smaller label first";
+            gpu[{std::uint32_t(key >> 32), std::uint32_t(key)}] += c;
+        }
+        const std::uint64_t items = t.items.size();
+        EXPECT_TRUE(gpu == ref) << what << ": the GPU's items" << (quads ? " (quads)" : "");
+        EXPECT_LE(items, std::uint64_t(4 * w * h)) << what;
     }
-    const std::uint64_t items = t.items.size();
-    EXPECT_TRUE(gpu == ref) << what << ": the GPU's items";
-    EXPECT_LE(items, std::uint64_t(4 * w * h)) << what;
     ASSERT_EQ(edges.size(), ref.size()) << what;
     auto it = ref.begin();
     for (const AdjacencyEdge& e : edges) {
@@ -254,6 +302,71 @@ TEST(Adjacency, RunsAcrossBlockBoundariesMatchBruteForce) {
                                                " shifted " + std::to_string(shift) + ", conn " + std::to_string(conn) +
                                                (bg ? " bg" : ""));
                     }
+}
+
+TEST(Adjacency, QuadQuietIsExactlyNoPairOwned) {
+    // Every quad of labels 0..2 with its five neighbours' values, each edge flag, connectivity and
+    // background choice: quad_quiet is true exactly when none of the four pixels owns a pair.
+    std::uint64_t quiet = 0, cases = 0;
+    for (std::uint32_t code = 0; code < 19683; code += 7) {  // 3^9 self/below/right pictures, sampled
+        std::uint32_t c = code, self[4], below[4];
+        for (auto& v : self) { v = c % 3; c /= 3; }
+        for (auto& v : below) { v = c % 3; c /= 3; }
+        const std::uint32_t right = c % 3, below_right = (code / 5) % 3, below_left = (code / 11) % 3;
+        for (int flags = 0; flags < 8; ++flags)
+            for (int conn : {4, 8})
+                for (bool bg : {false, true}) {
+                    const bool has_right = flags & 1, has_left = flags & 2, has_below = flags & 4;
+                    bool owns = false;
+                    for (int i = 0; i < 4; ++i) {
+                        cd::LaneNeighbours n;
+                        n.in = true;
+                        n.has_right = i < 3 || has_right;
+                        n.has_left = i > 0 || has_left;
+                        n.has_below = has_below;
+                        n.self = self[i];
+                        n.right = i < 3 ? self[i + 1] : right;
+                        n.below = below[i];
+                        n.below_right = i < 3 ? below[i + 1] : below_right;
+                        n.below_left = i > 0 ? below[i - 1] : below_left;
+                        for (int d = 0; d < (conn == 8 ? 4 : 2); ++d) owns |= cd::neighbour_pair(n, d, bg) != cd::kNoPair;
+                    }
+                    const bool q = cd::quad_quiet(self, below, right, below_right, below_left, has_right, has_left,
+                                                  has_below, conn, bg);
+                    ASSERT_EQ(q, !owns) << "quad code " << code << " flags " << flags << " conn " << conn << (bg ? " bg" : "");
+                    quiet += q;
+                    ++cases;
+                }
+    }
+    EXPECT_GT(quiet, 0u);
+    EXPECT_LT(quiet, cases);
+}
+
+TEST(Adjacency, WidePicturesOfSparseBoundariesMatchBruteForce) {
+    // Mostly one label (or background) with a few strokes: most quads of the quad program are
+    // quiet, and widths around the 128-pixel quad tiles put the picture's edge inside a quad, at
+    // a quad's end and at a tile's end.
+    std::uint32_t seed = 41;
+    for (std::int64_t w : {124, 127, 128, 129, 131, 252, 256, 259})
+        for (std::uint32_t paper : {0u, 9u})
+            for (int conn : {4, 8})
+                for (bool bg : {false, true}) {
+                    const std::int64_t h = 70;
+                    std::mt19937 rng(seed++);
+                    std::vector<std::uint32_t> l(std::size_t(w * h), paper);
+                    for (int stroke = 0; stroke < 12; ++stroke) {
+                        const std::int64_t x0 = rng() % w, y0 = rng() % h, len = 1 + rng() % 20;
+                        const std::uint32_t v = 1 + rng() % 4;
+                        const bool across = rng() % 2;
+                        for (std::int64_t k = 0; k < len; ++k) {
+                            const std::int64_t x = across ? x0 + k : x0, y = across ? y0 : y0 + k;
+                            if (x < w && y < h) l[std::size_t(y * w + x)] = v;
+                        }
+                    }
+                    expect_brute_force(l, w, h, conn, bg, w % 2 ? 4 : 0,
+                                       "width " + std::to_string(w) + ", paper " + std::to_string(paper) + ", conn " +
+                                           std::to_string(conn) + (bg ? " bg" : ""));
+                }
 }
 
 TEST(Adjacency, ThreadCountsGiveIdenticalEdges) {

@@ -103,12 +103,11 @@ CCL_HD void lane_place(const AdjParams& p, std::uint64_t tile, std::uint32_t r, 
     y = ty * kAdjTileH + r;
 }
 
-/// Lane @p lane's neighbours in row @p r of tile @p tile, read from the labels one by one (the
-/// CPU's tests; the kernel assembles the same values with shuffles).
-CCL_HD LaneNeighbours lane_neighbours(const AdjParams& p, std::uint64_t tile, std::uint32_t r, std::uint32_t lane) {
+/// Pixel (@p x, @p y)'s neighbours, read from the labels one by one: the CPU's tests, and the
+/// quad kernel's rows that hold a pair (the kernel of one pixel a lane assembles the same values
+/// with shuffles).
+CCL_HD LaneNeighbours pixel_neighbours(const AdjParams& p, std::uint32_t x, std::uint32_t y) {
     LaneNeighbours n;
-    std::uint32_t x, y;
-    lane_place(p, tile, r, lane, x, y);
     n.in = x < p.width && y < p.height;
     if (!n.in) return n;
     n.has_right = x + 1 < p.width;
@@ -124,6 +123,52 @@ CCL_HD LaneNeighbours lane_neighbours(const AdjParams& p, std::uint64_t tile, st
         if (n.has_left) n.below_left = below[x - 1];
     }
     return n;
+}
+
+/// Lane @p lane's neighbours in row @p r of tile @p tile (tiles of kAdjTileW pixels a row).
+CCL_HD LaneNeighbours lane_neighbours(const AdjParams& p, std::uint64_t tile, std::uint32_t r, std::uint32_t lane) {
+    std::uint32_t x, y;
+    lane_place(p, tile, r, lane, x, y);
+    return pixel_neighbours(p, x, y);
+}
+
+// The quad kernel (AdjSwitches::quads, adjacency_cuda.cu): a lane loads four pixels of a row with
+// one 16-byte load, and most rows of a drawing hold no pair at all (paper, the inside of a
+// stroke): the lane decides that from its eight values and three of its neighbours' lanes, with
+// a few compares a pixel instead of a direction loop a pixel. Only the rows where some lane of the
+// warp finds a pair are read again pixel by pixel (pixel_neighbours, 32 pixels a step).
+inline constexpr std::uint32_t kAdjQuadW = 128;  ///< pixels of a quad tile's row: four a lane
+
+/// Whether pair_key(@p a, @p b) is kNoPair, without forming the key.
+CCL_HD bool no_pair(std::uint32_t a, std::uint32_t b, bool include_background) {
+    return a == b || (!include_background && (a == 0 || b == 0));
+}
+
+/// True only when none of the four pixels x .. x + 3 of a row (@p self, all in the picture) owns
+/// a pair (neighbour_pair in every direction is kNoPair); false may still mean none (the row is
+/// then read pixel by pixel). @p below: the same columns of the next row, when @p has_below;
+/// @p right and @p below_right: column x + 4 of the two rows, when @p has_right; @p below_left:
+/// column x − 1 of the next row, when @p has_left.
+CCL_HD bool quad_quiet(const std::uint32_t self[4], const std::uint32_t below[4], std::uint32_t right,
+                       std::uint32_t below_right, std::uint32_t below_left, bool has_right, bool has_left,
+                       bool has_below, int connectivity, bool include_background) {
+    const std::uint32_t s = self[0];
+    const bool flat = self[1] == s && self[2] == s && self[3] == s;
+    // Paper as background: pixels of label 0 own no pair that counts.
+    if (flat && s == 0 && !include_background) return true;
+    bool quiet = true;
+    for (int i = 0; i < 4; ++i) {
+        const bool last = i == 3;
+        const std::uint32_t r = last ? right : self[i + 1];
+        if (!last || has_right) quiet &= no_pair(self[i], r, include_background);
+        if (!has_below) continue;
+        quiet &= no_pair(self[i], below[i], include_background);
+        if (connectivity == 8) {
+            if (!last || has_right) quiet &= no_pair(self[i], last ? below_right : below[i + 1], include_background);
+            if (i > 0 || has_left) quiet &= no_pair(self[i], i > 0 ? below[i - 1] : below_left, include_background);
+        }
+    }
+    return quiet;
 }
 
 /// True when lane @p lane starts a run: the first lane, or a pair other than its left neighbour's.
