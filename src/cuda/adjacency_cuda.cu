@@ -422,7 +422,11 @@ std::vector<AdjacencyEdge> edges_of_items(std::uint64_t pixels, std::atomic<doub
     // device finds the pairs, from the last call's edges a pixel, then filled by block copies on
     // the host's threads.
     static std::atomic<double> edges_a_pixel{0.0};
-    const bool early = adjacency_switches().early_result;
+    // The first call has no guess: it sizes the result once the items are counted, as without.
+    const std::uint64_t guess = adjacency_switches().early_result
+                                    ? std::uint64_t(double(pixels) * edges_a_pixel.load(std::memory_order_relaxed))
+                                    : 0;
+    const bool early = guess > 0;
     std::vector<AdjacencyEdge> edges;
     std::thread populate;
     struct Join {  // an exception on the way still waits for the thread that writes into edges
@@ -431,16 +435,13 @@ std::vector<AdjacencyEdge> edges_of_items(std::uint64_t pixels, std::atomic<doub
             if (t.joinable()) t.join();
         }
     } join_populate{populate};
-    if (early) {
-        const std::uint64_t guess = std::uint64_t(double(pixels) * edges_a_pixel.load(std::memory_order_relaxed));
-        if (guess > 0)
-            populate = std::thread([&edges, guess, threads] {
-                edges.reserve(guess);
-                cclabel::detail::advise_huge_pages(edges.data(), guess * sizeof(AdjacencyEdge));
-                cclabel::detail::populate_for_writing(edges.data(), guess * sizeof(AdjacencyEdge), threads);
-                edges.resize(guess);
-            });
-    }
+    if (early)
+        populate = std::thread([&edges, guess, threads] {
+            edges.reserve(guess);
+            cclabel::detail::advise_huge_pages(edges.data(), guess * sizeof(AdjacencyEdge));
+            cclabel::detail::populate_for_writing(edges.data(), guess * sizeof(AdjacencyEdge), threads);
+            edges.resize(guess);
+        });
 
     DeviceBuffer tally_d(sizeof(AdjTally), "the adjacency tally");
     cuda::host::PooledPinned tally_h;
@@ -539,7 +540,9 @@ std::vector<AdjacencyEdge> edges_of_items(std::uint64_t pixels, std::atomic<doub
     static_assert(std::is_trivially_copyable_v<AdjacencyEdge>);
     const auto* from = staged.as<const AdjacencyEdge>();
     if (populate.joinable()) populate.join();
-    if (pixels > 0) edges_a_pixel.store(double(n) / double(pixels), std::memory_order_relaxed);
+    // At most a 16th of the pixels (16 bytes a pixel's result): after noise, a large drawing must
+    // not size gigabytes it will not fill.
+    if (pixels > 0) edges_a_pixel.store(std::min(1.0 / 16, double(n) / double(pixels)), std::memory_order_relaxed);
     if (early) {
         // Shrinking keeps the memory; a guess that fell short zeroes only the rest, on this thread.
         edges.resize(n);
