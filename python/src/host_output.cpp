@@ -5,7 +5,9 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/vector.h>
 
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 #include <vector>
@@ -26,12 +28,30 @@ struct Held {
     std::size_t mapped;  // 0: from malloc
 };
 
+/// CCLABEL_TRACE_HOST=1 (as the GPU's host path, cuda/label_cuda.cu): the time a new label array's
+/// buffer took to get and to give back, on stderr, so that a Python call's wall time can be split
+/// into the C++ call's steps and what the package adds around them.
+bool trace_host() {
+    static const bool on = [] {
+        const char* e = std::getenv("CCLABEL_TRACE_HOST");
+        return e != nullptr && *e != '\0' && !(e[0] == '0' && e[1] == '\0');
+    }();
+    return on;
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
 void give_back(void* h) noexcept {
     auto* held = static_cast<Held*>(h);
+    const auto t0 = std::chrono::steady_clock::now();
     if (held->mapped == 0)
         std::free(held->p);
     else
         HostOutputCache::process().release(held->p, held->mapped);
+    if (trace_host() && held->mapped != 0)
+        std::fprintf(stderr, "cclabel host labels: gave back %zu bytes in %.3f ms\n", held->mapped, ms_since(t0));
     delete held;
 }
 
@@ -49,7 +69,12 @@ nb::ndarray<nb::numpy, std::uint32_t, nb::c_contig> host_labels(const std::vecto
     try {
         if (bytes >= HostOutputCache::kMinBytes && cache.limit() > 0) {
             nb::gil_scoped_release unlocked;  // faulting gigabytes in takes milliseconds
+            const auto t0 = std::chrono::steady_clock::now();
+            const std::uint64_t fresh = cache.fresh_mappings();
             held->p = cache.acquire(bytes, threads > 0 ? threads : cclabel::detail::usable_cores(), held->mapped);
+            if (trace_host())
+                std::fprintf(stderr, "cclabel host labels: got %zu bytes (%s) in %.3f ms\n", held->mapped,
+                             cache.fresh_mappings() != fresh ? "new" : "reused", ms_since(t0));
         } else {
             held->p = std::malloc(bytes ? bytes : 1);
             if (!held->p) throw std::bad_alloc();
