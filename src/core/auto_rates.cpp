@@ -26,8 +26,10 @@
 #include "cclabel/error.hpp"
 #include "cclabel/volume.hpp"
 #include "core/adjacency_backends.hpp"
+#include "core/auto_feedback.hpp"
 #include "core/backends.hpp"
 #include "core/cost_model.hpp"
+#include "core/env_list.hpp"
 #include "core/parallel_for.hpp"
 #include "core/probe.hpp"
 #include "core/request.hpp"
@@ -292,7 +294,14 @@ void measure_auto_rates_ahead() noexcept {
     }
 }
 
-Backend resolve_auto(Backend b, const Workload& w) {
+AutoFeedback& AutoFeedback::process() {
+    static AutoFeedback f;
+    return f;
+}
+
+Backend resolve_auto(Backend b, const Workload& w) { return resolve_auto(b, w, nullptr); }
+
+Backend resolve_auto(Backend b, const Workload& w, AutoTicket* ticket) {
     if (b != Backend::Auto) return b;
     const std::int64_t t_enter = trace_auto() ? cpu::steady_ns() : 0;
     // Read at every call (a few hundred nanoseconds), so that a process may change its mind; a bad
@@ -340,14 +349,37 @@ Backend resolve_auto(Backend b, const Workload& w) {
         wd.density = sample.density;
         wd.background_share = sample.runs > 0 ? sample.background_runs / sample.runs : 0;
     }
-    const Backend choice = choose_backend(wd, cpu, gr);
+    Backend choice = choose_backend(wd, cpu, gr);
+    // Corrections from earlier calls of the kind (core/auto_feedback.hpp), for a caller that
+    // reports back, unless rates were given or CCLABEL_AUTO_OFF names feedback.
+    static const bool feedback_off = env_list_has("CCLABEL_AUTO_OFF", "feedback");
+    const bool given = g.cpu_gpxs || g.cpu_fixed_us || g.gpu_gpxs || g.gpu_fixed_us || g.copy_gbs;
+    AutoFeedback::Decision fd;
+    if (ticket != nullptr && !feedback_off && !given) {
+        const double cs_w = cpu_seconds(wd, cpu), gs_w = gpu_seconds(wd, gr);
+        FeedbackKey key;
+        key.op = int(w.op);
+        key.format = int(w.format);
+        key.threads = w.threads;
+        key.size_class = half_log2_class(double(w.pixels), 0);
+        key.density_class = half_log2_class(wd.density, FeedbackKey::kNoDensity);
+        key.background = w.picture != nullptr && w.picture->has_background;
+        key.images = w.images <= 1 ? 1 : half_log2_class(double(w.images), 1);
+        fd = AutoFeedback::process().decide(key, cs_w, gs_w);
+        choice = fd.backend;
+        ticket->active = true;
+        ticket->key = key;
+        ticket->backend = choice;
+        ticket->estimate_s = choice == Backend::Cuda ? gs_w : cs_w;
+    }
     if (trace_auto())
         std::fprintf(stderr,
                      "cclabel auto: op %d, %llu px x %llu, format %d, %d threads, density %.4f, background %.3f of "
-                     "runs, %.3f of pixels: cpu %.3f ms, gpu %.3f ms -> %s (decided in %.1f us)\n",
+                     "runs, %.3f of pixels: cpu %.3f ms (x%.2f), gpu %.3f ms (x%.2f) -> %s%s (decided in %.1f us)\n",
                      int(w.op), (unsigned long long)w.pixels, (unsigned long long)w.images, int(w.format), w.threads,
                      wd.density, wd.background_share, sample.background_pixels,
-                     cpu_seconds(wd, cpu) * 1e3, gpu_seconds(wd, gr) * 1e3, choice == Backend::Cuda ? "cuda" : "cpu",
+                     cpu_seconds(wd, cpu) * 1e3, fd.cpu_factor, gpu_seconds(wd, gr) * 1e3, fd.gpu_factor,
+                     choice == Backend::Cuda ? "cuda" : "cpu", fd.explore ? " (exploring)" : "",
                      double(cpu::steady_ns() - t_enter) * 1e-3);
     return choice;
 }

@@ -20,6 +20,11 @@ std::uint32_t label_cuda_host(const Request& r, std::uint32_t* out);
 /// the CPU without a device, else whichever backend this machine's measured rates say is faster.
 /// Every entry point resolves Auto here. Throws Error for a malformed CCLABEL_RATES.
 Backend resolve_auto(Backend b, const Workload& w);
+struct AutoTicket;  // core/auto_feedback.hpp
+/// resolve_auto for a caller that reports back what the call took (@p ticket's done(seconds)):
+/// the estimates are corrected by earlier calls of the kind, and a close call now and then runs on
+/// the backend the estimates did not pick (core/auto_feedback.hpp).
+Backend resolve_auto(Backend b, const Workload& w, AutoTicket* ticket);
 /// Measures the GPU host path's rate now, if Auto will need it and it is not cached yet, so that a
 /// caller with idle cores (the CLI while it decodes) pays for the device's start-up and the probes
 /// off the critical path. Never throws; does nothing without a device or with CCLABEL_RATES set.

@@ -2,9 +2,12 @@
 // over its threads (and a thread's share of the rest over each image when B is small); the GPU
 // gets the whole batch through detail::cuda_label_batch.
 #include <algorithm>
+#include <chrono>
+#include <exception>
 
 #include "cclabel/batch.hpp"
 #include "cclabel/label.hpp"
+#include "core/auto_feedback.hpp"
 #include "core/backends.hpp"
 #include "core/batch_request.hpp"
 #include "core/format_keys.hpp"
@@ -53,10 +56,20 @@ BatchResult run(const detail::BatchRequest& r, std::uint32_t* out) {
                        r.options.threads};
     w.images = std::max<std::uint64_t>(B, 1);
     if (r.options.backend == Backend::Auto && B > 1 && detail::cuda_device_present()) sample_batch(r, w);
-    const Backend use = detail::resolve_auto(r.options.backend, w);
+    detail::AutoTicket ticket;
+    const Backend use = detail::resolve_auto(r.options.backend, w, &ticket);
     BatchResult res;
     res.backend = use;
     res.counts.assign(B, 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    struct Report {  // what the batch took, for auto's next estimates (core/auto_feedback.hpp)
+        const detail::AutoTicket& t;
+        std::chrono::steady_clock::time_point t0;
+        ~Report() {
+            if (std::uncaught_exceptions() == 0)
+                t.done(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
+    } report{ticket, t0};
     if (use == Backend::Cuda) {
         detail::cuda_label_batch(r, out, res.counts.data());
         return res;

@@ -1,8 +1,10 @@
 // The host API: validate once, pick the backend, run it.
 #include <algorithm>
+#include <chrono>
 
 #include "cclabel/error.hpp"
 #include "cclabel/label.hpp"
+#include "core/auto_feedback.hpp"
 #include "core/backends.hpp"
 #include "core/format_keys.hpp"
 #include "core/format_value.hpp"
@@ -39,12 +41,16 @@ LabelResult label(const ImageView& image, std::uint32_t* out, const Options& opt
         const detail::KeyedImage k = detail::keyed_image(image, options, r);
         return label(k.view, out, k.options);
     }
+    detail::AutoTicket ticket;
     const Backend use = detail::resolve_auto(options.backend, detail::Workload{r.tolerance > 0 ? detail::Workload::Op::Tolerance : detail::Workload::Op::Label,
-                                                                              r.pixels(), r.format, r.threads, &r});
+                                                                              r.pixels(), r.format, r.threads, &r},
+                                             &ticket);
     if (use == Backend::Cuda && !detail::cuda_device_present())
         return LabelResult{detail::label_cuda_host(r, out), use};  // throws with the reason
     if (r.pixels() == 0) return LabelResult{0, use};
+    const auto t0 = std::chrono::steady_clock::now();
     const std::uint32_t n = use == Backend::Cuda ? detail::label_cuda_host(r, out) : cpu::label(r, out);
+    ticket.done(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     return LabelResult{n, use};
 }
 
