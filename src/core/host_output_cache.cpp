@@ -88,6 +88,7 @@ void* HostOutputCache::acquire(std::size_t bytes, int threads, std::size_t& mapp
         std::lock_guard<std::mutex> lock(m_);
         FreedBuffers::Entry e;
         if (freed_.take(want, 0, e)) {
+            if (e.p == pending_) pending_ = nullptr;  // taken back before it was given up
             mapped = e.bytes;
             return e.p;
         }
@@ -100,21 +101,28 @@ void* HostOutputCache::acquire(std::size_t bytes, int threads, std::size_t& mapp
     return p;
 }
 
-namespace {
-void unmap_entry(const FreedBuffers::Entry& e) noexcept { unmap_buffer(e.p, e.bytes); }
-}  // namespace
-
 void HostOutputCache::release(void* p, std::size_t mapped) noexcept {
     if (p == nullptr) return;
-    if (mapped <= limit_) let_go(p, mapped);
     std::lock_guard<std::mutex> lock(m_);
-    freed_.put(FreedBuffers::Entry{p, mapped, 0}, limit_, unmap_entry);
+    // The buffer released before this one sat unused since: its pages may go now.
+    if (pending_ != nullptr) let_go(pending_, pending_bytes_);
+    pending_ = nullptr;
+    bool kept = true;  // put drops the buffer itself when it alone exceeds the limit
+    freed_.put(FreedBuffers::Entry{p, mapped, 0}, limit_, [&](const FreedBuffers::Entry& e) noexcept {
+        if (e.p == p) kept = false;
+        unmap_buffer(e.p, e.bytes);
+    });
+    if (kept) {
+        pending_ = p;
+        pending_bytes_ = mapped;
+    }
 }
 
 std::size_t HostOutputCache::free_all() noexcept {
     std::lock_guard<std::mutex> lock(m_);
     const std::size_t had = freed_.bytes();
-    freed_.trim(0, unmap_entry);
+    pending_ = nullptr;
+    freed_.trim(0, [](const FreedBuffers::Entry& e) noexcept { unmap_buffer(e.p, e.bytes); });
     return had;
 }
 

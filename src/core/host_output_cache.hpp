@@ -7,7 +7,8 @@
 // 150 against 80 on the CPU, 2026-12-07). A pipeline labels sheet after sheet of one size and drops
 // each result before the next, so the buffer of the last result is the natural home of the next:
 // freed buffers wait here (those of 64 MiB and more given back to the kernel as MADV_FREE, so memory pressure can take
-// them) and a new one is faulted in on several threads at once, on huge pages.
+// them, once a later buffer is released while they are still unused: the buffer a pipeline takes
+// straight back never pays for it) and a new one is faulted in on several threads at once, on huge pages.
 //
 // The cache holds at most `limit` bytes of freed buffers (CCLABEL_HOST_CACHE_BYTES; by default a
 // quarter of the machine's memory; 0 turns it off), and free_all() gives them all back.
@@ -58,6 +59,12 @@ private:
     std::size_t limit_;
     std::uint64_t fresh_ = 0;
     FreedBuffers freed_;  ///< a few entries, each at least kMinBytes
+    /// The buffer released last, still in freed_ and not yet given up to the kernel (MADV_FREE):
+    /// the next release gives it up if no acquire took it back in between. A pipeline takes it
+    /// back at once, and then never pays for giving up 200 MB (0.6-0.7 ms a call at 50 Mpx on the
+    /// H100 host, the Python call's whole excess over the C++ call's, twentieth session).
+    void* pending_ = nullptr;
+    std::size_t pending_bytes_ = 0;
 };
 
 /// The environment variable @p name as a byte count, or @p fallback where unset; throws

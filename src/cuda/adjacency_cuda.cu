@@ -226,14 +226,15 @@ struct AdjSwitches {
     /// again pixel by pixel. The labels must lie on 16 bytes and rows a multiple of four labels
     /// apart (else the pixel kernel runs). The pixel kernel is bound by its instructions, not by
     /// memory (ncu, H100, 2026-12-07: DRAM 11% busy), and most of a drawing's rows hold no pair.
-    /// Not yet measured on a GPU, so off by default: CCLABEL_ADJACENCY_TRY=quads turns it on.
-    bool quads = false;
+    /// The 800 dpi sheet's tile kernel: 4.7 ms against 6.5 (H100, twentieth session, with
+    /// early_result: the whole call 9.7-10.5 ms against 15.4-16.2).
+    bool quads = true;
     /// The result (a std::vector, zeroed when sized) sized on a host thread while the device finds
     /// and sorts the pairs, from the last call's edges a pixel, and filled from the pinned download
     /// by block copies on the host's threads. Otherwise one assign after the download: 5.1-5.5 ms
     /// of the 800 dpi sheet's 15.4 (35 MB, H100 host, 2026-12-07), on one thread while the device
-    /// waits. Not yet measured, so off by default: CCLABEL_ADJACENCY_TRY=early_result.
-    bool early_result = false;
+    /// waits. With it the step took 2.1-3.6 ms against 5.7-6.4 (800 dpi, H100, twentieth session).
+    bool early_result = true;
 };
 
 AdjSwitches adjacency_switches() {

@@ -18,7 +18,7 @@ using detail::check;
 StagerTuning& stager_tuning() noexcept {
     static StagerTuning t = [] {
         StagerTuning d;
-        if (cclabel::detail::env_list_has("CCLABEL_STAGER_OFF", "ramp")) d.ramp_bytes = 0;
+        if (cclabel::detail::env_list_has("CCLABEL_STAGER_TRY", "ramp")) d.ramp_bytes = std::size_t(2) << 20;
         return d;
     }();
     return t;

@@ -24,9 +24,12 @@ struct StagerTuning {
     std::size_t min_part = std::size_t(1) << 20; ///< fewest bytes one thread copies of a chunk
     bool direct_pinned = true;                   ///< caller's pinned memory is copied in place
     /// The first and last chunks of a copy grow from and shrink to this many bytes (ChunkWalk's
-    /// ramp, core/staged_copy.hpp); 0: every chunk a whole block. CCLABEL_STAGER_OFF=ramp turns it
-    /// off for an A/B run.
-    std::size_t ramp_bytes = std::size_t(2) << 20;
+    /// ramp, core/staged_copy.hpp); 0: every chunk a whole block. Off: on the H100 host the ramp
+    /// made the 50 Mpx sheet's host call slower, 9.63 / 9.94 ms against 8.33 / 8.05 without
+    /// (labels), 9.09 / 9.38 against 8.20 / 8.51 (paper as background), 2048² noise 1.95 against
+    /// 1.25 (bench_host, twentieth session): more, smaller copies cost more than the tail they
+    /// shorten. CCLABEL_STAGER_TRY=ramp turns it on (2 MiB) for an A/B run.
+    std::size_t ramp_bytes = 0;
 };
 /// The tuning in force (benchmarks may change it between calls; not thread-safe against calls).
 StagerTuning& stager_tuning() noexcept;

@@ -104,9 +104,27 @@ TEST(AutoFeedback, AHostThatGetsBusyIsFollowed) {
     EXPECT_GE(gpu, later - 5);
 }
 
+TEST(AutoFeedback, AColdFirstCallDoesNotDecide) {
+    // 512² noise (H100 host): model CPU 0.29 ms, GPU 0.23; the CPU takes 0.56, the GPU 0.33, but its
+    // first call, with buffers of a new size to allocate, 1.6 ms.
+    AutoFeedback f;
+    const FeedbackKey k = kind(36);
+    int gpu = 0;
+    for (int i = 0; i < 30; ++i) {
+        const AutoFeedback::Decision d = f.decide(k, 0.29e-3, 0.23e-3);
+        const bool on_gpu = d.backend == Backend::Cuda;
+        gpu += on_gpu;
+        f.observe(k, d.backend, on_gpu ? 0.23e-3 : 0.29e-3, on_gpu ? (gpu == 1 ? 1.6e-3 : 0.33e-3) : 0.56e-3);
+    }
+    EXPECT_GE(gpu, 27);
+    EXPECT_EQ(f.decide(k, 0.29e-3, 0.23e-3).backend, Backend::Cuda);
+}
+
 TEST(AutoFeedback, CorrectionsAreBounded) {
     AutoFeedback f;
     const FeedbackKey k = kind();
+    f.observe(k, Backend::Cpu, 1e-3, 1.0);
+    EXPECT_DOUBLE_EQ(f.factor(k, Backend::Cpu), 1.0);  // one call is not yet a correction
     for (int i = 0; i < 10; ++i) f.observe(k, Backend::Cpu, 1e-3, 1.0);
     EXPECT_DOUBLE_EQ(f.factor(k, Backend::Cpu), AutoFeedback::kLimit);
     for (int i = 0; i < 10; ++i) f.observe(k, Backend::Cuda, 1.0, 1e-6);

@@ -125,7 +125,8 @@ TEST(ToleranceCuda, MatchesTheFloodFill) {
 std::vector<std::uint32_t> device_labels(const ImageView& view, const Options& o, const cuda::Tuning& t,
                                          std::uint32_t& count) {
     const std::size_t n = std::size_t(view.width * view.height);
-    const std::size_t bytes = std::size_t(view.stride * view.height);
+    // row_bytes(): a packed view (stride 0, as make_view gives the construction sheet) has rows too.
+    const std::size_t bytes = std::size_t(view.row_bytes() * view.height);
     void *d_img = nullptr, *d_lab = nullptr, *d_ws = nullptr;
     EXPECT_EQ(cudaMalloc(&d_img, bytes), cudaSuccess);
     EXPECT_EQ(cudaMalloc(&d_lab, n * 4 + 4), cudaSuccess);
