@@ -120,8 +120,9 @@ __device__ __forceinline__ LaneNeighbours band_row(const AdjParams& p, const War
     return n;
 }
 
-/// The rows of a warp's band (kAdjBand rows from @p y0, columns @p xq .. xq + kAdjQuadW − 1) where
-/// some pixel may own a pair, as bits (row r: bit r); the same for every lane. A lane loads its four
+/// The 32-pixel steps of the rows of a warp's band (kAdjBand rows from @p y0, columns @p xq .. xq +
+/// kAdjQuadW − 1) where some pixel may own a pair, as bits (row r, step j: bit 4r + j; quad_steps);
+/// the same for every lane. A lane loads its four
 /// columns of every row of the band and of the row below at once (a 16-byte load each, all in
 /// flight together), lanes 0 and 31 also the column beside the tile, and takes its neighbours'
 /// columns by shuffles; quad_quiet decides each row. A quad that the picture's right edge cuts
@@ -169,7 +170,7 @@ __device__ __forceinline__ std::uint32_t quad_band_noisy(const AdjParams& p, std
         const bool quiet =
             x >= p.width || (full && quad_quiet(self, below, right, below_right, below_left, has_right, has_left,
                                                 y0 + r + 1 < p.height, p.connectivity, p.include_background));
-        if (__ballot_sync(0xFFFFFFFFu, !quiet) != 0) noisy |= 1u << r;
+        noisy |= quad_steps(__ballot_sync(0xFFFFFFFFu, !quiet)) << (4 * r);
     }
     return noisy;
 }
@@ -311,14 +312,12 @@ __global__ void __launch_bounds__(kAdjThreads, 3) adjacency_tile_kernel(AdjParam
                 const std::uint32_t ty = std::uint32_t(tile / p.tiles_x);
                 const std::uint32_t xq = std::uint32_t(tile - std::uint64_t(ty) * p.tiles_x) * kAdjQuadW;
                 const std::uint32_t y0 = ty * kAdjTileH + warp * kAdjBand;
-                // The band's rows that may hold a pair, read again a pixel a lane, 32 pixels a step.
+                // The band's steps that may hold a pair, read again a pixel a lane, 32 pixels a step.
                 for (std::uint32_t noisy = quad_band_noisy(p, xq, y0, lane); noisy != 0; noisy &= noisy - 1u) {
-                    const std::uint32_t y = y0 + ffs32(noisy) - 1u;
-                    for (std::uint32_t j = 0; j < kAdjQuadW; j += 32) {
-                        const LaneNeighbours nb = pixel_neighbours(p, xq + j + lane, y);
-                        if (__ballot_sync(0xFFFFFFFFu, lane_has_pair(nb, dirs, p.include_background)) == 0) continue;
-                        row_items<kRoll>(p, o, nb, dirs, lane, s_nused, largest, cas, add);
-                    }
+                    const std::uint32_t bit = ffs32(noisy) - 1u;
+                    const LaneNeighbours nb = pixel_neighbours(p, xq + (bit & 3u) * 32 + lane, y0 + (bit >> 2));
+                    if (__ballot_sync(0xFFFFFFFFu, lane_has_pair(nb, dirs, p.include_background)) == 0) continue;
+                    row_items<kRoll>(p, o, nb, dirs, lane, s_nused, largest, cas, add);
                 }
             } else {
                 std::uint32_t x, y0;

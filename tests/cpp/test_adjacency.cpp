@@ -100,10 +100,10 @@ TileItems tile_program(const std::uint32_t* labels, std::int64_t w, std::int64_t
             const std::uint32_t y = ty * cd::kAdjTileH + r;
             if (quads) {
                 if (y >= p.height) break;
-                bool noisy = false;
+                std::uint32_t noisy_lanes = 0;
                 for (std::uint32_t lane = 0; lane < 32; ++lane) {
                     if (!quad_lane_quiet(p, xq, y, lane)) {
-                        noisy = true;
+                        noisy_lanes |= 1u << lane;
                         continue;
                     }
                     for (std::uint32_t k = 0; k < 4; ++k) {
@@ -113,7 +113,8 @@ TileItems tile_program(const std::uint32_t* labels, std::int64_t w, std::int64_t
                                 << "a quiet quad owns a pair: pixel " << xq + 4 * lane + k << ", " << y << " direction " << d;
                     }
                 }
-                if (!noisy) continue;
+                // Only the 32-pixel steps that hold a noisy lane are read again.
+                if (!(cd::quad_steps(noisy_lanes) >> (step % (cd::kAdjQuadW / 32)) & 1u)) continue;
             }
             cd::LaneNeighbours nb[32];
             bool any = false;
@@ -302,6 +303,16 @@ TEST(Adjacency, RunsAcrossBlockBoundariesMatchBruteForce) {
                                                " shifted " + std::to_string(shift) + ", conn " + std::to_string(conn) +
                                                (bg ? " bg" : ""));
                     }
+}
+
+TEST(Adjacency, QuadStepsHoldTheirNoisyLanes) {
+    EXPECT_EQ(cd::quad_steps(0u), 0u);
+    EXPECT_EQ(cd::quad_steps(1u), 1u);
+    EXPECT_EQ(cd::quad_steps(0x80u), 1u);
+    EXPECT_EQ(cd::quad_steps(0x100u), 2u);
+    EXPECT_EQ(cd::quad_steps(0x80000000u), 8u);
+    EXPECT_EQ(cd::quad_steps(0x00FF0001u), 5u);
+    EXPECT_EQ(cd::quad_steps(0xFFFFFFFFu), 15u);
 }
 
 TEST(Adjacency, QuadQuietIsExactlyNoPairOwned) {

@@ -139,6 +139,16 @@ CCL_HD LaneNeighbours lane_neighbours(const AdjParams& p, std::uint64_t tile, st
 // warp finds a pair are read again pixel by pixel (pixel_neighbours, 32 pixels a step).
 inline constexpr std::uint32_t kAdjQuadW = 128;  ///< pixels of a quad tile's row: four a lane
 
+/// The 32-pixel steps of a quad row (bit j: pixels 32j .. 32j + 31 of the tile's row) that hold a
+/// lane of @p noisy_lanes (bit i: lane i's four pixels are not quiet): eight lanes a step. Only
+/// those are read again pixel by pixel; a stroke crossing a row makes one step of four noisy.
+CCL_HD std::uint32_t quad_steps(std::uint32_t noisy_lanes) {
+    std::uint32_t steps = 0;
+    for (std::uint32_t j = 0; j < 4; ++j)
+        if ((noisy_lanes >> (8 * j)) & 0xFFu) steps |= 1u << j;
+    return steps;
+}
+
 /// Whether pair_key(@p a, @p b) is kNoPair, without forming the key.
 CCL_HD bool no_pair(std::uint32_t a, std::uint32_t b, bool include_background) {
     return a == b || (!include_background && (a == 0 || b == 0));
