@@ -540,12 +540,14 @@ std::vector<AdjacencyEdge> edges_of_items(std::uint64_t pixels, std::atomic<doub
     static_assert(std::is_trivially_copyable_v<AdjacencyEdge>);
     const auto* from = staged.as<const AdjacencyEdge>();
     if (populate.joinable()) populate.join();
+    step("join");  // waiting for the host thread that sized the result
     // At most a 16th of the pixels (16 bytes a pixel's result): after noise, a large drawing must
     // not size gigabytes it will not fill.
     if (pixels > 0) edges_a_pixel.store(std::min(1.0 / 16, double(n) / double(pixels)), std::memory_order_relaxed);
     if (early) {
         // Shrinking keeps the memory; a guess that fell short zeroes only the rest, on this thread.
         edges.resize(n);
+        step("resize");
         constexpr std::uint64_t kPart = std::uint64_t(1) << 18;  // edges a block copy: 4 MiB
         cclabel::detail::parallel_for((n + kPart - 1) / kPart, std::max(1, threads), [&](std::uint64_t i) {
             const std::uint64_t a = i * kPart, b = std::min(n, a + kPart);
