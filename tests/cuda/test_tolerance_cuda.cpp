@@ -236,7 +236,7 @@ TEST(ToleranceCuda, SegmentPipelineMatchesTheCpu) {
 TEST(ToleranceCuda, ConstructionSheetMatchesTheCpu) {
     // The benchmark's sheet (bench/drawing.hpp) at 50 dpi with every tuning, paper as background
     // and labelled, tolerances 16 and 64; at 100 dpi (12.6 Mpx, above kPixelPipelineBelow) through
-    // label() with Backend::Cuda (the pixel pipeline while tolerance_segments is off by default) and
+    // label() with Backend::Cuda (the segment pipeline, tolerance_segments being the default) and
     // through the segment pipeline's tolerance stages.
     REQUIRE_GPU();
     const bench::Drawing d50 = bench::make_drawing(50);
