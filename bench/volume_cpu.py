@@ -25,7 +25,11 @@ stretches are tried), `behind` (the voxel scan's rows of a later slice whose vox
 key of the voxel behind and need no union copy the row behind's labels, the others through the
 table), `fused_behind` (those rows of 4-byte keys under 18/26 find the voxels to copy straight from
 the keys, codes only for the others), `fixed_hard` (under 6 the behind rows' other voxels check both
-union slots, not a loop of the table's count).
+union slots, not a loop of the table's count), `packed_rows` (volumes of 80% background or more:
+the voxel scan labels into a ring of two slices and stores sparse slices packed, foreground masks
+and ids, which the last pass unpacks, instead of writing and rereading every voxel), `mask_codes`
+(volumes of 60% background or more: sparse rows whose neighbouring rows have one foreground value
+take each foreground voxel's code from bit masks of the rows, not a row of codes).
 """
 from __future__ import annotations
 

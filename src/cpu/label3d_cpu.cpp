@@ -95,6 +95,15 @@ struct VolumeSwitches {
     /// unused one names the source: a compare of a label with itself), not a loop of the entry's
     /// count, whose end these mixed voxels mispredict (volume_voxels.hpp). Off: the loop.
     bool fixed_hard = true;
+    /// The voxel scan labels into a ring of two slices and stores each row in the label volume
+    /// when it is done, packed (a foreground mask and the foreground's ids) where at most half of
+    /// it is foreground; the last pass unpacks those rows (volume_packed.hpp). Off: the scan labels
+    /// in the label volume, which the last pass reads back whole.
+    bool packed_rows = true;
+    /// In volumes of mostly background, the voxel scan's rows of sparse noise whose neighbouring
+    /// rows have one foreground value take each foreground voxel's code from bit masks of the rows
+    /// (volume_masks.hpp): no row of codes, no pass to find the foreground. Off: codes for every voxel.
+    bool mask_codes = true;
 };
 
 VolumeSwitches volume_switches() {
@@ -116,6 +125,8 @@ VolumeSwitches volume_switches() {
     sw.behind = !has("behind");
     sw.fused_behind = !has("fused_behind");
     sw.fixed_hard = !has("fixed_hard");
+    sw.packed_rows = !has("packed_rows");
+    sw.mask_codes = !has("mask_codes");
     return sw;
 }
 
@@ -415,8 +426,37 @@ double sampled_run_length(const detail::VolumeRequest& r) {
     return double(samples) * w / double(runs);
 }
 
+/// Background voxels per voxel over up to 64 rows spread through the volume (0 without a background).
+template <PixelFormat F>
+double sampled_background(const detail::VolumeRequest& r) {
+    if (!r.has_background) return 0.0;
+    const auto w = std::uint32_t(r.width);
+    const std::int64_t rows = r.height * r.depth;
+    const std::int64_t samples = std::min<std::int64_t>(rows, 64);
+    std::vector<std::uint32_t> keys(w);
+    std::uint64_t bg = 0;
+    for (std::int64_t i = 0; i < samples; ++i) {
+        const std::int64_t row = (2 * i + 1) * rows / (2 * samples);
+        load_row_keys<F>(r.row(row / r.height, row % r.height), w, keys.data());
+        for (std::uint32_t x = 0; x < w; ++x) bg += keys[x] == r.background_key;
+    }
+    return double(bg) / (double(samples) * w);
+}
+
+/// Switches::packed_rows takes volumes whose sampled voxels are at least this much background:
+/// its ring costs a copy of every row that is not packed (binary 0.5 and 0.9 at 6: +5 ms of 97
+/// and 36), and on binary 0.3 (70% background) the packing and unpacking of 30% foreground cost
+/// more than the pass they save (6: 61.3 -> 62.6 ms); binary 0.1 gains 0-2 ms at 6, 2 at 18 and 26.
+constexpr double kPackedBackground = 0.8;
+/// Switches::mask_codes takes volumes whose sampled voxels are at least this much background (the
+/// scan's sparse rows: its masks cost a pass over every row): binary 0.1 at 6 27.6 -> 23.9 ms, at
+/// 26 36.2 -> 27.4 (with packed_rows); binary 0.3 at 6 about 1 ms of 61.
+constexpr double kMaskBackground = 0.6;
+
 template <PixelFormat F, int Conn>
 std::uint32_t label_voxels(const detail::VolumeRequest& r, std::uint32_t* out, const VolumeSwitches& sw) {
+    const double bg = sw.packed_rows || sw.mask_codes ? sampled_background<F>(r) : 0.0;
+    const bool packed_rows = sw.packed_rows && bg >= kPackedBackground, mask_codes = sw.mask_codes && bg >= kMaskBackground;
     const int ns = int(std::min<std::int64_t>(r.threads, r.depth));
     std::vector<vox::VoxelSlab> slabs(static_cast<std::size_t>(ns));
     const std::uint64_t plane = std::uint64_t(r.width) * std::uint64_t(r.height);
@@ -435,9 +475,9 @@ std::uint32_t label_voxels(const detail::VolumeRequest& r, std::uint32_t* out, c
             if constexpr (F == PixelFormat::U32) {
                 // U32 rows are compared in place where every row is 4-byte aligned.
                 if (reinterpret_cast<std::uintptr_t>(r.data) % 4 == 0 && r.row_stride % 4 == 0 && r.slice_stride % 4 == 0)
-                    return vox::scan_slab<F, Conn, true>(r, s, out, sw.stretches, sw.fg_bits, sw.easy, sw.sparse_first, sw.behind, sw.fused_behind, sw.fixed_hard);
+                    return vox::scan_slab<F, Conn, true>(r, s, out, sw.stretches, sw.fg_bits, sw.easy, sw.sparse_first, sw.behind, sw.fused_behind, sw.fixed_hard, packed_rows, mask_codes);
             }
-            vox::scan_slab<F, Conn, F == PixelFormat::Gray8>(r, s, out, sw.stretches, sw.fg_bits, sw.easy, sw.sparse_first, sw.behind, sw.fused_behind, sw.fixed_hard);
+            vox::scan_slab<F, Conn, F == PixelFormat::Gray8>(r, s, out, sw.stretches, sw.fg_bits, sw.easy, sw.sparse_first, sw.behind, sw.fused_behind, sw.fixed_hard, packed_rows, mask_codes);
         },
         [&]() noexcept { total = vox::join_seams<F, Conn>(r, slabs, out, ext); },
         [&](int i) { vox::number_slab(r, slabs[std::size_t(i)], ext, out, sw.gather); });

@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <cstdlib>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -35,6 +36,8 @@
 #include "cclabel/detail/pixel_traits.hpp"
 #include "core/volume_request.hpp"
 #include "cpu/row_keys.hpp"
+#include "cpu/volume_masks.hpp"
+#include "cpu/volume_packed.hpp"
 #include "cpu/volume_runs.hpp"
 #include "cpu/volume_seams.hpp"
 
@@ -484,6 +487,9 @@ struct VoxelSlab {
     std::vector<std::uint32_t> row_begin;  ///< per row of the slab, ids opened before it; then count
     std::vector<std::uint32_t> row_roots;  ///< roots among each row's ids, after the scan and the seams
     std::uint32_t first_label = 0;
+    /// Per slice of the slab, the u32 slots of its packed rows at the start of its place in the
+    /// label volume (volume_packed.hpp), 0 where the slice is there as it is; empty: none packed.
+    std::vector<std::uint32_t> packed;
 };
 
 /// Labels one row's voxels from their codes (see the file's comment); returns the ids opened so
@@ -582,19 +588,50 @@ inline std::uint32_t popcount64(std::uint64_t m) {
 /// from the codes' background bits (Switches::fg_bits): no branch on each voxel's background,
 /// which noise would mispredict. The left label in a register is read only when the left voxel is
 /// equal, and then it is the voxel visited just before.
-template <int Conn, bool Fixed>
+/// With @p pack (Switches::packed_rows), the row also goes packed to @p pack as it is labelled
+/// (volume_packed.hpp: the foreground mask, then the ids): no pass of its own.
+template <int Conn, bool Fixed, bool Pack = false>
 std::uint32_t scan_row_fg(const Entry* __restrict tab, const std::uint16_t* __restrict code, std::uint32_t w,
                           const std::array<std::int64_t, 14>& off, std::uint32_t* o, std::uint32_t* parent,
-                          std::uint32_t base, std::uint32_t cnt, bool avx2) {
+                          std::uint32_t base, std::uint32_t cnt, bool avx2, std::uint32_t* __restrict pack = nullptr) {
     std::fill(o, o + w, 0u);
     std::uint32_t prev = 0;
+    std::uint32_t* ids = Pack ? pack + packed::mask_slots(w) : nullptr;
     for (std::uint32_t x0 = 0; x0 < w; x0 += 64) {
         const std::uint32_t n = std::min<std::uint32_t>(64, w - x0);
         std::uint64_t m = code_bits(code + x0, n, kBgBit, 0, avx2);
+        if constexpr (Pack) std::memcpy(pack + x0 / 32, &m, 8);
         for (; m; m &= m - 1) {
             const std::uint32_t x = x0 + std::uint32_t(__builtin_ctzll(m));
             prev = label_voxel<Conn, Fixed>(tab[code[x]], x, off, o, parent, base, cnt, prev);
             o[x] = prev;
+            if constexpr (Pack) *ids++ = prev;
+        }
+    }
+    return cnt;
+}
+
+/// scan_row_fg for a row whose five rows are pure (Switches::mask_codes, volume_masks.hpp): the
+/// foreground is the row's own mask, and each foreground voxel's code comes from the rows' masks.
+/// @p mk, @p mu, @p ma, @p mb, @p mc: the masks of rows (y, z), (y - 1, z), (y - 1, z - 1), (y, z - 1)
+/// and (y + 1, z - 1), the row of zeros for those that are not there.
+template <int Conn, bool Pack>
+std::uint32_t scan_row_masks(const Entry* __restrict tab, const std::uint64_t* mk, const std::uint64_t* mu,
+                             const std::uint64_t* ma, const std::uint64_t* mb, const std::uint64_t* mc, std::uint32_t w,
+                             const std::array<std::int64_t, 14>& off, std::uint32_t* o, std::uint32_t* parent,
+                             std::uint32_t base, std::uint32_t cnt, std::uint32_t* __restrict pack) {
+    std::fill(o, o + w, 0u);
+    std::uint32_t prev = 0;
+    std::uint32_t* ids = Pack ? pack + packed::mask_slots(w) : nullptr;
+    for (std::uint32_t i = 0; i * 64 < w; ++i) {
+        std::uint64_t m = mk[i];
+        if constexpr (Pack) std::memcpy(pack + 2 * i, &m, 8);
+        for (; m; m &= m - 1) {
+            const std::uint32_t x = i * 64 + std::uint32_t(__builtin_ctzll(m));
+            prev = label_voxel<Conn, false>(tab[masks::code_of<Conn>(mk, mu, ma, mb, mc, x)], x, off, o, parent, base,
+                                            cnt, prev);
+            o[x] = prev;
+            if constexpr (Pack) *ids++ = prev;
         }
     }
     return cnt;
@@ -795,18 +832,43 @@ std::uint32_t scan_row(const Entry* __restrict tab, const std::uint16_t* __restr
 /// out, their forest in s.parent; counts each row's roots.
 template <PixelFormat F, int Conn, bool InPlace>
 void scan_slab(const detail::VolumeRequest& r, VoxelSlab& s, std::uint32_t* out, bool stretches, bool fg_bits,
-               bool easy, bool sparse_first, bool behind, bool fused, bool fixed_hard) {
+               bool easy, bool sparse_first, bool behind, bool fused, bool fixed_hard, bool packed_rows,
+               bool mask_codes) {
     const std::vector<Entry>& tab = table<Conn>();
     const auto w = std::uint32_t(r.width);
     const std::int64_t h = r.height;
     const std::int64_t plane = std::int64_t(w) * h;
-    std::array<std::int64_t, 14> off{};
-    for (int k = 0; k < kNeighbours; ++k) {
-        const Offset3 o = kOffsets[std::size_t(k)];
-        off[std::size_t(k)] = o.dx + o.dy * std::int64_t(w) + o.dz * plane;
+    // Switches::packed_rows: the scan labels into a ring of two slices (slice z at (z % 2) * plane),
+    // so the slice behind is plane voxels before or after; the label volume gets each row when it
+    // is done, packed (volume_packed.hpp) where it is mostly background. Volumes with no
+    // background have no row to pack.
+    const bool ring_on = packed_rows && r.has_background;
+    std::unique_ptr<std::uint32_t[]> ring;
+    std::vector<std::uint32_t> stage;  // the current slice's packed rows
+    if (ring_on) {
+        ring = std::make_unique_for_overwrite<std::uint32_t[]>(2 * std::size_t(plane));
+        stage.resize(std::size_t(plane) + 8);  // pack's vector stores run up to 8 slots past a row
     }
-    off[kSelf] = 0;
+    // Switches::mask_codes: every row's foreground mask, made when the scan reaches it.
+    const bool masks_on = mask_codes && r.has_background;
+    masks::RowMasks rmask;
+    if (masks_on) rmask.reset(h, w);
+    using KeyT = typename KeyRows<F, InPlace>::T;
+    const auto bg_key = KeyT(r.background_key);
+    KeyT fg_key = KeyT(bg_key + 1);  // the slab's first foreground value, once a row has one
+    bool have_fg_key = false;
+    std::array<std::int64_t, 14> off{};
+    std::int64_t behind_off = -plane;  // from a voxel to the voxel behind it
+    auto set_offsets = [&] {
+        for (int k = 0; k < kNeighbours; ++k) {
+            const Offset3 o = kOffsets[std::size_t(k)];
+            off[std::size_t(k)] = o.dx + o.dy * std::int64_t(w) + o.dz * -behind_off;
+        }
+        off[kSelf] = 0;
+    };
+    set_offsets();
     const std::int64_t rows = (s.z1 - s.z0) * h;
+    if (ring_on) s.packed.assign(std::size_t(s.z1 - s.z0), 0);
     // At most one id a voxel, and the parent[0] spare: pages no id reaches are never touched.
     s.parent.reserve_more(0, std::size_t(rows) * w + 2);
     std::uint32_t* parent = s.parent.data();
@@ -824,6 +886,14 @@ void scan_slab(const detail::VolumeRequest& r, VoxelSlab& s, std::uint32_t* out,
 #endif
     std::uint32_t cnt = 0;
     for (std::int64_t z = s.z0; z < s.z1; ++z) {
+        // The seams (merge_seam) read the slab's first and last slices from the label volume as
+        // they are: those rows are never packed.
+        bool may_pack = ring_on && (z > s.z0 || s.z0 == 0) && (z + 1 < s.z1 || s.z1 == r.depth);
+        std::uint32_t staged = 0;  // slots of stage used
+        if (ring_on) {
+            behind_off = (z & 1) ? -plane : plane;
+            set_offsets();
+        }
         for (std::int64_t y = 0; y < h; ++y) {
             if (y == 0)
                 keys.begin(z, z > s.z0);
@@ -831,118 +901,191 @@ void scan_slab(const detail::VolumeRequest& r, VoxelSlab& s, std::uint32_t* out,
                 keys.next();
             const std::int64_t lr = (z - s.z0) * h + y;
             s.row_begin[std::size_t(lr)] = cnt;
-            std::uint32_t* o = out + std::uint64_t(z * h + y) * w;
-            // Switches::fused_behind: a row of a later slice (after a row that copied the row
-            // behind, or the first of its slice) tries the copy with no codes first; only the
-            // voxels that need the table get theirs. Rows of sparse noise and rows with too many
-            // such voxels go on below (the copy is overwritten there).
-            // Only rows of 4-byte keys under 18 and 26 gain: one-byte codes are 32 voxels a compare
-            // (binary 0.9 at 6 lost 50 -> 62 ms, at 26 31 -> 33), and under 6 the codes are few
-            // (Voronoi at 6 the same, 44 ms; at 18 38 -> 35, at 26 36-39 -> 32-37).
-            constexpr bool kFused = sizeof(typename KeyRows<F, InPlace>::T) == 4 && Conn != 6;
-            bool tried = false;
-            if (kFused && behind && fused && z > s.z0 && (fused_last || y == 0)) {
-                const std::uint32_t bgs = keys.template behind_pass<Conn>(o - plane, o, flag.data());
-                fused_last = false;
-                if (!(sparse_first && fg_bits && r.has_background && bgs * 5 >= 3 * w)) {
-                    tried = true;
-                    const std::uint32_t words = (w + 63) / 64;
-                    std::uint32_t n_hard = 0;
-                    for (std::uint32_t i = 0; i < words; ++i) {
-                        const std::uint32_t x0 = i * 64;
-                        hard[i] = code_bits(flag.data() + x0, std::min<std::uint32_t>(64, w - x0), 1, 1, avx2);
-                        n_hard += popcount64(hard[i]);
-                    }
-                    if (std::uint64_t(n_hard) * kBehindHard <= w) {
-                        const auto coder = keys.coder();
-                        for (std::uint32_t i = 0; i < words; ++i)
-                            for (std::uint64_t m = hard[i]; m; m &= m - 1) {
-                                const std::uint32_t x = i * 64 + std::uint32_t(__builtin_ctzll(m));
-                                const std::uint32_t prev = x > 0 ? o[x - 1] : 0;
-                                const Entry e = tab[coder.template code<Conn>(x)];
-                                o[x] = label_voxel<Conn, false>(e, x, off, o, parent, base, cnt, prev);
-                            }
-                        fused_last = true;
-                        continue;
-                    }
-                }
+            std::uint32_t* const dst = out + std::uint64_t(z * h + y) * w;
+            std::uint32_t* o = ring_on ? ring.get() + std::uint64_t((z & 1) * h + y) * w : dst;
+            std::uint32_t mask_fg = 0;  // the row's foreground voxels (masks_on)
+            if (masks_on) {
+                const KeyT* k = keys.coder().k;
+                if (!have_fg_key)
+                    for (std::uint32_t x = 0; x < w; ++x)
+                        if (k[x] != bg_key) {
+                            fg_key = k[x];
+                            have_fg_key = true;
+                            break;
+                        }
+                bool pure = true;
+                const std::size_t sl = std::size_t((z & 1) * h + y);
+                mask_fg = masks::make_row<KeyT>(k, w, bg_key, fg_key, rmask.row(sl), pure, avx2);
+                rmask.pure[sl] = pure;
             }
-            // Under 6 the rows that may copy the row behind need the extended codes.
-            const bool ext6 = Conn == 6 && behind && z > s.z0 && !tried;
-            keys.template codes<Conn>(code.data(), ext6 ? ext.data() : nullptr);
-            // Rows that are mostly background or mostly not branch on it (well predicted, and a
-            // background voxel then costs a store); rows of noise take background through the table.
-            std::uint32_t bg = 0;
-            if (r.has_background)
-                for (std::uint32_t x = 0; x < w; ++x) bg += code[x] >> 13;
-            // Dense binary rows under 6-connectivity: L, U and B are mostly all equal and need two
-            // union checks each; a fixed count of checks then beats a loop whose end mispredicts.
-            // Rows of sparse noise (60% background or more) visit their foreground only.
-            auto row = [&]<bool Stretches>() {
-                if (!Stretches && fg_bits && r.has_background && bg * 5 >= 3 * w)
-                    cnt = scan_row_fg<Conn, false>(tab.data(), code.data(), w, off, o, parent, base, cnt, avx2);
-                else if (Conn == 6 && r.has_background && bg * 8 < w)
-                    cnt = scan_row<Conn, true, true, Stretches>(tab.data(), code.data(), w, off, o, parent, base, cnt);
-                else if (bg * 8 > 7 * w)
-                    cnt = scan_row<Conn, true, false, Stretches>(tab.data(), code.data(), w, off, o, parent, base, cnt);
-                else if (Conn == 6 && r.has_background && bg * 5 < 2 * w)  // dense binary, as above
-                    cnt = scan_row<Conn, false, true, Stretches>(tab.data(), code.data(), w, off, o, parent, base, cnt);
-                else
-                    cnt = scan_row<Conn, false, false, Stretches>(tab.data(), code.data(), w, off, o, parent, base, cnt);
+            bool row_packed = false;  // scan_row_fg packed it into stage, in row_slots slots
+            std::uint32_t row_slots = 0;
+            // Where scan_row_fg or scan_row_masks packs the row (Switches::packed_rows).
+            auto pack_to = [&](std::uint32_t bgs) {
+                row_packed = may_pack && packed::worth(w - bgs, w);
+                row_slots = packed::mask_slots(w) + (w - bgs);
+                return row_packed;
             };
-            // Under 18 (Voronoi cells: 62 -> 72 ms) the stretches below do better; under 26 they
-            // stop at every change of the code that easy voxels ignore (Voronoi: 68 -> 62 ms).
-            // Rows at least half easy: dense noise (0.9, 73% easy) gains too, 59 -> 54 ms (it lost,
-            // 62 -> 70, while the mask was a scalar loop); 0.7 (34%) stays below.
-            // Switches::sparse_first: rows of sparse noise visit their foreground only, before the
-            // easy rows and the stretches look at them: their background is easy and repeats its
-            // code, so both took such rows and ran every background voxel next to the foreground
-            // through the table (binary 0.1 at 26: 63 -> 39 ms; at 6 and 18 about 10%).
-            if (sparse_first && fg_bits && r.has_background && bg * 5 >= 3 * w) {
-                cnt = scan_row_fg<Conn, false>(tab.data(), code.data(), w, off, o, parent, base, cnt, avx2);
-                continue;
-            }
-            // Switches::behind: rows of a later slice at least half of whose voxels take the
-            // label of the voxel behind with no union (before the stretches are counted).
-            if (behind && z > s.z0 && !tried) {
-                const std::uint32_t n_hard = behind_mask<Conn>(Conn == 6 ? ext.data() : code.data(), w, hard.data(), avx2);
-                if (std::uint64_t(n_hard) * kBehindHard <= w) {
-                    // Switches::fixed_hard: under 6 only (2 slots); under 18 and 26 the loop was
-                    // faster (Voronoi at 18: 33 against 41 ms, binary 0.7 at 26: 47 against 56).
-                    cnt = fixed_hard && Conn == 6 ? scan_row_behind<Conn, true>(tab.data(), code.data(), w, plane, off, o, parent, base,
-                                                                   cnt, hard.data())
-                                     : scan_row_behind<Conn, false>(tab.data(), code.data(), w, plane, off, o, parent, base,
-                                                                    cnt, hard.data());
-                    fused_last = true;
-                    continue;
-                }
-            }
-            std::uint32_t same = 0, starts = 0;  // starts: voxels that begin a stretch (equal to the left, which is not)
-            if (stretches && w > 1) {
-                same = starts = code[1] == code[0];
-                const std::uint16_t* c = code.data();
-                for (std::uint32_t x = 2; x < w; ++x) {  // vectorises: no branch, no carried state
-                    const std::uint32_t eq = c[x] == c[x - 1];
-                    same += eq;
-                    starts += eq & std::uint32_t(c[x - 1] != c[x - 2]);
-                }
-            }
-            if constexpr (Conn == 26) {
-                if (easy && z > s.z0) {
-                    std::uint32_t n_easy = 0;
-                    for (std::uint32_t x = 0; x < w; ++x) n_easy += easy_code<Conn>(code[x]);
-                    if (n_easy * 2 >= w) {
-                        cnt = scan_row_easy<Conn>(tab.data(), code.data(), w, off, o, parent, base, cnt, hard.data(), avx2);
-                        continue;
+
+            // Labels the row into o.
+            [&] {
+                // Switches::mask_codes: a row of sparse noise whose five rows are pure.
+                if (masks_on && mask_fg * 5 <= 2 * w) {
+                    auto slot = [&](std::int64_t zz, std::int64_t yy) { return std::size_t((zz & 1) * h + yy); };
+                    const std::size_t none = 2 * std::size_t(h);
+                    const bool bh = z > s.z0;
+                    const std::size_t sk = slot(z, y), su = y > 0 ? slot(z, y - 1) : none;
+                    const std::size_t sa = bh && y > 0 ? slot(z - 1, y - 1) : none, sb = bh ? slot(z - 1, y) : none;
+                    const std::size_t sc = bh && y + 1 < h ? slot(z - 1, y + 1) : none;
+                    const auto& p = rmask.pure;
+                    if (p[sk] & p[su] & p[sa] & p[sb] & p[sc]) {
+                        const std::uint64_t *mk = rmask.row(sk), *mu = rmask.row(su), *ma = rmask.row(sa),
+                                            *mb = rmask.row(sb), *mc = rmask.row(sc);
+                        cnt = pack_to(w - mask_fg)
+                                  ? scan_row_masks<Conn, true>(tab.data(), mk, mu, ma, mb, mc, w, off, o, parent, base, cnt,
+                                                               stage.data() + staged)
+                                  : scan_row_masks<Conn, false>(tab.data(), mk, mu, ma, mb, mc, w, off, o, parent, base, cnt,
+                                                                nullptr);
+                        return;
                     }
                 }
+                // Switches::fused_behind: a row of a later slice (after a row that copied the row
+                // behind, or the first of its slice) tries the copy with no codes first; only the
+                // voxels that need the table get theirs. Rows of sparse noise and rows with too many
+                // such voxels go on below (the copy is overwritten there).
+                // Only rows of 4-byte keys under 18 and 26 gain: one-byte codes are 32 voxels a compare
+                // (binary 0.9 at 6 lost 50 -> 62 ms, at 26 31 -> 33), and under 6 the codes are few
+                // (Voronoi at 6 the same, 44 ms; at 18 38 -> 35, at 26 36-39 -> 32-37).
+                constexpr bool kFused = sizeof(typename KeyRows<F, InPlace>::T) == 4 && Conn != 6;
+                bool tried = false;
+                if (kFused && behind && fused && z > s.z0 && (fused_last || y == 0)) {
+                    const std::uint32_t bgs = keys.template behind_pass<Conn>(o + behind_off, o, flag.data());
+                    fused_last = false;
+                    if (!(sparse_first && fg_bits && r.has_background && bgs * 5 >= 3 * w)) {
+                        tried = true;
+                        const std::uint32_t words = (w + 63) / 64;
+                        std::uint32_t n_hard = 0;
+                        for (std::uint32_t i = 0; i < words; ++i) {
+                            const std::uint32_t x0 = i * 64;
+                            hard[i] = code_bits(flag.data() + x0, std::min<std::uint32_t>(64, w - x0), 1, 1, avx2);
+                            n_hard += popcount64(hard[i]);
+                        }
+                        if (std::uint64_t(n_hard) * kBehindHard <= w) {
+                            const auto coder = keys.coder();
+                            for (std::uint32_t i = 0; i < words; ++i)
+                                for (std::uint64_t m = hard[i]; m; m &= m - 1) {
+                                    const std::uint32_t x = i * 64 + std::uint32_t(__builtin_ctzll(m));
+                                    const std::uint32_t prev = x > 0 ? o[x - 1] : 0;
+                                    const Entry e = tab[coder.template code<Conn>(x)];
+                                    o[x] = label_voxel<Conn, false>(e, x, off, o, parent, base, cnt, prev);
+                                }
+                            fused_last = true;
+                            return;
+                        }
+                    }
+                }
+                // Under 6 the rows that may copy the row behind need the extended codes.
+                const bool ext6 = Conn == 6 && behind && z > s.z0 && !tried;
+                keys.template codes<Conn>(code.data(), ext6 ? ext.data() : nullptr);
+                // Rows that are mostly background or mostly not branch on it (well predicted, and a
+                // background voxel then costs a store); rows of noise take background through the table.
+                std::uint32_t bg = 0;
+                if (r.has_background)
+                    for (std::uint32_t x = 0; x < w; ++x) bg += code[x] >> 13;
+                // Dense binary rows under 6-connectivity: L, U and B are mostly all equal and need two
+                // union checks each; a fixed count of checks then beats a loop whose end mispredicts.
+                // Rows of sparse noise (60% background or more) visit their foreground only.
+                auto row = [&]<bool Stretches>() {
+                    if (!Stretches && fg_bits && r.has_background && bg * 5 >= 3 * w)
+                        cnt = pack_to(bg) ? scan_row_fg<Conn, false, true>(tab.data(), code.data(), w, off, o, parent, base, cnt,
+                                                                              avx2, stage.data() + staged)
+                                         : scan_row_fg<Conn, false>(tab.data(), code.data(), w, off, o, parent, base, cnt, avx2);
+                    else if (Conn == 6 && r.has_background && bg * 8 < w)
+                        cnt = scan_row<Conn, true, true, Stretches>(tab.data(), code.data(), w, off, o, parent, base, cnt);
+                    else if (bg * 8 > 7 * w)
+                        cnt = scan_row<Conn, true, false, Stretches>(tab.data(), code.data(), w, off, o, parent, base, cnt);
+                    else if (Conn == 6 && r.has_background && bg * 5 < 2 * w)  // dense binary, as above
+                        cnt = scan_row<Conn, false, true, Stretches>(tab.data(), code.data(), w, off, o, parent, base, cnt);
+                    else
+                        cnt = scan_row<Conn, false, false, Stretches>(tab.data(), code.data(), w, off, o, parent, base, cnt);
+                };
+                // Under 18 (Voronoi cells: 62 -> 72 ms) the stretches below do better; under 26 they
+                // stop at every change of the code that easy voxels ignore (Voronoi: 68 -> 62 ms).
+                // Rows at least half easy: dense noise (0.9, 73% easy) gains too, 59 -> 54 ms (it lost,
+                // 62 -> 70, while the mask was a scalar loop); 0.7 (34%) stays below.
+                // Switches::sparse_first: rows of sparse noise visit their foreground only, before the
+                // easy rows and the stretches look at them: their background is easy and repeats its
+                // code, so both took such rows and ran every background voxel next to the foreground
+                // through the table (binary 0.1 at 26: 63 -> 39 ms; at 6 and 18 about 10%).
+                if (sparse_first && fg_bits && r.has_background && bg * 5 >= 3 * w) {
+                    cnt = pack_to(bg) ? scan_row_fg<Conn, false, true>(tab.data(), code.data(), w, off, o, parent, base, cnt,
+                                                                          avx2, stage.data() + staged)
+                                     : scan_row_fg<Conn, false>(tab.data(), code.data(), w, off, o, parent, base, cnt, avx2);
+                    return;
+                }
+                // Switches::behind: rows of a later slice at least half of whose voxels take the
+                // label of the voxel behind with no union (before the stretches are counted).
+                if (behind && z > s.z0 && !tried) {
+                    const std::uint32_t n_hard = behind_mask<Conn>(Conn == 6 ? ext.data() : code.data(), w, hard.data(), avx2);
+                    if (std::uint64_t(n_hard) * kBehindHard <= w) {
+                        // Switches::fixed_hard: under 6 only (2 slots); under 18 and 26 the loop was
+                        // faster (Voronoi at 18: 33 against 41 ms, binary 0.7 at 26: 47 against 56).
+                        cnt = fixed_hard && Conn == 6 ? scan_row_behind<Conn, true>(tab.data(), code.data(), w, -behind_off, off, o, parent, base,
+                                                                       cnt, hard.data())
+                                         : scan_row_behind<Conn, false>(tab.data(), code.data(), w, -behind_off, off, o, parent, base,
+                                                                        cnt, hard.data());
+                        fused_last = true;
+                        return;
+                    }
+                }
+                std::uint32_t same = 0, starts = 0;  // starts: voxels that begin a stretch (equal to the left, which is not)
+                if (stretches && w > 1) {
+                    same = starts = code[1] == code[0];
+                    const std::uint16_t* c = code.data();
+                    for (std::uint32_t x = 2; x < w; ++x) {  // vectorises: no branch, no carried state
+                        const std::uint32_t eq = c[x] == c[x - 1];
+                        same += eq;
+                        starts += eq & std::uint32_t(c[x - 1] != c[x - 2]);
+                    }
+                }
+                if constexpr (Conn == 26) {
+                    if (easy && z > s.z0) {
+                        std::uint32_t n_easy = 0;
+                        for (std::uint32_t x = 0; x < w; ++x) n_easy += easy_code<Conn>(code[x]);
+                        if (n_easy * 2 >= w) {
+                            cnt = scan_row_easy<Conn>(tab.data(), code.data(), w, off, o, parent, base, cnt, hard.data(), avx2);
+                            return;
+                        }
+                    }
+                }
+                // Stretches pay where most voxels continue long ones (cells, blobs); on noise their
+                // starts and ends would mispredict.
+                if (stretches && same * 2 > w && same >= 8 * starts)
+                    row.template operator()<true>();
+                else
+                    row.template operator()<false>();
+            }();
+            (void)dst;
+            // A row that scan_row_fg did not pack is packed here if it can be; if not, the slice
+            // goes to the label volume as it is.
+            if (row_packed) staged += row_slots;
+            if (may_pack && !row_packed) {
+                std::uint32_t fg = 0;
+                for (std::uint32_t x = 0; x < w; ++x) fg += o[x] != 0;
+                if (packed::worth(fg, w))
+                    staged += packed::mask_slots(w) + packed::pack(o, w, stage.data() + staged, avx2);
+                else
+                    may_pack = false;
             }
-            // Stretches pay where most voxels continue long ones (cells, blobs); on noise their
-            // starts and ends would mispredict.
-            if (stretches && same * 2 > w && same >= 8 * starts)
-                row.template operator()<true>();
-            else
-                row.template operator()<false>();
+        }
+        if (ring_on) {
+            std::uint32_t* slice = out + std::uint64_t(z) * std::uint64_t(plane);
+            if (may_pack) {
+                std::memcpy(slice, stage.data(), std::size_t(staged) * 4);
+                s.packed[std::size_t(z - s.z0)] = staged;
+            } else {
+                std::memcpy(slice, ring.get() + std::uint64_t(z & 1) * std::uint64_t(plane), std::size_t(plane) * 4);
+            }
         }
     }
     s.count = cnt;
@@ -1044,13 +1187,38 @@ inline void number_slab(const detail::VolumeRequest& r, VoxelSlab& s, const Exte
         lab[i] = l;
     }
     lab[0] = 0;
-    const std::uint64_t begin = std::uint64_t(s.z0) * std::uint64_t(r.height) * std::uint64_t(r.width);
-    const std::uint64_t end = std::uint64_t(s.z1) * std::uint64_t(r.height) * std::uint64_t(r.width);
+    const std::uint64_t w = std::uint64_t(r.width);
+    const std::uint64_t begin = std::uint64_t(s.z0) * std::uint64_t(r.height) * w;
+    const std::uint64_t end = std::uint64_t(s.z1) * std::uint64_t(r.height) * w;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     static const bool avx2 = __builtin_cpu_supports("avx2");
-    if (avx2 && gather) return renumber_avx2(out + begin, end - begin, lab, base);
+#else
+    constexpr bool avx2 = false;
 #endif
-    renumber_plain(out + begin, end - begin, lab, base);
+    auto renumber = [&](std::uint64_t from, std::uint64_t to) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+        if (avx2 && gather) return renumber_avx2(out + from, to - from, lab, base);
+#endif
+        renumber_plain(out + from, to - from, lab, base);
+    };
+    if (s.packed.empty()) return renumber(begin, end);
+    // Switches::packed_rows: runs of slices stored as they are renumber at once; a packed slice's
+    // rows are copied out of its place first, then unpacked into it row by row.
+    const std::uint64_t plane = std::uint64_t(r.height) * w;
+    std::vector<std::uint32_t> stream(std::size_t(plane) + w + 8);
+    std::uint32_t* lbl = stream.data() + plane;
+    std::uint64_t plain = begin;  // the first voxel not yet renumbered
+    for (std::size_t zi = 0; zi < s.packed.size(); ++zi) {
+        if (!s.packed[zi]) continue;
+        const std::uint64_t at = begin + zi * plane;
+        if (plain < at) renumber(plain, at);
+        std::memcpy(stream.data(), out + at, std::size_t(s.packed[zi]) * 4);
+        const std::uint32_t* src = stream.data();
+        for (std::uint64_t y = 0; y < std::uint64_t(r.height); ++y)
+            src += packed::unpack(src, std::uint32_t(w), lab, base, out + at + y * w, lbl, avx2 && gather);
+        plain = at + plane;
+    }
+    if (plain < end) renumber(plain, end);
 }
 
 }  // namespace cclabel::cpu::vox

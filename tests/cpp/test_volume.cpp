@@ -190,7 +190,7 @@ TEST(VolumeScans, EverySwitchGivesTheSameLabels) {
     const char* offs[] = {"",           "voxels",        "voxels,bits",      "voxels,wide_fill", "runs",
                           "runs,easy", "runs,gather",    "runs,fg_bits,stretches", "voxels,tiles",
                           "voxels,tiles_cover", "tiles", "runs,sparse_first", "runs,behind",
-                          "runs,fused_behind", "runs,fixed_hard"};
+                          "runs,fused_behind", "runs,fixed_hard", "runs,packed_rows"};
     std::vector<std::pair<std::string, Volume>> vols;
     std::uint32_t seed = 500;
     for (std::int64_t w : {1, 2, 63, 64, 65, 130}) {
@@ -278,7 +278,7 @@ TEST(VolumeScans, BehindRowsMatchFloodFill) {
     for (auto& i : full.idx) i = 1;
     vols.emplace_back("full", full);
     for (const char* off : {"runs", "runs,behind", "runs,fused_behind", "runs,fixed_hard", "runs,behind,easy",
-                            "runs,easy,stretches", "runs,sparse_first"}) {
+                            "runs,easy,stretches", "runs,sparse_first", "runs,packed_rows"}) {
         ASSERT_EQ(setenv("CCLABEL_VOLUME_OFF", off, 1), 0);
         for (auto& [name, v] : vols)
             for (int conn : kConnectivities)
@@ -294,6 +294,52 @@ TEST(VolumeScans, BehindRowsMatchFloodFill) {
                     // 4-byte keys (U32 in place, Gray16 through keys) take the fused pass under 18 and 26.
                     expect_flood_fill(v, PixelFormat::U32, conn, true, t, 0, 0, what);
                     expect_flood_fill(v, PixelFormat::Gray16, conn, t % 2 == 0, t, 0, 0, what);
+                    if (::testing::Test::HasFailure()) {
+                        unsetenv("CCLABEL_VOLUME_OFF");
+                        return;
+                    }
+                }
+    }
+    ASSERT_EQ(unsetenv("CCLABEL_VOLUME_OFF"), 0);
+}
+
+TEST(VolumeScans, SparseRowsMatchFloodFill) {
+    // Volumes of mostly background take the voxel scan's packed rows (a ring of two slices, rows
+    // stored as foreground masks and ids, unpacked by the last pass) and codes from bit masks of
+    // the rows (mask_codes, only where the five rows have one foreground value): one value and two
+    // (rows with a second value take the codes), a second value only from a late slice, a dense
+    // slice in a sparse volume (its rows are stored as they are), widths around the 64-voxel
+    // words, one-voxel-thin volumes, slab seams (threads 1 to 5), every format, each switch off.
+    std::vector<std::pair<std::string, Volume>> vols;
+    std::uint32_t seed = 1700;
+    for (std::int64_t w : {1, 2, 7, 63, 64, 65, 130})
+        for (double zeros : {0.65, 0.85, 0.95})
+            for (int palette : {2, 3})
+                vols.emplace_back("sparse " + std::to_string(zeros) + " values " + std::to_string(palette) + " w" + std::to_string(w),
+                                  random_volume(w, 6, 7, palette, zeros, ++seed));
+    Volume late = random_volume(70, 6, 8, 2, 0.9, ++seed);
+    for (std::int64_t x = 0; x < late.w; x += 3) late.at(x, 2, 6) = 2;
+    vols.emplace_back("second value late", late);
+    Volume dense = random_volume(66, 5, 9, 2, 0.9, ++seed);
+    for (std::int64_t y = 0; y < dense.h; ++y)
+        for (std::int64_t x = 0; x < dense.w; ++x) dense.at(x, y, 4) = x % 5 != 0;
+    vols.emplace_back("dense slice", dense);
+    vols.emplace_back("thin y", random_volume(70, 1, 9, 2, 0.9, ++seed));
+    vols.emplace_back("thin x", random_volume(1, 9, 9, 2, 0.8, ++seed));
+    vols.emplace_back("one slice", random_volume(65, 9, 1, 2, 0.9, ++seed));
+    for (const char* off : {"runs", "runs,packed_rows", "runs,mask_codes", "runs,packed_rows,mask_codes", "packed_rows"}) {
+        ASSERT_EQ(setenv("CCLABEL_VOLUME_OFF", off, 1), 0);
+        for (auto& [name, v] : vols)
+            for (int conn : kConnectivities)
+                for (int t : {1, 2, 5}) {
+                    const std::string what = name + " off " + off;
+                    expect_flood_fill(v, PixelFormat::Gray8, conn, true, t, 0, 0, what);
+                    if (t != 2) {
+                        expect_flood_fill(v, PixelFormat::Binary8, conn, true, t, 0, 0, what);
+                        expect_flood_fill(v, PixelFormat::U32, conn, true, t, 0, 0, what);
+                        expect_flood_fill(v, PixelFormat::Gray16, conn, true, t, 0, 0, what);
+                        expect_flood_fill(v, PixelFormat::U32, conn, true, t, 2, 0, what);  // U32 through keys
+                    }
                     if (::testing::Test::HasFailure()) {
                         unsetenv("CCLABEL_VOLUME_OFF");
                         return;
