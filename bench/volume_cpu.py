@@ -29,7 +29,9 @@ union slots, not a loop of the table's count), `packed_rows` (volumes of 80% bac
 the voxel scan labels into a ring of two slices and stores sparse slices packed, foreground masks
 and ids, which the last pass unpacks, instead of writing and rereading every voxel), `mask_codes`
 (volumes of 60% background or more: sparse rows whose neighbouring rows have one foreground value
-take each foreground voxel's code from bit masks of the rows, not a row of codes).
+take each foreground voxel's code from bit masks of the rows, not a row of codes), `no_row_roots` (a
+volume labelled as one slab, one thread, counts no roots per row after its scan: N is the
+numbering's last number).
 """
 from __future__ import annotations
 

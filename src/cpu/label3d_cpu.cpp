@@ -104,6 +104,10 @@ struct VolumeSwitches {
     /// rows have one foreground value take each foreground voxel's code from bit masks of the rows
     /// (volume_masks.hpp): no row of codes, no pass to find the foreground. Off: codes for every voxel.
     bool mask_codes = true;
+    /// A volume scanned as one slab (one thread) counts no roots per row after its scan (a pass
+    /// over every id): they number the slabs after the first and the roots that the seams reach,
+    /// and one slab has neither; N is the numbering's last number. Off: counted for every slab.
+    bool no_row_roots = true;
 };
 
 VolumeSwitches volume_switches() {
@@ -127,6 +131,7 @@ VolumeSwitches volume_switches() {
     sw.fixed_hard = !has("fixed_hard");
     sw.packed_rows = !has("packed_rows");
     sw.mask_codes = !has("mask_codes");
+    sw.no_row_roots = !has("no_row_roots");
     return sw;
 }
 
@@ -144,6 +149,10 @@ struct Slab {
     vol::U32Array parent;
     std::vector<std::uint32_t> row_roots;  ///< roots per row, after the scan and the seams
     std::uint32_t first_label = 0;
+    /// Whether the scan counts row_roots (Switches::no_row_roots: not in a volume's only slab,
+    /// whose numbering's last number, last_label, is N).
+    bool count_roots = true;
+    std::uint32_t last_label = 0;
 
     RowRuns row(std::int64_t local_row) const {
         const std::uint32_t b = row_begin[std::size_t(local_row)], e = row_begin[std::size_t(local_row) + 1];
@@ -393,6 +402,7 @@ void number_and_write(const detail::VolumeRequest& r, Slab& s, const ExternalRoo
         }
         for (; x < w; ++x) o[x] = 0;
     }
+    s.last_label = n;
 }
 
 /// Average voxels a run below which the voxel-wise scan wins (bench/volume_cpu.py): the run scan
@@ -453,6 +463,13 @@ constexpr double kPackedBackground = 0.8;
 /// 26 36.2 -> 27.4 (with packed_rows); binary 0.3 at 6 about 1 ms of 61.
 constexpr double kMaskBackground = 0.6;
 
+/// N from the seams' step (@p total), or from the numbering of a volume's only slab where it
+/// counted no roots (Switches::no_row_roots).
+template <typename S>
+std::uint32_t slabs_total(const std::vector<S>& slabs, std::uint32_t total) {
+    return slabs.size() == 1 && !slabs[0].count_roots ? slabs[0].last_label : total;
+}
+
 template <PixelFormat F, int Conn>
 std::uint32_t label_voxels(const detail::VolumeRequest& r, std::uint32_t* out, const VolumeSwitches& sw) {
     const double bg = sw.packed_rows || sw.mask_codes ? sampled_background<F>(r) : 0.0;
@@ -465,6 +482,7 @@ std::uint32_t label_voxels(const detail::VolumeRequest& r, std::uint32_t* out, c
         s.z0 = r.depth * i / ns;
         s.z1 = r.depth * (i + 1) / ns;
         s.base = std::uint32_t(std::uint64_t(s.z0) * plane);
+        s.count_roots = !(sw.no_row_roots && ns == 1);
     }
     vox::ExternalRoots ext;
     std::uint32_t total = 0;
@@ -481,11 +499,11 @@ std::uint32_t label_voxels(const detail::VolumeRequest& r, std::uint32_t* out, c
         },
         [&]() noexcept { total = vox::join_seams<F, Conn>(r, slabs, out, ext); },
         [&](int i) { vox::number_slab(r, slabs[std::size_t(i)], ext, out, sw.gather); });
-    return total;
+    return slabs_total(slabs, total);
 }
 
 /// The slabs of the run scans: a thread's share of the slices each.
-std::vector<Slab> run_slabs(const detail::VolumeRequest& r) {
+std::vector<Slab> run_slabs(const detail::VolumeRequest& r, const VolumeSwitches& sw) {
     const int ns = int(std::min<std::int64_t>(r.threads, r.depth));
     std::vector<Slab> slabs(static_cast<std::size_t>(ns));
     const std::uint64_t plane = std::uint64_t(r.width) * std::uint64_t(r.height);
@@ -494,6 +512,7 @@ std::vector<Slab> run_slabs(const detail::VolumeRequest& r) {
         s.z0 = r.depth * i / ns;
         s.z1 = r.depth * (i + 1) / ns;
         s.base = std::uint32_t(std::uint64_t(s.z0) * plane);
+        s.count_roots = !(sw.no_row_roots && ns == 1);
     }
     return slabs;
 }
@@ -504,7 +523,7 @@ template <PixelFormat F, int Conn>
 std::uint32_t label_bits(const detail::VolumeRequest& r, std::uint32_t* out, const VolumeSwitches& sw) {
     const bool binary8 = F == PixelFormat::Binary8;
     const std::uint8_t fg = binary8 ? 1 : bits::first_foreground(r);
-    std::vector<Slab> slabs = run_slabs(r);
+    std::vector<Slab> slabs = run_slabs(r, sw);
     const int ns = int(slabs.size());
     ExternalRoots ext;
     std::uint32_t total = 0;
@@ -512,7 +531,7 @@ std::uint32_t label_bits(const detail::VolumeRequest& r, std::uint32_t* out, con
         r.threads, ns, [&](int i) { bits::scan_slab<Conn>(r, slabs[std::size_t(i)], binary8, fg); },
         [&]() noexcept { total = join_seams<Conn>(r, slabs, ext); },
         [&](int i) { number_and_write(r, slabs[std::size_t(i)], ext, out, sw.wide_fill); });
-    return total;
+    return slabs_total(slabs, total);
 }
 
 template <PixelFormat F, int Conn>
@@ -527,14 +546,14 @@ std::uint32_t label_impl(const detail::VolumeRequest& r, std::uint32_t* out) {
     // on Voronoi cells of 14 voxels a run (256^3: 47 against 61 ms), as under 18 and 26.
     const double tiled_runs = Conn == 6 && !sw.behind ? kTiledRunLength6 : voxel_runs;
     if (tiled && (run_length >= tiled_runs || !sw.voxels)) {
-        std::vector<Slab> slabs = run_slabs(r);
+        std::vector<Slab> slabs = run_slabs(r, sw);
         ExternalRoots ext;
         std::uint32_t total = 0;
         band_phases(
             r.threads, int(slabs.size()), [&](int i) { scan_slab_tiled<F, Conn>(r, slabs[std::size_t(i)], sw); },
             [&]() noexcept { total = join_seams<Conn>(r, slabs, ext); },
             [&](int i) { number_and_write(r, slabs[std::size_t(i)], ext, out, sw.wide_fill); });
-        return total;
+        return slabs_total(slabs, total);
     }
     if (sw.voxels && (!sw.runs || run_length < voxel_runs)) return label_voxels<F, Conn>(r, out, sw);
     if constexpr (F == PixelFormat::Binary8 || F == PixelFormat::Gray8) {
@@ -545,7 +564,7 @@ std::uint32_t label_impl(const detail::VolumeRequest& r, std::uint32_t* out) {
             }
         }
     }
-    std::vector<Slab> slabs = run_slabs(r);
+    std::vector<Slab> slabs = run_slabs(r, sw);
     const int ns = int(slabs.size());
     ExternalRoots ext;
     std::uint32_t total = 0;
@@ -553,7 +572,7 @@ std::uint32_t label_impl(const detail::VolumeRequest& r, std::uint32_t* out) {
         r.threads, ns, [&](int i) { scan_slab<F, Conn>(r, slabs[std::size_t(i)], sw); },
         [&]() noexcept { total = join_seams<Conn>(r, slabs, ext); },
         [&](int i) { number_and_write(r, slabs[std::size_t(i)], ext, out, sw.wide_fill); });
-    return total;
+    return slabs_total(slabs, total);
 }
 
 }  // namespace

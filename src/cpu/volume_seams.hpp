@@ -39,9 +39,11 @@ struct SlabForest {
     }
 };
 
-/// After a slab's scan: the roots among the ids of each of its @p rows rows (row_roots).
+/// After a slab's scan: the roots among the ids of each of its @p rows rows (row_roots); none
+/// when the slab is the volume's only one and need not count them (Slab::count_roots).
 template <typename Slab>
 void count_row_roots(Slab& s, std::int64_t rows) {
+    if (!s.count_roots) return s.row_roots.clear();
     s.row_roots.assign(std::size_t(rows), 0);
     for (std::int64_t lr = 0; lr < rows; ++lr) {
         std::uint32_t roots = 0;

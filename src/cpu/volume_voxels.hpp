@@ -487,6 +487,10 @@ struct VoxelSlab {
     std::vector<std::uint32_t> row_begin;  ///< per row of the slab, ids opened before it; then count
     std::vector<std::uint32_t> row_roots;  ///< roots among each row's ids, after the scan and the seams
     std::uint32_t first_label = 0;
+    /// Whether the scan counts row_roots (Switches::no_row_roots: not in a volume's only slab,
+    /// whose numbering's last number, last_label, is N).
+    bool count_roots = true;
+    std::uint32_t last_label = 0;
     /// Per slice of the slab, the u32 slots of its packed rows at the start of its place in the
     /// label volume (volume_packed.hpp), 0 where the slice is there as it is; empty: none packed.
     std::vector<std::uint32_t> packed;
@@ -1186,6 +1190,7 @@ inline void number_slab(const detail::VolumeRequest& r, VoxelSlab& s, const Exte
             l = ext.number_of(p);
         lab[i] = l;
     }
+    s.last_label = n;
     lab[0] = 0;
     const std::uint64_t w = std::uint64_t(r.width);
     const std::uint64_t begin = std::uint64_t(s.z0) * std::uint64_t(r.height) * w;
