@@ -31,7 +31,8 @@ and ids, which the last pass unpacks, instead of writing and rereading every vox
 (volumes of 60% background or more: sparse rows whose neighbouring rows have one foreground value
 take each foreground voxel's code from bit masks of the rows, not a row of codes), `no_row_roots` (a
 volume labelled as one slab, one thread, counts no roots per row after its scan: N is the
-numbering's last number).
+numbering's last number), `huge_pages` (the scans' work arrays of 4 MiB or more, reserved for a run
+or an id a voxel, on 2 MiB pages: one fault where 4 KiB pages took 512).
 """
 from __future__ import annotations
 

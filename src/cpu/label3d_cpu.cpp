@@ -108,6 +108,9 @@ struct VolumeSwitches {
     /// over every id): they number the slabs after the first and the roots that the seams reach,
     /// and one slab has neither; N is the numbering's last number. Off: counted for every slab.
     bool no_row_roots = true;
+    /// The scans' work arrays of 4 MiB or more (runs, the voxel scan's forest) on 2 MiB pages
+    /// (vol::U32Array::huge). Off: 4 KiB pages.
+    bool huge_pages = true;
 };
 
 VolumeSwitches volume_switches() {
@@ -132,6 +135,7 @@ VolumeSwitches volume_switches() {
     sw.packed_rows = !has("packed_rows");
     sw.mask_codes = !has("mask_codes");
     sw.no_row_roots = !has("no_row_roots");
+    sw.huge_pages = !has("huge_pages");
     return sw;
 }
 
@@ -483,6 +487,7 @@ std::uint32_t label_voxels(const detail::VolumeRequest& r, std::uint32_t* out, c
         s.z1 = r.depth * (i + 1) / ns;
         s.base = std::uint32_t(std::uint64_t(s.z0) * plane);
         s.count_roots = !(sw.no_row_roots && ns == 1);
+        s.parent.huge = sw.huge_pages;
     }
     vox::ExternalRoots ext;
     std::uint32_t total = 0;
@@ -513,6 +518,7 @@ std::vector<Slab> run_slabs(const detail::VolumeRequest& r, const VolumeSwitches
         s.z1 = r.depth * (i + 1) / ns;
         s.base = std::uint32_t(std::uint64_t(s.z0) * plane);
         s.count_roots = !(sw.no_row_roots && ns == 1);
+        for (vol::U32Array* a : {&s.x0, &s.x1, &s.key, &s.parent}) a->huge = sw.huge_pages;
     }
     return slabs;
 }

@@ -190,7 +190,7 @@ TEST(VolumeScans, EverySwitchGivesTheSameLabels) {
     const char* offs[] = {"",           "voxels",        "voxels,bits",      "voxels,wide_fill", "runs",
                           "runs,easy", "runs,gather",    "runs,fg_bits,stretches", "voxels,tiles",
                           "voxels,tiles_cover", "tiles", "runs,sparse_first", "runs,behind",
-                          "runs,fused_behind", "runs,fixed_hard", "runs,packed_rows", "no_row_roots", "runs,no_row_roots"};
+                          "runs,fused_behind", "runs,fixed_hard", "runs,packed_rows", "no_row_roots", "runs,no_row_roots", "huge_pages"};
     std::vector<std::pair<std::string, Volume>> vols;
     std::uint32_t seed = 500;
     for (std::int64_t w : {1, 2, 63, 64, 65, 130}) {
