@@ -466,6 +466,7 @@ constexpr double kPackedBackground = 0.8;
 /// scan's sparse rows: its masks cost a pass over every row): binary 0.1 at 6 27.6 -> 23.9 ms, at
 /// 26 36.2 -> 27.4 (with packed_rows); binary 0.3 at 6 about 1 ms of 61.
 constexpr double kMaskBackground = 0.6;
+constexpr std::uint64_t kPackedPlane = std::uint64_t(1) << 20;
 
 /// N from the seams' step (@p total), or from the numbering of a volume's only slab where it
 /// counted no roots (Switches::no_row_roots).
@@ -477,7 +478,11 @@ std::uint32_t slabs_total(const std::vector<S>& slabs, std::uint32_t total) {
 template <PixelFormat F, int Conn>
 std::uint32_t label_voxels(const detail::VolumeRequest& r, std::uint32_t* out, const VolumeSwitches& sw) {
     const double bg = sw.packed_rows || sw.mask_codes ? sampled_background<F>(r) : 0.0;
-    const bool packed_rows = sw.packed_rows && bg >= kPackedBackground, mask_codes = sw.mask_codes && bg >= kMaskBackground;
+    // The ring and the staged slice of packed_rows take three slices of labels a slab: only
+    // slices of up to kPackedPlane voxels (1024^2: 12 MiB a slab).
+    const bool small_plane = std::uint64_t(r.width) * std::uint64_t(r.height) <= kPackedPlane;
+    const bool packed_rows = sw.packed_rows && small_plane && bg >= kPackedBackground;
+    const bool mask_codes = sw.mask_codes && bg >= kMaskBackground;
     const int ns = int(std::min<std::int64_t>(r.threads, r.depth));
     std::vector<vox::VoxelSlab> slabs(static_cast<std::size_t>(ns));
     const std::uint64_t plane = std::uint64_t(r.width) * std::uint64_t(r.height);
