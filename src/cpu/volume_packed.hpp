@@ -56,6 +56,18 @@ inline constexpr Tables kTables = make_tables();
 
 /// Packs the row @p row (@p w ids, 0 for background) into @p dst (worth() must hold); returns the
 /// foreground count.
+/// Voxels @p j .. @p n − 1 of the 64 from @p x0, one at a time: their bits into @p m, their ids from
+/// ids[k] on (the plain packer, and the AVX2 one's tail).
+inline void pack_voxels(const std::uint32_t* row, std::uint32_t x0, std::uint32_t j, std::uint32_t n,
+                        std::uint32_t* ids, std::uint32_t& k, std::uint64_t& m) {
+    for (; j < n; ++j) {
+        const std::uint32_t v = row[x0 + j];
+        m |= std::uint64_t(v != 0) << j;
+        ids[k] = v;
+        k += v != 0;
+    }
+}
+
 inline std::uint32_t pack_plain(const std::uint32_t* row, std::uint32_t w, std::uint32_t* dst) {
     const std::uint32_t words = (w + 63) / 64;
     std::uint32_t* ids = dst + mask_slots(w);
@@ -63,12 +75,7 @@ inline std::uint32_t pack_plain(const std::uint32_t* row, std::uint32_t w, std::
     for (std::uint32_t i = 0; i < words; ++i) {
         std::uint64_t m = 0;
         const std::uint32_t x0 = i * 64, n = std::min<std::uint32_t>(64, w - x0);
-        for (std::uint32_t j = 0; j < n; ++j) {
-            const std::uint32_t v = row[x0 + j];
-            m |= std::uint64_t(v != 0) << j;
-            ids[k] = v;
-            k += v != 0;
-        }
+        pack_voxels(row, x0, 0, n, ids, k, m);
         std::memcpy(dst + 2 * i, &m, 8);
     }
     return k;
@@ -121,12 +128,7 @@ __attribute__((target("avx2,popcnt"))) inline std::uint32_t pack_avx2(const std:
             k += std::uint32_t(_mm_popcnt_u32(b));
             m |= std::uint64_t(b) << j;
         }
-        for (; j < n; ++j) {
-            const std::uint32_t v = row[x0 + j];
-            m |= std::uint64_t(v != 0) << j;
-            ids[k] = v;
-            k += v != 0;
-        }
+        pack_voxels(row, x0, j, n, ids, k, m);
         std::memcpy(dst + 2 * i, &m, 8);
     }
     return k;
