@@ -422,39 +422,43 @@ void number_and_write(const detail::VolumeRequest& r, Slab& s, const ExternalRoo
 constexpr double kTiledRunLength6 = 8.0;
 constexpr double kVoxelRunLength = 8.0, kVoxelRunLengthNoBackground = 32.0, kVoxelRunLengthNoBackground26 = 48.0;
 
-/// Average run length (background runs included) over up to 64 rows spread through the volume.
-template <PixelFormat F>
-double sampled_run_length(const detail::VolumeRequest& r) {
+/// Calls @p fn(keys) with the keys of each of up to 64 rows spread through the volume (the samples
+/// the scan's choices are made from); returns the rows sampled.
+template <PixelFormat F, class Fn>
+std::int64_t each_sampled_row(const detail::VolumeRequest& r, Fn&& fn) {
     const auto w = std::uint32_t(r.width);
     const std::int64_t rows = r.height * r.depth;
     const std::int64_t samples = std::min<std::int64_t>(rows, 64);
     std::vector<std::uint32_t> keys(w);
-    std::uint64_t runs = 0;
     for (std::int64_t i = 0; i < samples; ++i) {
         const std::int64_t row = (2 * i + 1) * rows / (2 * samples);
         load_row_keys<F>(r.row(row / r.height, row % r.height), w, keys.data());
-        std::uint32_t changes = 0;
-        for (std::uint32_t x = 1; x < w; ++x) changes += keys[x] != keys[x - 1];
-        runs += changes + 1;
+        fn(keys);
     }
-    return double(samples) * w / double(runs);
+    return samples;
 }
 
-/// Background voxels per voxel over up to 64 rows spread through the volume (0 without a background).
+/// Average run length (background runs included) over the sampled rows.
+template <PixelFormat F>
+double sampled_run_length(const detail::VolumeRequest& r) {
+    std::uint64_t runs = 0;
+    const std::int64_t samples = each_sampled_row<F>(r, [&](const std::vector<std::uint32_t>& keys) {
+        std::uint32_t changes = 0;
+        for (std::size_t x = 1; x < keys.size(); ++x) changes += keys[x] != keys[x - 1];
+        runs += changes + 1;
+    });
+    return double(samples) * double(r.width) / double(runs);
+}
+
+/// Background voxels per voxel over the sampled rows (0 without a background).
 template <PixelFormat F>
 double sampled_background(const detail::VolumeRequest& r) {
     if (!r.has_background) return 0.0;
-    const auto w = std::uint32_t(r.width);
-    const std::int64_t rows = r.height * r.depth;
-    const std::int64_t samples = std::min<std::int64_t>(rows, 64);
-    std::vector<std::uint32_t> keys(w);
     std::uint64_t bg = 0;
-    for (std::int64_t i = 0; i < samples; ++i) {
-        const std::int64_t row = (2 * i + 1) * rows / (2 * samples);
-        load_row_keys<F>(r.row(row / r.height, row % r.height), w, keys.data());
-        for (std::uint32_t x = 0; x < w; ++x) bg += keys[x] == r.background_key;
-    }
-    return double(bg) / (double(samples) * w);
+    const std::int64_t samples = each_sampled_row<F>(r, [&](const std::vector<std::uint32_t>& keys) {
+        for (const std::uint32_t k : keys) bg += k == r.background_key;
+    });
+    return double(bg) / (double(samples) * double(r.width));
 }
 
 /// Switches::packed_rows takes volumes whose sampled voxels are at least this much background:

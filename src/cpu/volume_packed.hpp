@@ -81,17 +81,24 @@ inline std::uint32_t pack_plain(const std::uint32_t* row, std::uint32_t w, std::
     return k;
 }
 
-/// Unpacks the packed row at @p src into the final labels lab[id - base] of row @p o; returns
-/// the slots the packed row took. @p lbl: room for w + 8 labels.
-inline std::uint32_t unpack_plain(const std::uint32_t* src, std::uint32_t w, const std::uint32_t* lab,
-                                  std::uint32_t base, std::uint32_t* o, std::uint32_t* lbl) {
-    const std::uint32_t words = (w + 63) / 64, ms = mask_slots(w);
+/// The foreground voxels of the packed row at @p src: the bits of its @p words mask words (the
+/// plain and the AVX2 unpackers; popcnt where the caller's target has it).
+inline std::uint32_t foreground_count(const std::uint32_t* src, std::uint32_t words) {
     std::uint32_t fg = 0;
     for (std::uint32_t i = 0; i < words; ++i) {
         std::uint64_t m;
         std::memcpy(&m, src + 2 * i, 8);
         fg += std::uint32_t(__builtin_popcountll(m));
     }
+    return fg;
+}
+
+/// Unpacks the packed row at @p src into the final labels lab[id - base] of row @p o; returns
+/// the slots the packed row took. @p lbl: room for w + 8 labels.
+inline std::uint32_t unpack_plain(const std::uint32_t* src, std::uint32_t w, const std::uint32_t* lab,
+                                  std::uint32_t base, std::uint32_t* o, std::uint32_t* lbl) {
+    const std::uint32_t words = (w + 63) / 64, ms = mask_slots(w);
+    const std::uint32_t fg = foreground_count(src, words);
     for (std::uint32_t k = 0; k < fg; ++k) lbl[k] = lab[src[ms + k] - base];
     std::uint32_t k = 0;
     for (std::uint32_t i = 0; i < words; ++i) {
@@ -139,12 +146,7 @@ __attribute__((target("avx2,popcnt"))) inline std::uint32_t unpack_avx2(const st
                                                                         const std::uint32_t* lab, std::uint32_t base,
                                                                         std::uint32_t* o, std::uint32_t* lbl) {
     const std::uint32_t words = (w + 63) / 64, ms = mask_slots(w);
-    std::uint32_t fg = 0;
-    for (std::uint32_t i = 0; i < words; ++i) {
-        std::uint64_t m;
-        std::memcpy(&m, src + 2 * i, 8);
-        fg += std::uint32_t(_mm_popcnt_u64(m));
-    }
+    const std::uint32_t fg = foreground_count(src, words);
     const __m256i vb = _mm256_set1_epi32(int(base));
     std::uint32_t k = 0;
     for (; k + 8 <= fg; k += 8) {

@@ -27,6 +27,28 @@ constexpr PixelFormat kFormats[] = {PixelFormat::Binary8, PixelFormat::Gray8, Pi
                                     PixelFormat::F32,     PixelFormat::F64};
 constexpr int kConnectivities[] = {6, 18, 26};
 
+using NamedVolumes = std::vector<std::pair<std::string, test::Volume>>;
+
+/// Calls @p check(volume, connectivity, threads, what) for each list of switches in @p offs turned
+/// off through CCLABEL_VOLUME_OFF (as bench/volume_cpu.py --off does), each of @p vols, each
+/// connectivity and each thread count of @p threads, until the first failure; the variable is
+/// unset afterwards, however the loop ends.
+template <class Offs, class Check>
+void each_switches_off(const Offs& offs, NamedVolumes& vols, std::initializer_list<int> threads, Check&& check) {
+    struct Unset {
+        ~Unset() { unsetenv("CCLABEL_VOLUME_OFF"); }
+    } unset;
+    for (const char* off : offs) {
+        ASSERT_EQ(setenv("CCLABEL_VOLUME_OFF", off, 1), 0);
+        for (auto& [name, v] : vols)
+            for (int conn : kConnectivities)
+                for (int t : threads) {
+                    check(v, conn, t, name + " off " + off);
+                    if (::testing::Test::HasFailure()) return;
+                }
+    }
+}
+
 using test::background_zero;
 using test::encode;
 using test::helix;
@@ -209,25 +231,14 @@ TEST(VolumeScans, EverySwitchGivesTheSameLabels) {
     late.at(37, 4, 6) = 2;
     vols.emplace_back("second value late", late);
     vols.emplace_back("three values", random_runs(70, 6, 6, 2, 50, ++seed));
-    for (const char* off : offs) {
-        ASSERT_EQ(setenv("CCLABEL_VOLUME_OFF", off, 1), 0);
-        for (auto& [name, v] : vols)
-            for (int conn : kConnectivities)
-                for (int t = 1; t <= 5; ++t) {
-                    const std::string what = name + " off " + off;
-                    expect_flood_fill(v, PixelFormat::Gray8, conn, true, t, 0, 0, what);
-                    if (t == 1 || t == 4) {
-                        expect_flood_fill(v, PixelFormat::Binary8, conn, true, t, 0, 0, what);
-                        expect_flood_fill(v, PixelFormat::Gray8, conn, false, t, 3, 0, what);
-                        expect_flood_fill(v, PixelFormat::U32, conn, false, t, 0, 0, what);
-                    }
-                    if (::testing::Test::HasFailure()) {
-                        unsetenv("CCLABEL_VOLUME_OFF");
-                        return;
-                    }
-                }
-    }
-    ASSERT_EQ(unsetenv("CCLABEL_VOLUME_OFF"), 0);
+    each_switches_off(offs, vols, {1, 2, 3, 4, 5}, [](Volume& v, int conn, int t, const std::string& what) {
+        expect_flood_fill(v, PixelFormat::Gray8, conn, true, t, 0, 0, what);
+        if (t == 1 || t == 4) {
+            expect_flood_fill(v, PixelFormat::Binary8, conn, true, t, 0, 0, what);
+            expect_flood_fill(v, PixelFormat::Gray8, conn, false, t, 3, 0, what);
+            expect_flood_fill(v, PixelFormat::U32, conn, false, t, 0, 0, what);
+        }
+    });
 }
 
 /// Cells of the nearest of @p count random seeds (a label volume with no background, as Voronoi
@@ -277,30 +288,20 @@ TEST(VolumeScans, BehindRowsMatchFloodFill) {
     Volume full(67, 5, 6);  // one value: every voxel but the first slice's takes the voxel behind
     for (auto& i : full.idx) i = 1;
     vols.emplace_back("full", full);
-    for (const char* off : {"runs", "runs,behind", "runs,fused_behind", "runs,fixed_hard", "runs,behind,easy",
-                            "runs,easy,stretches", "runs,sparse_first", "runs,packed_rows"}) {
-        ASSERT_EQ(setenv("CCLABEL_VOLUME_OFF", off, 1), 0);
-        for (auto& [name, v] : vols)
-            for (int conn : kConnectivities)
-                for (int t : {1, 2, 5}) {
-                    const std::string what = name + " off " + off;
-                    expect_flood_fill(v, PixelFormat::Gray8, conn, true, t, 0, 0, what);
-                    expect_flood_fill(v, PixelFormat::Gray8, conn, false, t, 0, 0, what);
-                    if (t == 1) {
-                        expect_flood_fill(v, PixelFormat::Binary8, conn, true, t, 0, 0, what);
-                        expect_flood_fill(v, PixelFormat::U32, conn, false, t, 0, 0, what);
-                        expect_flood_fill(v, PixelFormat::U32, conn, true, t, 2, 0, what);  // U32 through keys
-                    }
-                    // 4-byte keys (U32 in place, Gray16 through keys) take the fused pass under 18 and 26.
-                    expect_flood_fill(v, PixelFormat::U32, conn, true, t, 0, 0, what);
-                    expect_flood_fill(v, PixelFormat::Gray16, conn, t % 2 == 0, t, 0, 0, what);
-                    if (::testing::Test::HasFailure()) {
-                        unsetenv("CCLABEL_VOLUME_OFF");
-                        return;
-                    }
-                }
-    }
-    ASSERT_EQ(unsetenv("CCLABEL_VOLUME_OFF"), 0);
+    const char* offs[] = {"runs",          "runs,behind",         "runs,fused_behind", "runs,fixed_hard",
+                          "runs,behind,easy", "runs,easy,stretches", "runs,sparse_first", "runs,packed_rows"};
+    each_switches_off(offs, vols, {1, 2, 5}, [](Volume& v, int conn, int t, const std::string& what) {
+        expect_flood_fill(v, PixelFormat::Gray8, conn, true, t, 0, 0, what);
+        expect_flood_fill(v, PixelFormat::Gray8, conn, false, t, 0, 0, what);
+        if (t == 1) {
+            expect_flood_fill(v, PixelFormat::Binary8, conn, true, t, 0, 0, what);
+            expect_flood_fill(v, PixelFormat::U32, conn, false, t, 0, 0, what);
+            expect_flood_fill(v, PixelFormat::U32, conn, true, t, 2, 0, what);  // U32 through keys
+        }
+        // 4-byte keys (U32 in place, Gray16 through keys) take the fused pass under 18 and 26.
+        expect_flood_fill(v, PixelFormat::U32, conn, true, t, 0, 0, what);
+        expect_flood_fill(v, PixelFormat::Gray16, conn, t % 2 == 0, t, 0, 0, what);
+    });
 }
 
 TEST(VolumeScans, SparseRowsMatchFloodFill) {
@@ -327,26 +328,17 @@ TEST(VolumeScans, SparseRowsMatchFloodFill) {
     vols.emplace_back("thin y", random_volume(70, 1, 9, 2, 0.9, ++seed));
     vols.emplace_back("thin x", random_volume(1, 9, 9, 2, 0.8, ++seed));
     vols.emplace_back("one slice", random_volume(65, 9, 1, 2, 0.9, ++seed));
-    for (const char* off : {"runs", "runs,packed_rows", "runs,mask_codes", "runs,packed_rows,mask_codes", "packed_rows"}) {
-        ASSERT_EQ(setenv("CCLABEL_VOLUME_OFF", off, 1), 0);
-        for (auto& [name, v] : vols)
-            for (int conn : kConnectivities)
-                for (int t : {1, 2, 5}) {
-                    const std::string what = name + " off " + off;
-                    expect_flood_fill(v, PixelFormat::Gray8, conn, true, t, 0, 0, what);
-                    if (t != 2) {
-                        expect_flood_fill(v, PixelFormat::Binary8, conn, true, t, 0, 0, what);
-                        expect_flood_fill(v, PixelFormat::U32, conn, true, t, 0, 0, what);
-                        expect_flood_fill(v, PixelFormat::Gray16, conn, true, t, 0, 0, what);
-                        expect_flood_fill(v, PixelFormat::U32, conn, true, t, 2, 0, what);  // U32 through keys
-                    }
-                    if (::testing::Test::HasFailure()) {
-                        unsetenv("CCLABEL_VOLUME_OFF");
-                        return;
-                    }
-                }
-    }
-    ASSERT_EQ(unsetenv("CCLABEL_VOLUME_OFF"), 0);
+    const char* offs[] = {"runs", "runs,packed_rows", "runs,mask_codes", "runs,packed_rows,mask_codes",
+                          "packed_rows"};
+    each_switches_off(offs, vols, {1, 2, 5}, [](Volume& v, int conn, int t, const std::string& what) {
+        expect_flood_fill(v, PixelFormat::Gray8, conn, true, t, 0, 0, what);
+        if (t != 2) {
+            expect_flood_fill(v, PixelFormat::Binary8, conn, true, t, 0, 0, what);
+            expect_flood_fill(v, PixelFormat::U32, conn, true, t, 0, 0, what);
+            expect_flood_fill(v, PixelFormat::Gray16, conn, true, t, 0, 0, what);
+            expect_flood_fill(v, PixelFormat::U32, conn, true, t, 2, 0, what);  // U32 through keys
+        }
+    });
 }
 
 TEST(VolumeTiles, LabelVolumesWithoutBackgroundMatchFloodFill) {
