@@ -37,6 +37,45 @@ TEST(HostOutputCache, AFreedBufferOfTheSameSizeComesBackInsteadOfANewOne) {
     cache.release(b, m2);
 }
 
+TEST(HostOutputCache, APipelinesBuffersKeepWhatTheirOwnersWriteAcrossReleases) {
+    // Buffers of 64 MiB and more are given up to the kernel (MADV_FREE) only when a later release
+    // finds them still unused: two results alternating, as `lab = label(img)` in a loop does, each
+    // taken back at once and written; then one left unused, given up by the next release, and
+    // reused; then everything freed while a buffer waits to be given up. What an owner wrote must
+    // stay, and the cache's counts must add up (AddressSanitizer in CI checks the freed mappings).
+    HostOutputCache cache(1024 * kMiB);
+    const std::size_t n = 80 * kMiB;
+    std::size_t ma = 0, mb = 0;
+    auto* a = static_cast<unsigned char*>(cache.acquire(n, 2, ma));
+    std::memset(a, 1, n);
+    for (int round = 0; round < 4; ++round) {
+        auto* b = static_cast<unsigned char*>(cache.acquire(n, 2, mb));
+        ASSERT_NE(b, a);
+        std::memset(b, 2 + round, n);
+        cache.release(a, ma);  // the last result given up: the next acquire takes it back
+        a = b;
+        std::swap(ma, mb);
+        EXPECT_EQ(a[0], 2 + round);
+        EXPECT_EQ(a[n - 1], 2 + round);
+    }
+    EXPECT_EQ(cache.fresh_mappings(), 2u);
+    std::size_t mc = 0;
+    auto* c = static_cast<unsigned char*>(cache.acquire(n, 2, mc));  // the other buffer, back again
+    EXPECT_EQ(cache.fresh_mappings(), 2u);
+    std::memset(c, 9, n);
+    cache.release(a, ma);  // waits to be given up
+    cache.release(c, mc);  // gives a up (unused since), waits itself
+    EXPECT_EQ(cache.cached_bytes(), ma + mc);
+    std::size_t md = 0;
+    auto* d = static_cast<unsigned char*>(cache.acquire(n, 2, md));
+    std::memset(d, 7, n);  // whichever came back, given up or not, is writable and keeps what is written
+    EXPECT_EQ(d[n / 2], 7);
+    EXPECT_EQ(cache.fresh_mappings(), 2u);
+    cache.release(d, md);
+    EXPECT_EQ(cache.free_all(), ma + mc);
+    EXPECT_EQ(cache.cached_bytes(), 0u);
+}
+
 TEST(HostOutputCache, BuffersInUseAreNeverSharedAndEachIsWholeAndWritable) {
     HostOutputCache cache(1024 * kMiB);
     std::vector<std::pair<void*, std::size_t>> held;
